@@ -1,0 +1,58 @@
+"""A language model's architecture constants and family facts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+AttentionKind = Literal["full", "swa_hybrid", "mla", "linear_hybrid"]
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    id: str  # e.g. "gemma-3-27b"
+    family: str  # e.g. "Gemma 3"
+    name: str  # e.g. "gemma-3-27b-it"
+    aliases: tuple[str, ...]
+    params_b: float  # total parameters, billions
+    active_params_b: float  # parameters used per token (== params_b for dense models)
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int  # explicit: Gemma/Qwen3 differ from hidden/heads
+    vocab: int
+    max_context: int  # native context (what the model was trained / configured for)
+    attention: AttentionKind = "full"
+    # Largest context usable with rope scaling (YaRN etc.); == max_context when none is documented.
+    rope_scaled_context: int | None = None
+    sliding_window: int | None = None  # swa_hybrid: window of the local layers
+    global_layers: int | None = None  # swa_hybrid / linear_hybrid: layers with full softmax attention
+    kv_lora_rank: int | None = None  # mla: latent size
+    qk_rope_dim: int | None = None  # mla: decoupled rope key size
+    # linear_hybrid: constant recurrent state of all linear-attention layers, per sequence, in MiB
+    # (f32, as llama.cpp allocates it).
+    linear_state_mib: float | None = None
+    intermediate_size: int | None = None  # dense FFN width
+    experts: int | None = None  # routed experts (MoE)
+    experts_active: int | None = None  # routed experts per token
+    shared_experts: int | None = None
+    moe_intermediate_size: int | None = None  # width of one expert
+    dense_layers: int | None = None  # MoE models whose first k layers are dense
+    tied_embeddings: bool = False  # output head shares the embedding matrix
+    release: str = ""  # "YYYY-MM"
+    popularity: int = 50  # 0..100, breaks ties between readings of the same name ("27B")
+    mtp_layers: int = 0  # native multi-token-prediction layers usable for speculative decoding
+    draft_models: tuple[str, ...] = ()  # catalog ids of small same-tokenizer models
+    hf_repo: str = ""  # original weights, e.g. "google/gemma-3-27b-it"
+    gguf_repo: str = ""  # a well-known GGUF repo, e.g. "bartowski/google_gemma-3-27b-it-GGUF"
+    gguf_file_stem: str = ""  # file name without quant, e.g. "google_gemma-3-27b-it"
+    ollama_tag: str = ""  # e.g. "gemma3:27b"
+    # Native format of the released weights when not BF16 (e.g. "MXFP4" for gpt-oss, "FP8" DeepSeek).
+    native_quant: str = ""
+    notes: str = ""
+    source: str = ""
+
+    @property
+    def is_moe(self) -> bool:
+        return bool(self.experts)
