@@ -50,6 +50,27 @@ class Model:
     ollama_tag: str = ""  # e.g. "gemma3:27b"
     # Native format of the released weights when not BF16 (e.g. "MXFP4" for gpt-oss, "FP8" DeepSeek).
     native_quant: str = ""
+    # --- Per-tensor shape details (additive; used to size weights tensor by tensor) ---
+    # MLA (DeepSeek V3/R1, Kimi K2): query low-rank size (None = plain q projection), the non-rope
+    # part of each query/key head and the value head size. Per-layer K/V come from kv_lora_rank.
+    q_lora_rank: int | None = None
+    qk_nope_dim: int | None = None
+    v_head_dim: int | None = None
+    attn_bias: bool = False  # q/k/v projections carry biases (Qwen2/2.5, GLM, gpt-oss)
+    attn_output_gate: bool = False  # q_proj is doubled to gate the attention output (Qwen3-Next/3.5)
+    ffn_kind: Literal["gated", "plain"] = "gated"  # gated: gate+up+down (SwiGLU/GeGLU); plain: up+down
+    # MoE layer placement: after the first `dense_layers` layers, every `moe_layer_step`-th layer is MoE
+    # (index % step == step - 1); the others use the dense FFN. Llama 4 Maverick alternates (2).
+    moe_layer_step: int = 1
+    # linear_hybrid: kind of the linear-attention layers and their shapes. Gated DeltaNet (Qwen3-Next,
+    # Qwen3.5): key/value heads and head dims plus the short conv kernel. Lightning (MiniMax-M1) uses
+    # heads x head_dim like softmax attention.
+    linear_kind: Literal["", "gated_deltanet", "lightning"] = ""
+    linear_key_heads: int | None = None
+    linear_value_heads: int | None = None
+    linear_key_head_dim: int | None = None
+    linear_value_head_dim: int | None = None
+    linear_conv_kernel: int | None = None
     notes: str = ""
     source: str = ""
 
