@@ -1,0 +1,1 @@
+"""Understanding chat questions: fuzzy resolution of card/model names and question parsing."""

@@ -1,0 +1,236 @@
+"""Lookup tables built once per catalog: exact keys, fuzzy choice lists, sizes and name stems.
+
+A question is resolved in well under a millisecond because everything that depends only on the
+catalog (normalised aliases, the rapidfuzz choice lists, each model's size labels) is computed here
+once and kept for the catalog object's lifetime.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from threading import Lock
+
+from core.catalog.loader import Catalog
+from core.understanding.normalize import (
+    ACTIVE_TOKEN,
+    MOE_TOKEN,
+    SIZE_TOKEN,
+    clean,
+    memory_of,
+    split_fused_memory,
+    split_words,
+    strip_org,
+)
+from core.understanding.vocab import Vocab, vocab_for
+
+_PAREN = re.compile(r"\([^)]*\)")
+
+
+@dataclass(frozen=True, slots=True)
+class GpuKey:
+    base: str  # compact name without vendor words and memory: "v100pcie"
+    memory: float | None  # memory the key itself names ("V100 32G" -> 32.0)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelFacts:
+    sizes: frozenset[str]  # size labels people use: "32", "8x7", "671"
+    actives: frozenset[str]  # MoE active-size labels: "3", "22"
+    params_b: float
+    stems: tuple[str, ...]  # compact names without size: "qwen3", "deepseekr1", "r1蒸馏"
+    rank: tuple[int, str, int]  # (popularity, release, catalog order) for ties
+
+
+@dataclass(frozen=True, slots=True)
+class Index:
+    vocab: Vocab
+    gpu_exact: dict[str, str]  # compact key (with memory) -> gpu id
+    gpu_base: dict[str, tuple[str, ...]]  # compact key without memory -> gpu ids (siblings by memory)
+    gpu_choices: tuple[str, ...]  # fuzzy choices (compact keys without memory)
+    gpu_choice_ids: tuple[str, ...]
+    model_exact: dict[str, str]  # compact key -> model id
+    model_choices: tuple[str, ...]
+    model_choice_ids: tuple[str, ...]
+    model_facts: dict[str, ModelFacts]
+    model_words: frozenset[str]  # every word that appears in a model key (for the parser)
+    quant_exact: dict[str, str]  # compact surface form -> quant id
+    framework_exact: dict[str, str]  # compact surface form -> framework id
+
+
+def gpu_words(text: str, vocab: Vocab) -> list[str]:
+    return [w for w in split_words(clean(text)) if w not in vocab.vendor_words]
+
+
+def gpu_key(text: str, vocab: Vocab) -> GpuKey:
+    """Compact a GPU name: drop vendor words, take the memory size out ("V100 32G" -> v100, 32)."""
+    words = gpu_words(text, vocab)
+    memory: float | None = None
+    kept: list[str] = []
+    for word in words:
+        mem = memory_of(word)
+        if mem is not None:
+            memory = mem
+            continue
+        kept.append(word)
+    if memory is None and len(kept) == 1:
+        fused = split_fused_memory(kept[0])
+        # "a10g" is a card, not "a" with 10 GB: only split when what is left still has a digit.
+        if fused and any(ch.isdigit() for ch in fused[0]):
+            kept, memory = [fused[0]], fused[1]
+    return GpuKey("".join(kept).replace("+", ""), memory)
+
+
+def gpu_full_key(key: GpuKey) -> str:
+    if key.memory is None:
+        return key.base
+    return f"{key.base}{key.memory:g}g"
+
+
+def model_words_of(text: str, vocab: Vocab) -> list[str]:
+    """Words of a model name: org prefix and suffixes like `instruct`/`it`/`gguf` removed."""
+    text = clean(text)
+    words: list[str] = []
+    for chunk in text.split(" "):
+        words.extend(split_words(strip_org(chunk)))
+    return [w for w in words if w not in vocab.model_suffixes]
+
+
+def model_key(text: str, vocab: Vocab) -> str:
+    return "".join(model_words_of(text, vocab))
+
+
+def _size_label(value: str) -> str:
+    return f"{float(value):g}"
+
+
+def _model_facts(
+    model_keys: list[str], params_b: float, rank: tuple[int, str, int], vocab: Vocab
+) -> ModelFacts:
+    sizes: set[str] = set()
+    actives: set[str] = set()
+    stems: list[str] = []
+    for text in model_keys:
+        words = model_words_of(text, vocab)
+        stem_words: list[str] = []
+        for word in words:
+            if m := SIZE_TOKEN.match(word):
+                sizes.add(_size_label(m.group(1)))
+            elif m := ACTIVE_TOKEN.match(word):
+                actives.add(_size_label(m.group(1)))
+            elif m := MOE_TOKEN.match(word):
+                sizes.add(f"{m.group(1)}x{_size_label(m.group(2))}")
+            elif re.fullmatch(r"\d+e", word) or re.fullmatch(r"\d{2}-?\d{4}|\d{4}", word):
+                continue  # "16e" (experts), "2507"/"0528" (release tags) say nothing about the name
+            else:
+                # "r1蒸馏32b": a size glued to CJK text.
+                glued = re.match(r"^(.*?)(\d+(?:\.\d+)?)b$", word)
+                if glued and glued.group(1) and not glued.group(1)[-1].isascii():
+                    sizes.add(_size_label(glued.group(2)))
+                    stem_words.append(glued.group(1))
+                else:
+                    stem_words.append(word)
+        stem = "".join(stem_words)
+        if stem and stem not in stems:
+            stems.append(stem)
+    sizes.add(f"{round(params_b):g}")
+    return ModelFacts(frozenset(sizes), frozenset(actives), params_b, tuple(stems), rank)
+
+
+def _build(catalog: Catalog) -> Index:
+    vocab = vocab_for(catalog)
+
+    gpu_exact: dict[str, str] = {}
+    gpu_base: dict[str, list[str]] = {}
+    gpu_choices: list[str] = []
+    gpu_choice_ids: list[str] = []
+    for gpu in catalog.gpus.values():
+        for text in (gpu.id.replace("-", " "), gpu.name, _PAREN.sub(" ", gpu.name), *gpu.aliases):
+            key = gpu_key(text, vocab)
+            if not key.base:
+                continue
+            gpu_exact.setdefault(gpu_full_key(key), gpu.id)
+            siblings = gpu_base.setdefault(key.base, [])
+            if gpu.id not in siblings:
+                siblings.append(gpu.id)
+            if key.base not in gpu_choices or gpu_choice_ids[gpu_choices.index(key.base)] != gpu.id:
+                gpu_choices.append(key.base)
+                gpu_choice_ids.append(gpu.id)
+    # A bare name ("v100") means the card whose own name has no memory size, not every sibling.
+    for base, ids in gpu_base.items():
+        gpu_exact.setdefault(base, ids[0])
+
+    model_exact: dict[str, str] = {}
+    model_choices: list[str] = []
+    model_choice_ids: list[str] = []
+    model_facts: dict[str, ModelFacts] = {}
+    model_vocab: set[str] = set()
+    for order, model in enumerate(catalog.models.values()):
+        texts = [model.id, model.name, _PAREN.sub(" ", model.name), *model.aliases]
+        if model.ollama_tag:
+            texts.append(model.ollama_tag)
+        if model.hf_repo:
+            texts.append(model.hf_repo)
+        keys: list[str] = []
+        for text in texts:
+            key = model_key(text, vocab)
+            if key and key not in keys:
+                keys.append(key)
+                model_vocab.update(model_words_of(text, vocab))
+        for key in keys:
+            model_exact.setdefault(key, model.id)
+            model_choices.append(key)
+            model_choice_ids.append(model.id)
+        rank = (model.popularity, model.release, -order)
+        model_facts[model.id] = _model_facts(texts, model.params_b, rank, vocab)
+
+    quant_exact: dict[str, str] = {}
+    for quant in catalog.quants.values():
+        for text in (quant.id, *quant.aliases):
+            quant_exact.setdefault(_compact_simple(text), quant.id)
+    for form, target in vocab.quant_synonyms.items():
+        quant_exact.setdefault(_compact_simple(form), target)
+
+    framework_exact: dict[str, str] = {}
+    for fw in catalog.frameworks.values():
+        for text in (fw.id, fw.name, *fw.aliases):
+            framework_exact.setdefault(_compact_simple(text), fw.id)
+    for form, target in vocab.framework_synonyms.items():
+        framework_exact.setdefault(_compact_simple(form), target)
+
+    return Index(
+        vocab=vocab,
+        gpu_exact=gpu_exact,
+        gpu_base={k: tuple(v) for k, v in gpu_base.items()},
+        gpu_choices=tuple(gpu_choices),
+        gpu_choice_ids=tuple(gpu_choice_ids),
+        model_exact=model_exact,
+        model_choices=tuple(model_choices),
+        model_choice_ids=tuple(model_choice_ids),
+        model_facts=model_facts,
+        model_words=frozenset(model_vocab),
+        quant_exact=quant_exact,
+        framework_exact=framework_exact,
+    )
+
+
+def _compact_simple(text: str) -> str:
+    return "".join(split_words(clean(text)))
+
+
+_CACHE: dict[int, tuple[Catalog, Index]] = {}
+_LOCK = Lock()
+
+
+def index_for(catalog: Catalog) -> Index:
+    """The index of `catalog`, built on first use. Keyed by object identity: a Catalog holds dicts and
+    is not hashable, and the stored reference keeps the id from being reused by another object."""
+    hit = _CACHE.get(id(catalog))
+    if hit is not None and hit[0] is catalog:
+        return hit[1]
+    with _LOCK:
+        index = _build(catalog)
+        if len(_CACHE) > 16:  # tests build many small catalogs; keep memory bounded
+            _CACHE.clear()
+        _CACHE[id(catalog)] = (catalog, index)
+        return index

@@ -1,0 +1,64 @@
+"""Text normalisation shared by the resolver and the parser.
+
+Chat text arrives full-width (`４０９０`, `ＲＴＸ`), mixed case, with units glued or spaced
+(`32G`, `32 GB`, `32gib`). Everything is folded once into one form so that the catalog keys and the
+user's words meet in the same spelling.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+MAX_INPUT_CHARS = 500  # a question is a line or two; the rest of a pasted log only costs time
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
+# "32 GB", "32gb", "32GiB", "32G" -> "32g"; the lookahead keeps "gguf" and words like "go" intact.
+_MEMORY_UNIT = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*(?:gib|gb|g)(?![a-z])")
+_SPACES = re.compile(r"\s+")
+# Word pieces: runs of latin letters/digits (with the joiners people use inside names) or one CJK char.
+_PIECE = re.compile(r"[a-z0-9][a-z0-9.+]*|[\u3400-\u9fff\uf900-\ufaff]")
+_SPLIT = re.compile(r"[\s\-_:,;|()\[\]{}<>\"'`~!?@#$%^&=\\]+")
+_MEM_TOKEN = re.compile(r"^(\d+(?:\.\d+)?)g$")
+_FUSED_MEM = re.compile(r"^(.*?[a-z])(\d+(?:\.\d+)?)g$")
+SIZE_TOKEN = re.compile(r"^(\d+(?:\.\d+)?)b$")
+ACTIVE_TOKEN = re.compile(r"^a(\d+(?:\.\d+)?)b$")
+MOE_TOKEN = re.compile(r"^(\d+)x(\d+(?:\.\d+)?)b$")
+
+
+def clean(text: str) -> str:
+    """NFKC, lower case, no control characters, one space between words, units as `32g`."""
+    text = text[:MAX_INPUT_CHARS]
+    text = unicodedata.normalize("NFKC", text).lower()
+    text = _CONTROL.sub(" ", text).replace("×", "x")
+    text = _MEMORY_UNIT.sub(r"\1g", text)
+    return _SPACES.sub(" ", text).strip()
+
+
+def split_words(text: str) -> list[str]:
+    """Split a cleaned string on separators, keeping `.` and `+` inside names (`qwen2.5`, `max+`)."""
+    return [w.strip(".+") for w in _SPLIT.split(text) if w.strip(".+")]
+
+
+def pieces(text: str) -> list[tuple[str, int, int]]:
+    """Latin/digit runs and single CJK characters with their spans in `text` (already cleaned)."""
+    return [(m.group(0).rstrip(".+"), m.start(), m.end()) for m in _PIECE.finditer(text)]
+
+
+def memory_of(token: str) -> float | None:
+    """`32g` -> 32.0; anything else -> None."""
+    m = _MEM_TOKEN.match(token)
+    return float(m.group(1)) if m else None
+
+
+def split_fused_memory(token: str) -> tuple[str, float] | None:
+    """`4060ti16g` -> ("4060ti", 16.0): a card name with its memory glued on."""
+    m = _FUSED_MEM.match(token)
+    if not m:
+        return None
+    return m.group(1), float(m.group(2))
+
+
+def strip_org(word: str) -> str:
+    """`Qwen/Qwen3-32B` -> `Qwen3-32B`: a Hugging Face repo id names the model after the slash."""
+    return word.rsplit("/", 1)[-1] if "/" in word else word

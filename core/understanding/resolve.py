@@ -1,0 +1,301 @@
+"""Resolve a name as people type it ("V100 32G", "r1 32b", "qwen3:32b") to catalog ids.
+
+Order of evidence: an exact alias (after normalisation) beats everything; for models a size-aware
+reading comes next ("27b" alone, "r1 32b" -> the R1 distill of that size); rapidfuzz scores the rest.
+Every function returns a `Resolution` and never raises on odd input: an unknown name gives
+`best_id=None` with the nearest candidates so the reply can say "did you mean ...".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process
+
+from core.catalog.loader import Catalog
+from core.understanding.index import (
+    Index,
+    ModelFacts,
+    _compact_simple,
+    gpu_full_key,
+    gpu_key,
+    index_for,
+    model_key,
+    model_words_of,
+)
+from core.understanding.normalize import ACTIVE_TOKEN, MOE_TOKEN, SIZE_TOKEN
+
+CONFIDENT_SCORE = 88.0  # a fuzzy reading at least this good, and
+CONFIDENT_MARGIN = 6.0  # at least this far ahead of the next card/model, is taken without asking
+MIN_SCORE = 72.0  # below this a fuzzy reading is only a "did you mean"
+POPULARITY_MARGIN = 10  # "27b" alone: the most popular reading must lead by this much
+TOP = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    best_id: str | None
+    candidates: tuple[tuple[str, float], ...] = ()  # (id, score 0..100), best first
+    confident: bool = False  # one reading is clearly best: answer without asking back
+    memory_gib: float | None = None  # GPU only: a memory size the text named ("V100 32G" -> 32)
+    also: tuple[str, ...] = ()  # other plausible readings worth a mention ("also: Gemma 2 27B")
+
+    @property
+    def found(self) -> bool:
+        return self.best_id is not None
+
+
+NOTHING = Resolution(None)
+
+
+def _rank(scored: dict[str, float]) -> tuple[tuple[str, float], ...]:
+    return tuple(sorted(scored.items(), key=lambda kv: -kv[1])[:TOP])
+
+
+def _fuzzy(query: str, choices: tuple[str, ...], ids: tuple[str, ...], scorer) -> dict[str, float]:
+    best: dict[str, float] = {}
+    if not query or not choices:
+        return best
+    for _choice, score, pos in process.extract(query, choices, scorer=scorer, limit=24):
+        gid = ids[pos]
+        if score > best.get(gid, -1.0):
+            best[gid] = float(score)
+    return best
+
+
+def _from_scores(scored: dict[str, float], memory: float | None = None) -> Resolution:
+    ranked = _rank(scored)
+    if not ranked or ranked[0][1] < MIN_SCORE:
+        return Resolution(None, ranked, False, memory)
+    best, score = ranked[0]
+    runner = ranked[1][1] if len(ranked) > 1 else 0.0
+    confident = score >= CONFIDENT_SCORE and score - runner >= CONFIDENT_MARGIN
+    also = tuple(gid for gid, s in ranked[1:3] if s >= score - CONFIDENT_MARGIN)
+    return Resolution(best, ranked, confident, memory, also)
+
+
+# --- GPUs ---------------------------------------------------------------------------------------
+
+
+def _gpu_with_memory(index: Index, catalog: Catalog, base_id: str, base: str, memory: float) -> str:
+    """Pick the sibling whose size matches ("3080" + 12g -> rtx-3080-12g); else keep the named card."""
+    for gid in index.gpu_base.get(base, ()):
+        if catalog.gpus[gid].memory_gib == memory:
+            return gid
+    return base_id
+
+
+def resolve_gpu(text: str, catalog: Catalog) -> Resolution:
+    try:
+        return _resolve_gpu(text, catalog)
+    except Exception:  # noqa: BLE001 - resolution must never take the bot down; an odd input is "unknown"
+        return NOTHING
+
+
+def _resolve_gpu(text: str, catalog: Catalog) -> Resolution:
+    index = index_for(catalog)
+    key = gpu_key(text, index.vocab)
+    if not key.base:
+        return NOTHING
+    memory = key.memory
+    full = gpu_full_key(key)
+    if full in index.gpu_exact:
+        gid = index.gpu_exact[full]
+        return Resolution(gid, ((gid, 100.0),), True, memory)
+    if key.base in index.gpu_exact:
+        gid = index.gpu_exact[key.base]
+        if memory is not None:
+            gid = _gpu_with_memory(index, catalog, gid, key.base, memory)
+        return Resolution(gid, ((gid, 100.0),), True, memory)
+    scored = _fuzzy(key.base, index.gpu_choices, index.gpu_choice_ids, fuzz.ratio)
+    result = _from_scores(scored, memory)
+    if result.best_id is not None and memory is not None:
+        # The fuzzy hit names a card; its memory sibling is the better reading ("3o80 12g").
+        for base, ids in index.gpu_base.items():
+            if result.best_id in ids:
+                sibling = _gpu_with_memory(index, catalog, result.best_id, base, memory)
+                if sibling != result.best_id:
+                    return Resolution(sibling, result.candidates, result.confident, memory, result.also)
+    return result
+
+
+# --- models -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _ModelQuery:
+    words: tuple[str, ...]  # name words, no sizes
+    size: str | None  # "32", "8x7"
+    active: str | None  # "22" from "a22b"
+    full: bool  # "满血": the full model, not a distill
+
+
+def _model_query(text: str, index: Index) -> _ModelQuery:
+    vocab = index.vocab
+    words: list[str] = []
+    size = active = None
+    full = False
+    for word in model_words_of(text, vocab):
+        if m := SIZE_TOKEN.match(word):
+            size = size or f"{float(m.group(1)):g}"
+        elif m := ACTIVE_TOKEN.match(word):
+            active = active or f"{float(m.group(1)):g}"
+        elif m := MOE_TOKEN.match(word):
+            size = size or f"{m.group(1)}x{float(m.group(2)):g}"
+        elif word in vocab.full_model_words:
+            full = True
+        elif word in vocab.noise_words or word in vocab.quant_synonyms:
+            continue
+        else:
+            words.append(word)
+    return _ModelQuery(tuple(words), size, active, full)
+
+
+def _size_fits(facts: ModelFacts, size: str | None, active: str | None) -> bool:
+    if size is not None and size not in facts.sizes:
+        try:
+            value = float(size)
+        except ValueError:
+            return False
+        if abs(value - facts.params_b) > 0.03 * facts.params_b:
+            return False
+    return active is None or active in facts.actives
+
+
+def _stem_score(words: str, facts: ModelFacts) -> float:
+    best = 0.0
+    for stem in facts.stems:
+        score = fuzz.ratio(words, stem)
+        if len(words) >= 2 and stem.startswith(words):
+            # "llama" for "llama3.3": a family without its version; popularity decides among them.
+            score = max(score, 92.0)
+        elif len(words) >= 2 and words in stem:
+            # "r1" inside "deepseekr1": a short name that is part of the full one.
+            score = max(score, 88.0)
+        best = max(best, score)
+    return best
+
+
+def resolve_model(text: str, catalog: Catalog) -> Resolution:
+    try:
+        return _resolve_model(text, catalog)
+    except Exception:  # noqa: BLE001 - see resolve_gpu
+        return NOTHING
+
+
+def _exact_windows(words: list[str], index: Index) -> list[tuple[int, str]]:
+    """Exact model keys found in runs of consecutive words, longest run first."""
+    hits: list[tuple[int, str]] = []
+    n = len(words)
+    for length in range(min(n, 6), 0, -1):
+        for start in range(0, n - length + 1):
+            key = "".join(words[start : start + length])
+            if key in index.model_exact:
+                hits.append((length, index.model_exact[key]))
+    return hits
+
+
+def _resolve_model(text: str, catalog: Catalog) -> Resolution:
+    index = index_for(catalog)
+    key = model_key(text, index.vocab)
+    if not key:
+        return NOTHING
+    if key in index.model_exact:
+        mid = index.model_exact[key]
+        return Resolution(mid, ((mid, 100.0),), True)
+    query = _model_query(text, index)
+    facts = index.model_facts
+    words = model_words_of(text, index.vocab)
+    for _length, mid in _exact_windows(words, index):
+        if _size_fits(facts[mid], query.size, query.active):
+            return Resolution(mid, ((mid, 100.0),), True)
+
+    stem = "".join(query.words)
+    sized = {mid for mid, f in facts.items() if _size_fits(f, query.size, query.active)}
+    if query.size is not None or query.active is not None:
+        if not stem:
+            return _by_popularity(sized, facts)
+        scored = {mid: _stem_score(stem, facts[mid]) for mid in sized}
+        if scored and max(scored.values()) >= MIN_SCORE:
+            return _with_popularity_ties(scored, facts)
+        # The name is known but not at that size ("r1 1.5b"): the nearest name, flagged unsure.
+        loose = {mid: _stem_score(stem, f) - 15.0 for mid, f in facts.items()}
+        result = _with_popularity_ties(loose, facts)
+        return Resolution(result.best_id, result.candidates, False, None, result.also)
+    if not stem:
+        return NOTHING
+    scored = {mid: _stem_score(stem, f) for mid, f in facts.items()}
+    fuzzy = _fuzzy(key, index.model_choices, index.model_choice_ids, fuzz.WRatio)
+    for mid, score in fuzzy.items():
+        scored[mid] = max(scored.get(mid, 0.0), score - 5.0)
+    if query.full and "deepseek-r1" in scored:
+        scored["deepseek-r1"] += 5.0
+    return _with_popularity_ties(scored, facts)
+
+
+def _by_popularity(ids: set[str], facts: dict[str, ModelFacts]) -> Resolution:
+    """ "27b" alone: every model of that size, the most popular first."""
+    if not ids:
+        return NOTHING
+    ordered = sorted(ids, key=lambda mid: facts[mid].rank, reverse=True)
+    top = facts[ordered[0]].rank[0]
+    runner = facts[ordered[1]].rank[0] if len(ordered) > 1 else -100
+    candidates = tuple((mid, float(70 + facts[mid].rank[0] * 0.2)) for mid in ordered[:TOP])
+    confident = top - runner >= POPULARITY_MARGIN
+    return Resolution(ordered[0], candidates, confident, None, tuple(ordered[1:3]))
+
+
+def _with_popularity_ties(scored: dict[str, float], facts: dict[str, ModelFacts]) -> Resolution:
+    """Rank by score; equal scores (a family name without version) go to the more popular model."""
+    ordered = sorted(scored, key=lambda mid: (round(scored[mid], 1), facts[mid].rank), reverse=True)
+    ranked = tuple((mid, round(scored[mid], 1)) for mid in ordered[:TOP])
+    if not ranked or ranked[0][1] < MIN_SCORE:
+        return Resolution(None, ranked)
+    best, score = ranked[0]
+    ties = [mid for mid, s in ranked[1:] if s >= score - 0.05]
+    if ties:
+        lead = facts[best].rank[0] - max(facts[mid].rank[0] for mid in ties)
+        confident = score >= CONFIDENT_SCORE and lead >= POPULARITY_MARGIN
+    else:
+        runner = ranked[1][1] if len(ranked) > 1 else 0.0
+        confident = score >= CONFIDENT_SCORE and score - runner >= CONFIDENT_MARGIN
+    also = tuple(mid for mid, s in ranked[1:3] if s >= score - CONFIDENT_MARGIN)
+    return Resolution(best, ranked, confident, None, also)
+
+
+# --- quants and frameworks ----------------------------------------------------------------------
+
+
+def _resolve_simple(text: str, table: dict[str, str], known: dict[str, object]) -> Resolution:
+    key = _compact_simple(text)
+    if not key:
+        return NOTHING
+    if key in table:
+        qid = table[key]
+        return Resolution(qid, ((qid, 100.0),), True)
+    choices = tuple(table)
+    ids = tuple(table.values())
+    scored = _fuzzy(key, choices, ids, fuzz.ratio)
+    result = _from_scores(scored)
+    # Short codes ("q4" vs "q5") differ by one character: a fuzzy hit is a suggestion, never an answer.
+    if result.best_id is not None and len(key) <= 4:
+        return Resolution(None, result.candidates)
+    if known and result.best_id is not None and result.best_id not in known:
+        return Resolution(result.best_id, result.candidates, False)
+    return result
+
+
+def resolve_quant(text: str, catalog: Catalog) -> Resolution:
+    try:
+        index = index_for(catalog)
+        return _resolve_simple(text, index.quant_exact, catalog.quants)
+    except Exception:  # noqa: BLE001 - see resolve_gpu
+        return NOTHING
+
+
+def resolve_framework(text: str, catalog: Catalog) -> Resolution:
+    try:
+        index = index_for(catalog)
+        return _resolve_simple(text, index.framework_exact, catalog.frameworks)
+    except Exception:  # noqa: BLE001 - see resolve_gpu
+        return NOTHING

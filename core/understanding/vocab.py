@@ -1,0 +1,80 @@
+"""The parser's vocabulary (`catalogs/understanding.toml`) as one immutable object.
+
+The words live in a data file so that adding "四路" or a new framework nickname is an edit to TOML,
+not to code. The loader exposes every extra catalog file as `catalog.tables[stem]`; a catalog loaded
+from a directory without the file (tests with a tiny catalog) falls back to the shipped one.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from core.catalog.loader import CATALOG_DIR, Catalog
+
+VOCAB_FILE = CATALOG_DIR / "understanding.toml"
+
+
+@dataclass(frozen=True, slots=True)
+class Vocab:
+    vendor_words: frozenset[str]
+    card_words: frozenset[str]
+    count_words: MappingProxyType[str, int]
+    count_classifiers: tuple[str, ...]
+    quant_synonyms: MappingProxyType[str, str]  # surface form -> quant id
+    framework_synonyms: MappingProxyType[str, str]  # surface form -> framework id
+    os_words: MappingProxyType[str, str]  # surface form -> "windows" | "linux" | "macos"
+    context_words: tuple[str, ...]
+    intent_order: tuple[str, ...]
+    intent_words: MappingProxyType[str, tuple[str, ...]]
+    noise_words: frozenset[str]
+    model_suffixes: frozenset[str]
+    full_model_words: frozenset[str]
+
+
+def _invert(table: dict[str, list[str]]) -> MappingProxyType[str, str]:
+    out: dict[str, str] = {}
+    for target, forms in table.items():
+        for form in forms:
+            out.setdefault(form.lower(), target)
+    return MappingProxyType(out)
+
+
+def vocab_from_table(doc: dict[str, Any]) -> Vocab:
+    intent = doc.get("intent", {})
+    order = tuple(intent.get("order", ("cards_needed", "speed", "fit", "memory")))
+    return Vocab(
+        vendor_words=frozenset(w.lower() for w in doc.get("gpu", {}).get("vendor_words", ())),
+        card_words=frozenset(w.lower() for w in doc.get("gpu", {}).get("card_words", ())),
+        count_words=MappingProxyType(
+            {k.lower(): int(v) for k, v in doc.get("count", {}).get("words", {}).items()}
+        ),
+        count_classifiers=tuple(doc.get("count", {}).get("classifiers", {}).get("words", ())),
+        quant_synonyms=_invert(doc.get("quant", {}).get("synonyms", {})),
+        framework_synonyms=_invert(doc.get("framework", {}).get("synonyms", {})),
+        os_words=_invert(doc.get("os", {})),
+        context_words=tuple(w.lower() for w in doc.get("context", {}).get("words", ())),
+        intent_order=order,
+        intent_words=MappingProxyType({k: tuple(w.lower() for w in intent.get(k, ())) for k in order}),
+        noise_words=frozenset(w.lower() for w in doc.get("noise", {}).get("words", ())),
+        model_suffixes=frozenset(w.lower() for w in doc.get("noise", {}).get("model_suffixes", ())),
+        full_model_words=frozenset(w.lower() for w in doc.get("noise", {}).get("full_model_words", ())),
+    )
+
+
+@cache
+def _shipped(path: Path = VOCAB_FILE) -> Vocab:
+    with path.open("rb") as fh:
+        return vocab_from_table(tomllib.load(fh))
+
+
+def vocab_for(catalog: Catalog) -> Vocab:
+    """The vocabulary that travels with `catalog`, or the shipped one."""
+    table = catalog.tables.get("understanding")
+    if table:
+        return vocab_from_table(table)
+    return _shipped()
