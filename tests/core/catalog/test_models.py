@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import re
 from collections import defaultdict
-from pathlib import Path
 
 import pytest
 
