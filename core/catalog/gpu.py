@@ -32,6 +32,9 @@ class Gpu:
     # GeForce cards run FP16 with FP32 accumulate at half the listed tensor rate.
     fp16_fp32acc_half_rate: bool = False
     int8_tops: float | None = None
+    # Peak non-tensor FP32 (shader) rate at boost clock. Prefill on cards without usable FP16/tensor
+    # paths (Pascal, and llama.cpp kernels that fall back to FP32 math) is bounded by this instead.
+    fp32_tflops: float | None = None
     compute_capability: float | None = None  # CUDA only, e.g. 7.0 for Volta
     gfx_target: str | None = None  # ROCm only, e.g. "gfx906"
     form: str = ""
