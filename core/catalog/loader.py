@@ -27,7 +27,8 @@ class CatalogError(ValueError):
     """A catalog file is missing, malformed or inconsistent."""
 
 
-@dataclass(frozen=True)
+# eq=False: a catalog is hashed by identity, so per-catalog caches (functools.cache) work.
+@dataclass(frozen=True, eq=False)
 class Catalog:
     gpus: dict[str, Gpu]
     models: dict[str, Model]

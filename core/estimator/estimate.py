@@ -1,0 +1,250 @@
+"""The estimator's front door: one GPU setup x one model x quants x contexts -> rows.
+
+Each row carries memory (weights, KV, overhead, total vs usable), the verdict, decode and prefill
+ranges, and when it doesn't fit, the best way out with its own figures (`fit.py`). Framework
+advice and launch commands come from `frameworks.py`. Everything a row assumed is a `Note`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+
+from core.catalog.gpu import Gpu
+from core.catalog.loader import Catalog
+from core.catalog.model import Model
+from core.estimator import speed
+from core.estimator.fit import Remedy, find_remedy, layer_plan
+from core.estimator.memory import (
+    GIB,
+    Usable,
+    compute_buffer_bytes,
+    constants,
+    default_os,
+    kv_cache_bytes,
+    kv_read_bytes,
+    usable_memory,
+)
+from core.estimator.weights import weight_breakdown
+from core.i18n import Note
+
+Status = str  # "smooth" | "tight" | "no_fit"
+
+
+@dataclass(frozen=True, slots=True)
+class Host:
+    ram_gib: float
+    bandwidth_gbs: float
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    gpu: Gpu
+    count: int
+    memory_gib: float  # per card (or the unified-memory size)
+    os: str
+    host: Host
+    os_assumed: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class EstimateRequest:
+    setup: Setup
+    model: Model
+    quants: tuple[str, ...] = ()
+    contexts: tuple[int, ...] = ()
+    depth: int | None = None  # None: each row's own context (the worst case)
+    prompt: int = 512
+    framework: str | None = None
+    kv_type: str = "f16"
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    low: float
+    mid: float
+    high: float
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    quant: str
+    context: int
+    weights_gib: float
+    kv_gib: float
+    overhead_gib: float
+    total_gib: float
+    usable_gib: float
+    status: Status
+    decode_tps: Range | None
+    prefill_tps: Range | None
+    ttft_s: float | None
+    depth: int
+    beyond_native: bool  # context above the model's native window (needs rope scaling)
+    unsupported: bool  # context above what the model supports even with rope scaling
+    remedy: Remedy | None
+    notes: tuple[Note, ...] = ()
+    framework: str = ""
+    command: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    request: EstimateRequest
+    usable: Usable
+    backend: str
+    framework: str
+    rows: tuple[Row, ...]
+    assumptions: tuple[Note, ...] = field(default_factory=tuple)
+
+
+def _r(x: float, nd: int = 2) -> float:
+    return round(x, nd)
+
+
+def default_quants(model: Model, framework: str, catalog: Catalog) -> tuple[str, ...]:
+    ladder = catalog.tables["estimator"]["ladder"]
+    if framework in ("vllm", "sglang"):
+        names = list(ladder["serving"])
+    elif framework == "mlx":
+        names = list(ladder["mlx"])
+    else:
+        names = list(ladder["gguf_large"] if model.params_b >= ladder["large_params_b"] else ladder["gguf"])
+        if model.native_quant and model.native_quant in catalog.quants and ladder.get("native_first", True):
+            names = [model.native_quant] + [n for n in names if n != model.native_quant]
+    return tuple(n for n in names if n in catalog.quants)
+
+
+def default_contexts(model: Model, catalog: Catalog) -> tuple[int, ...]:
+    ladder = [int(c) for c in catalog.tables["estimator"]["ladder"]["contexts"]]
+    limit = max(model.max_context, model.rope_scaled_context or 0)
+    out = [c for c in ladder if c <= limit] or [min(ladder)]
+    if model.max_context not in out and model.max_context <= 1_048_576:
+        out.append(model.max_context)
+    return tuple(sorted(set(out)))
+
+
+def framework_overhead_bytes(framework: str, catalog: Catalog) -> float:
+    """Runtime memory beyond weights, KV and the compute buffer that the driver context (already
+    taken off `usable`) does not cover: e.g. LM Studio's UI-side allocations."""
+    fw = catalog.frameworks.get(framework)
+    if fw is None:
+        return 0.0
+    low = float(fw.overhead_gib[0])
+    return max(0.0, low - constants(catalog).driver_context_gib) * GIB
+
+
+def verdict(total: float, usable: float, catalog: Catalog) -> Status:
+    if total <= usable * constants(catalog).smooth_fraction:
+        return "smooth"
+    if total <= usable:
+        return "tight"
+    return "no_fit"
+
+
+@cache
+def _engine(framework: str, catalog: Catalog) -> str:
+    fw = catalog.frameworks.get(framework)
+    return fw.engine if fw else framework
+
+
+def estimate(request: EstimateRequest, catalog: Catalog) -> Estimate:
+    setup = request.setup
+    gpu, model = setup.gpu, request.model
+    framework = request.framework or "llama.cpp"
+    engine = _engine(framework, catalog)
+    usable = usable_memory(gpu, setup.memory_gib, setup.count, setup.os, catalog)
+    backend = speed.choose_backend(gpu, setup.os, catalog)
+    cal = speed.calibration(catalog)
+    quants = request.quants or default_quants(model, framework, catalog)
+    contexts = request.contexts or default_contexts(model, catalog)
+    split = "tensor" if engine in ("vllm", "sglang", "exllamav2", "exllamav3") and setup.count > 1 else "layer"
+    rows = []
+    for quant_id in quants:
+        quant = catalog.quants[quant_id]
+        weights = weight_breakdown(model, quant, catalog)
+        for ctx in contexts:
+            rows.append(
+                _row(request, usable, backend, split, engine, framework, quant_id, weights, ctx, cal, catalog)
+            )
+    assumptions = list(usable.notes)
+    assumptions.append(Note("assume.backend", {"backend": backend, "framework": framework}))
+    assumptions.append(Note("assume.host", {"ram": setup.host.ram_gib, "bw": setup.host.bandwidth_gbs,
+                                            "name": setup.host.name}))
+    if request.kv_type != "f16":
+        assumptions.append(Note("assume.kv_type", {"kv": request.kv_type}))
+    return Estimate(request, usable, backend, framework, tuple(rows), tuple(assumptions))
+
+
+def _row(request, usable, backend, split, engine, framework, quant_id, weights, ctx, cal, catalog) -> Row:
+    setup, model = request.setup, request.model
+    gpu, count = setup.gpu, setup.count
+    depth = ctx if request.depth is None else min(request.depth, ctx)
+    kv = kv_cache_bytes(model, ctx, request.kv_type, catalog)
+    notes: list[Note] = []
+    if engine == "vllm":
+        weights_gpu = weights.total_bytes
+        const = constants(catalog)
+        overhead = (const.vllm_activation_gib[0] + const.vllm_cuda_graph_gib) * GIB * count
+        if count > 1:
+            overhead += const.vllm_nccl_per_gpu_gib * GIB * count
+        usable_bytes = min(usable.total_gib, setup.memory_gib * count * const.vllm_utilization) * GIB
+    else:
+        weights_gpu = weights.gpu_bytes_full_offload
+        fa = constants(catalog).flash_attention
+        overhead = compute_buffer_bytes(model, ctx, catalog, fa) * count
+        overhead += framework_overhead_bytes(framework, catalog)
+        usable_bytes = usable.total_gib * GIB
+    total = weights_gpu + kv + overhead
+    status = verdict(total, usable_bytes, catalog)
+
+    beyond = ctx > model.max_context
+    unsupported = ctx > max(model.max_context, model.rope_scaled_context or model.max_context)
+    if beyond and not unsupported:
+        notes.append(Note("row.rope_scaling", {"native": model.max_context}))
+    if unsupported:
+        notes.append(Note("row.beyond_model", {"native": model.max_context}))
+
+    band = speed.band_for(gpu, backend, cal)
+    decode = prefill = None
+    ttft = None
+    remedy = None
+    if status != "no_fit":
+        inputs = speed.DecodeInputs(
+            layers=model.layers,
+            gpu_bytes=weights.active_bytes_per_token + kv_read_bytes(model, depth, request.kv_type, catalog),
+            moe=model.is_moe,
+            quant_id=quant_id,
+        )
+        seconds = speed.decode_seconds(gpu, backend, inputs, cal, count, split)
+        mid = 1.0 / seconds
+        decode = Range(_r(mid * band.low, 1), _r(mid, 1), _r(mid * band.high, 1))
+        p_seconds = speed.prefill_seconds(gpu, backend, model, quant_id, request.prompt, depth, cal, count, split)
+        p_band = speed.band_for(gpu, backend, cal, "prefill")
+        pmid = request.prompt / p_seconds
+        prefill = Range(_r(pmid * p_band.low, 0), _r(pmid, 0), _r(pmid * p_band.high, 0))
+        ttft = _r(p_seconds, 2)
+    else:
+        remedy = find_remedy(request, usable, backend, quant_id, weights, ctx, depth, catalog)
+        plan = layer_plan(request, usable, weights, ctx, catalog)
+        if plan.layers_on_gpu == 0:
+            notes.append(Note("row.no_gpu_layers"))
+    return Row(
+        quant=quant_id,
+        context=ctx,
+        weights_gib=_r(weights_gpu / GIB),
+        kv_gib=_r(kv / GIB),
+        overhead_gib=_r(overhead / GIB),
+        total_gib=_r(total / GIB),
+        usable_gib=_r(usable_bytes / GIB),
+        status=status,
+        decode_tps=decode,
+        prefill_tps=prefill,
+        ttft_s=ttft,
+        depth=depth,
+        beyond_native=beyond,
+        unsupported=unsupported,
+        remedy=remedy,
+        notes=tuple(notes),
+    )

@@ -1,0 +1,234 @@
+"""Does it fit, and when it doesn't, what is the best way out (with its own figures).
+
+Ways out, each priced with the same memory and speed model as a plain row:
+- quantize the KV cache (q8_0, then q4_0): least quality lost, needs flash attention;
+- MoE expert offload (`--n-cpu-moe N`): attention and shared weights stay on the GPU;
+- partial offload (`-ngl N`): N layers on the GPU, the rest stream from system RAM;
+- a lower quant that fits;
+- more cards of the same kind.
+Unified-memory systems have no "system RAM" to offload to: there the answer is a lower quant or,
+on macOS, raising the GPU wired-memory limit.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from core.catalog.loader import Catalog
+from core.estimator import speed
+from core.estimator.memory import (
+    GIB,
+    Usable,
+    compute_buffer_bytes,
+    constants,
+    kv_cache_bytes,
+    kv_read_bytes,
+    usable_memory,
+)
+from core.estimator.weights import WeightBreakdown, weight_breakdown
+
+if TYPE_CHECKING:
+    from core.estimator.estimate import EstimateRequest
+
+MAX_CARDS = 16
+
+
+def verdict(total: float, usable: float, catalog: Catalog) -> str:
+    """smooth / tight / no_fit for `total` bytes against `usable` bytes."""
+    if total <= usable * constants(catalog).smooth_fraction:
+        return "smooth"
+    if total <= usable:
+        return "tight"
+    return "no_fit"
+
+
+@dataclass(frozen=True, slots=True)
+class Remedy:
+    kind: str  # kv_quant | expert_offload | offload | lower_quant | more_cards | mac_wired_limit | none
+    decode_mid: float | None  # tok/s with this remedy (None when it can't run at all)
+    decode_low: float | None = None
+    decode_high: float | None = None
+    total_gib: float | None = None
+    kv_type: str = ""
+    quant: str = ""
+    layers_on_gpu: int = 0
+    layers_total: int = 0
+    cpu_moe_layers: int = 0
+    cards: int = 0
+    host_gib: float = 0.0  # system RAM the offloaded part needs
+    alternatives: tuple[Remedy, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LayerPlan:
+    layers_on_gpu: int
+    gpu_bytes: float  # weights + KV on the GPU(s)
+    host_bytes: float  # weights + KV in system RAM
+
+
+def _fixed_gpu_bytes(request: EstimateRequest, ctx: int, catalog: Catalog) -> float:
+    fa = constants(catalog).flash_attention
+    return compute_buffer_bytes(request.model, ctx, catalog, fa) * request.setup.count
+
+
+def layer_plan(request: EstimateRequest, usable: Usable, weights: WeightBreakdown, ctx: int,
+               catalog: Catalog, kv_type: str | None = None) -> LayerPlan:
+    """How many repeating layers (weights + their KV) fit next to the compute buffer."""
+    model = request.model
+    kv = kv_cache_bytes(model, ctx, kv_type or request.kv_type, catalog)
+    kv_per_layer = kv / model.layers
+    budget = usable.total_gib * GIB - _fixed_gpu_bytes(request, ctx, catalog)
+    used = 0.0
+    n = 0
+    for layer in weights.layer_bytes:
+        cost = layer + kv_per_layer
+        if used + cost > budget:
+            break
+        used += cost
+        n += 1
+    total_layers = weights.total_bytes - weights.token_embd_bytes - weights.output_bytes
+    host = (total_layers - sum(weights.layer_bytes[:n])) + (model.layers - n) * kv_per_layer
+    host += weights.output_bytes if n < model.layers else 0.0
+    return LayerPlan(n, used, host)
+
+
+def _host_room(request: EstimateRequest, catalog: Catalog) -> float:
+    reserve = float(catalog.tables["estimator"]["host"]["os_reserve_gib"])
+    return (request.setup.host.ram_gib - reserve) * GIB
+
+
+def _decode(request: EstimateRequest, backend: str, quant_id: str, gpu_bytes: float, host_bytes: float,
+            catalog: Catalog, count: int | None = None) -> tuple[float, float, float]:
+    cal = speed.calibration(catalog)
+    setup = request.setup
+    inputs = speed.DecodeInputs(request.model.layers, gpu_bytes, host_bytes, request.model.is_moe, quant_id)
+    seconds = speed.decode_seconds(setup.gpu, backend, inputs, cal, count or setup.count, "layer",
+                                   setup.host.bandwidth_gbs)
+    band = speed.band_for(setup.gpu, backend, cal)
+    if host_bytes:
+        # Offloaded runs vary more (CPU, RAM timings, PCIe): widen the band.
+        band = speed.Band(band.low * 0.85, band.high * 1.1)
+    mid = 1.0 / seconds
+    return round(mid * band.low, 1), round(mid, 1), round(mid * band.high, 1)
+
+
+def _total(request: EstimateRequest, weights: WeightBreakdown, ctx: int, kv_type: str, catalog: Catalog,
+           count: int | None = None) -> float:
+    fa = constants(catalog).flash_attention
+    cards = count or request.setup.count
+    return (weights.gpu_bytes_full_offload + kv_cache_bytes(request.model, ctx, kv_type, catalog)
+            + compute_buffer_bytes(request.model, ctx, catalog, fa) * cards)
+
+
+def _active_kv(request: EstimateRequest, depth: int, kv_type: str, catalog: Catalog) -> float:
+    return kv_read_bytes(request.model, depth, kv_type, catalog)
+
+
+def find_remedy(request: EstimateRequest, usable: Usable, backend: str, quant_id: str,
+                weights: WeightBreakdown, ctx: int, depth: int, catalog: Catalog) -> Remedy:
+    setup, model = request.setup, request.model
+    usable_bytes = usable.total_gib * GIB
+    options: list[Remedy] = []
+
+    # 1. Quantized KV cache.
+    if request.kv_type in ("f16", "bf16"):
+        for kv_type in ("q8_0", "q4_0"):
+            total = _total(request, weights, ctx, kv_type, catalog)
+            if verdict(total, usable_bytes, catalog) != "no_fit":
+                gpu_bytes = weights.active_bytes_per_token + _active_kv(request, depth, kv_type, catalog)
+                lo, mid, hi = _decode(request, backend, quant_id, gpu_bytes, 0.0, catalog)
+                options.append(Remedy("kv_quant", mid, lo, hi, round(total / GIB, 2), kv_type=kv_type))
+                break
+
+    if setup.gpu.unified_memory:
+        if setup.gpu.vendor == "Apple":
+            total = _total(request, weights, ctx, request.kv_type, catalog)
+            if total <= setup.memory_gib * GIB * 0.9:
+                gpu_bytes = weights.active_bytes_per_token + _active_kv(request, depth, request.kv_type, catalog)
+                lo, mid, hi = _decode(request, backend, quant_id, gpu_bytes, 0.0, catalog)
+                options.append(Remedy("mac_wired_limit", mid, lo, hi, round(total / GIB, 2)))
+    else:
+        host_room = _host_room(request, catalog)
+        # 2. MoE expert offload: move the routed experts of k layers to system RAM.
+        if model.is_moe and weights.expert_bytes:
+            moe_layers = model.layers - (model.dense_layers or 0)
+            per_layer = weights.expert_bytes / max(moe_layers, 1)
+            total = _total(request, weights, ctx, request.kv_type, catalog)
+            k = math.ceil(max(0.0, total - usable_bytes) / per_layer) if per_layer else moe_layers + 1
+            if k <= moe_layers and k * per_layer <= host_room:
+                frac = (model.experts_active or 1) / (model.experts or 1)
+                host_read = k * per_layer * frac
+                gpu_read = weights.active_bytes_per_token - host_read + _active_kv(request, depth, request.kv_type, catalog)
+                lo, mid, hi = _decode(request, backend, quant_id, gpu_read, host_read, catalog)
+                options.append(Remedy("expert_offload", mid, lo, hi, round((total - k * per_layer) / GIB, 2),
+                                      cpu_moe_layers=k, layers_total=moe_layers,
+                                      host_gib=round(k * per_layer / GIB, 1)))
+        # 3. Partial offload of whole layers.
+        plan = layer_plan(request, usable, weights, ctx, catalog)
+        if plan.layers_on_gpu > 0 and plan.host_bytes <= host_room:
+            frac_gpu = plan.layers_on_gpu / model.layers
+            active_layers = weights.active_bytes_per_token - weights.output_bytes
+            kv_read = _active_kv(request, depth, request.kv_type, catalog)
+            gpu_read = active_layers * frac_gpu + kv_read * frac_gpu
+            host_read = active_layers * (1 - frac_gpu) + kv_read * (1 - frac_gpu) + weights.output_bytes
+            lo, mid, hi = _decode(request, backend, quant_id, gpu_read, host_read, catalog)
+            options.append(Remedy("offload", mid, lo, hi, round(plan.gpu_bytes / GIB, 2),
+                                  layers_on_gpu=plan.layers_on_gpu, layers_total=model.layers,
+                                  host_gib=round(plan.host_bytes / GIB, 1)))
+
+    # 4. A lower quant of the same format that fits.
+    current = catalog.quants[quant_id]
+    lower = sorted(
+        (q for q in catalog.quants.values()
+         if q.format == current.format and q.quality < current.quality and _is_ladder_quant(q.id, catalog)),
+        key=lambda q: -q.quality,
+    )
+    for q in lower:
+        w = weight_breakdown(model, q, catalog)
+        total = _total(request, w, ctx, request.kv_type, catalog)
+        if verdict(total, usable_bytes, catalog) != "no_fit":
+            gpu_bytes = w.active_bytes_per_token + _active_kv(request, depth, request.kv_type, catalog)
+            lo, mid, hi = _decode(request, backend, q.id, gpu_bytes, 0.0, catalog)
+            options.append(Remedy("lower_quant", mid, lo, hi, round(total / GIB, 2), quant=q.id))
+            break
+
+    # 5. More cards of the same kind (not for unified-memory systems).
+    if not setup.gpu.unified_memory:
+        for cards in range(setup.count + 1, MAX_CARDS + 1):
+            more = usable_memory(setup.gpu, setup.memory_gib, cards, setup.os, catalog)
+            total = _total(request, weights, ctx, request.kv_type, catalog, cards)
+            if verdict(total, more.total_gib * GIB, catalog) != "no_fit":
+                gpu_bytes = weights.active_bytes_per_token + _active_kv(request, depth, request.kv_type, catalog)
+                lo, mid, hi = _decode(request, backend, quant_id, gpu_bytes, 0.0, catalog, cards)
+                options.append(Remedy("more_cards", mid, lo, hi, round(total / GIB, 2), cards=cards))
+                break
+
+    if not options:
+        return Remedy("none", None)
+    best = _best(options)
+    return Remedy(**{**_fields(best), "alternatives": tuple(o for o in options if o is not best)})
+
+
+def _fields(remedy: Remedy) -> dict:
+    return {name: getattr(remedy, name) for name in Remedy.__slots__ if name != "alternatives"}
+
+
+# A KV-cache quantization loses little quality, so it wins whenever it is at most this much slower
+# than the fastest other way out.
+_PREFERENCE = {"kv_quant": 1.0, "mac_wired_limit": 1.0, "expert_offload": 0.9, "lower_quant": 0.8,
+               "offload": 0.8, "more_cards": 0.5}
+
+
+def _best(options: list[Remedy]) -> Remedy:
+    for kind in ("kv_quant", "mac_wired_limit"):
+        for o in options:
+            if o.kind == kind:
+                return o
+    return max(options, key=lambda o: (o.decode_mid or 0.0) * _PREFERENCE.get(o.kind, 0.5))
+
+
+def _is_ladder_quant(quant_id: str, catalog: Catalog) -> bool:
+    ladder = catalog.tables["estimator"]["ladder"]
+    return quant_id in set(ladder["gguf"]) | set(ladder["gguf_large"]) | set(ladder["serving"]) | set(ladder["mlx"])

@@ -1,0 +1,200 @@
+"""Memory model: KV cache per attention kind, compute buffers, and what a card lets you use.
+
+Everything is in bytes inside; GiB only at the edges. The formulas follow what llama.cpp and vLLM
+allocate (see catalogs/README.md, "Estimator constants"), and the tests check them against the
+buffers those programs logged (../shared/reference/measured_memory.csv).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from core.catalog.gpu import Gpu
+from core.catalog.loader import Catalog
+from core.catalog.model import Model
+from core.i18n import Note
+
+GIB = 1024**3
+MIB = 1024**2
+
+
+@dataclass(frozen=True, slots=True)
+class EstimatorConstants:
+    kv_bytes: dict[str, float]
+    ctx_pad: int
+    ubatch: int
+    compute_base_bytes: float
+    flash_attention: bool
+    driver_context_gib: float
+    smooth_fraction: float
+    os_reserve_gib: dict[str, float]
+    mac_fraction_small: float
+    mac_fraction_large: float
+    mac_small_limit_gib: float
+    unified_os_reserve_gib: float
+    vllm_utilization: float
+    vllm_activation_gib: tuple[float, float]
+    vllm_cuda_graph_gib: float
+    vllm_nccl_per_gpu_gib: float
+
+
+@cache
+def constants(catalog: Catalog) -> EstimatorConstants:
+    table: dict[str, Any] = catalog.tables["estimator"]
+    llama = table["llama_cpp"]
+    oses = table["os"]
+    vllm = table["vllm"]
+    return EstimatorConstants(
+        kv_bytes={k: float(v) for k, v in table["kv_types"].items()},
+        ctx_pad=int(llama["ctx_pad"]),
+        ubatch=int(llama["ubatch"]),
+        compute_base_bytes=float(llama["compute_base_mib"]) * MIB,
+        flash_attention=bool(llama["flash_attention"]),
+        driver_context_gib=float(table["driver"]["context_gib"]),
+        smooth_fraction=float(table["verdict"]["smooth_fraction"]),
+        os_reserve_gib={name: float(v["display_reserve_gib"]) for name, v in oses.items()},
+        mac_fraction_small=float(oses["macos"]["gpu_fraction_small"]),
+        mac_fraction_large=float(oses["macos"]["gpu_fraction_large"]),
+        mac_small_limit_gib=float(oses["macos"]["small_limit_gib"]),
+        unified_os_reserve_gib=float(table["unified"]["os_reserve_gib"]),
+        vllm_utilization=float(vllm["gpu_memory_utilization"]),
+        vllm_activation_gib=(float(vllm["activation_gib"][0]), float(vllm["activation_gib"][1])),
+        vllm_cuda_graph_gib=float(vllm["cuda_graph_gib"]),
+        vllm_nccl_per_gpu_gib=float(vllm["nccl_per_gpu_gib"]),
+    )
+
+
+# --- KV cache ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class KvShape:
+    """How a model's cache grows: values per token in growing layers, and in windowed layers."""
+
+    full_values_per_token: int  # summed over layers whose cache holds the whole context
+    swa_values_per_token: int  # summed over sliding-window layers (hold at most window + ubatch)
+    window: int  # sliding window in tokens (0 when none)
+    state_bytes: float  # constant recurrent state (linear attention), independent of context
+
+
+@cache
+def kv_shape(model: Model) -> KvShape:
+    if model.attention == "mla":
+        # llama.cpp and vLLM cache the compressed latent plus the decoupled rope key per token;
+        # V is read from the same latent, so nothing else grows.
+        per_layer = (model.kv_lora_rank or 512) + (model.qk_rope_dim or 64)
+        return KvShape(per_layer * model.layers, 0, 0, 0.0)
+    per_layer = 2 * model.kv_heads * model.head_dim  # K and V
+    if model.attention == "swa_hybrid" and model.sliding_window and model.global_layers:
+        local = model.layers - model.global_layers
+        return KvShape(per_layer * model.global_layers, per_layer * local, model.sliding_window, 0.0)
+    if model.attention == "linear_hybrid":
+        full = model.global_layers or model.layers
+        return KvShape(per_layer * full, 0, 0, (model.linear_state_mib or 0.0) * MIB)
+    # "full", and Mistral-7B-v0.1's all-layers window that llama.cpp runs as plain attention.
+    return KvShape(per_layer * model.layers, 0, 0, 0.0)
+
+
+def padded_context(ctx: int, pad: int) -> int:
+    return int(math.ceil(ctx / pad) * pad)
+
+
+def kv_cache_bytes(model: Model, ctx: int, kv_type: str, catalog: Catalog, n_seq: int = 1) -> float:
+    """KV cache allocated for `ctx` tokens (llama.cpp: padded to 256; SWA layers hold window+ubatch)."""
+    const = constants(catalog)
+    value_bytes = const.kv_bytes[kv_type]
+    shape = kv_shape(model)
+    cells = padded_context(ctx, const.ctx_pad)
+    total = shape.full_values_per_token * cells * value_bytes
+    if shape.swa_values_per_token:
+        swa_cells = min(cells, padded_context(shape.window * n_seq + const.ubatch, const.ctx_pad))
+        total += shape.swa_values_per_token * swa_cells * value_bytes
+    return total + shape.state_bytes * n_seq
+
+
+def kv_read_bytes(model: Model, depth: int, kv_type: str, catalog: Catalog) -> float:
+    """Bytes of cache one decoded token reads when `depth` tokens are already in the context."""
+    value_bytes = constants(catalog).kv_bytes[kv_type]
+    shape = kv_shape(model)
+    read = shape.full_values_per_token * depth * value_bytes
+    if shape.swa_values_per_token:
+        read += shape.swa_values_per_token * min(depth, shape.window) * value_bytes
+    return read + shape.state_bytes
+
+
+# --- compute buffers ----------------------------------------------------------------------------
+
+
+def compute_buffer_bytes(model: Model, ctx: int, catalog: Catalog, flash_attention: bool = True) -> float:
+    """llama.cpp's CUDA compute buffer: the largest phase of the worst-case ubatch graph.
+
+    The graph allocator reuses memory, so the buffer is the peak of one phase, not a sum: the
+    output logits (f32 vocab x ubatch), the FFN activations, and without flash attention the f32
+    score matrix (ctx x ubatch x heads) that grows with context.
+    """
+    const = constants(catalog)
+    ub = const.ubatch
+    f32 = 4
+    residual = 2 * model.hidden * ub * f32
+    logits = model.vocab * ub * f32 + residual
+    ffn_width = model.moe_intermediate_size or model.intermediate_size or 4 * model.hidden
+    ffn = (2 * ffn_width) * ub * f32 + residual
+    peak = max(logits, ffn)
+    if not flash_attention:
+        cells = padded_context(ctx, const.ctx_pad)
+        scores = cells * ub * model.heads * f32 + residual + ffn_width * ub * f32
+        peak = max(peak, scores)
+    return peak + const.compute_base_bytes
+
+
+# --- usable memory -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Usable:
+    per_card_gib: float  # what one card lets a framework allocate
+    count: int
+    memory_gib: float  # nominal memory of one card (or the unified-memory system)
+    notes: tuple[Note, ...]
+
+    @property
+    def total_gib(self) -> float:
+        return self.per_card_gib * self.count
+
+
+def default_os(gpu: Gpu) -> str:
+    """What to assume when the user did not say: Macs run macOS, datacenter cards run headless
+    Linux (or TCC), GeForce/Radeon desktop cards run Windows with the desktop on them."""
+    if gpu.vendor == "Apple":
+        return "macos"
+    if gpu.segment in ("datacenter", "embedded", "soc"):
+        return "linux"
+    if gpu.segment == "workstation":
+        return "linux_desktop"
+    return "windows"
+
+
+def usable_memory(gpu: Gpu, memory_gib: float, count: int, os_name: str, catalog: Catalog) -> Usable:
+    const = constants(catalog)
+    notes: list[Note] = []
+    if gpu.vendor == "Apple":
+        fraction = const.mac_fraction_small if memory_gib <= const.mac_small_limit_gib else const.mac_fraction_large
+        per_card = memory_gib * fraction
+        notes.append(Note("assume.macos_wired", {"fraction": round(fraction * 100), "gib": per_card}))
+        return Usable(per_card, 1, memory_gib, tuple(notes))
+    if gpu.unified_memory:
+        per_card = memory_gib - const.unified_os_reserve_gib
+        notes.append(Note("assume.unified_reserve", {"gib": const.unified_os_reserve_gib}))
+        return Usable(per_card, count, memory_gib, tuple(notes))
+    reserve = const.os_reserve_gib.get(os_name, 0.0)
+    per_card = memory_gib - const.driver_context_gib
+    if reserve:
+        notes.append(Note(f"assume.os_{os_name}", {"gib": reserve}))
+    else:
+        notes.append(Note("assume.os_headless", {"gib": const.driver_context_gib}))
+    # The desktop sits on one card only; the others keep their full memory.
+    total_reserve_per_card = reserve / count
+    return Usable(per_card - total_reserve_per_card, count, memory_gib, tuple(notes))

@@ -1,0 +1,265 @@
+"""Fit the speed model's efficiencies on real measurements and write catalogs/calibration.toml.
+
+    .venv/bin/python scripts/fit_calibration.py            # fit, cross-validate, write
+    .venv/bin/python scripts/fit_calibration.py --dry-run  # print only
+
+Decode and prefill are fitted separately by least squares on log(tokens/s), with a ridge penalty
+that shrinks every architecture-family and quant-kind factor toward 1: a family with two rows can't
+swing far. The (low, high) bands are quantiles of *leave-one-GPU-out* residuals, so they describe
+how wrong the model is on a card it has never seen, not how well it memorizes the rows.
+Needs numpy and scipy (`pip install -e .[fit]`); the bot itself does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import least_squares
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from calibration_data import REPO, Row, load_rows  # noqa: E402
+
+from core.catalog.loader import default_catalog  # noqa: E402
+from core.estimator import speed  # noqa: E402
+from core.estimator.inputs import decode_inputs_for, resolve_quant_id  # noqa: E402
+
+CAL_PATH = REPO / "catalogs" / "calibration.toml"
+BACKENDS = ("cuda", "rocm", "vulkan", "metal", "sycl")
+RIDGE = {"arch": 4.0, "quant": 6.0, "moe": 4.0}
+BAND_QUANTILES = (0.075, 0.925)
+
+
+@dataclass
+class Sample:
+    row: Row
+    gpu_bw: float
+    arch: str
+    kind: str
+    moe: bool
+    layers: int
+    gpu_bytes: float  # decode: bytes per token
+    flops: float  # prefill: FLOPs for the prompt
+    tflops: float
+    ubatches: int
+
+
+def build_samples(test: str) -> list[Sample]:
+    catalog = default_catalog()
+    cal = speed.calibration(catalog) if "calibration" in catalog.tables else None
+    out = []
+    for row in load_rows():
+        if row.test != test or row.gpu_id not in catalog.gpus or row.model_id not in catalog.models:
+            continue
+        gpu = catalog.gpus[row.gpu_id]
+        model = catalog.models[row.model_id]
+        quant_id = resolve_quant_id(row.quant, catalog)
+        if quant_id is None:
+            continue
+        inputs = decode_inputs_for(model, quant_id, row.depth, "f16", catalog, measured_size_gib=row.size_gib)
+        if test == "tg":
+            flops = 0.0
+        else:
+            flops = 2.0 * model.active_params_b * 1e9 * row.prompt
+            flops += speed.attention_flops_per_token(model, row.depth + row.prompt / 2) * row.prompt
+        ratio = cal.fp32_fallback_ratio if cal else 0.03
+        tflops = speed.matrix_tflops(gpu, cal) if cal else (gpu.fp16_tflops or gpu.bandwidth_gbs * ratio)
+        out.append(
+            Sample(row, gpu.bandwidth_gbs, gpu.arch_family, speed.quant_kind(quant_id), model.is_moe,
+                   model.layers, inputs.gpu_bytes, flops, tflops, max(1, math.ceil(row.prompt / 512)))
+        )
+    return out
+
+
+class DecodeFit:
+    """log tps = -log(layers*us[b]*1e-6 + bytes / (bw*1e9*eff)), eff = e[b]*arch[a]*kind[k]*moe."""
+
+    def __init__(self, samples: list[Sample]):
+        self.samples = samples
+        self.backends = sorted({s.row.backend for s in samples})
+        self.archs = sorted({s.arch for s in samples})
+        self.kinds = sorted({s.kind for s in samples})
+
+    def unpack(self, x: np.ndarray) -> dict:
+        nb, na, nk = len(self.backends), len(self.archs), len(self.kinds)
+        return {
+            "eff": dict(zip(self.backends, np.exp(x[:nb]), strict=True)),
+            "us": dict(zip(self.backends, np.exp(x[nb:2 * nb]), strict=True)),
+            "arch": dict(zip(self.archs, np.exp(x[2 * nb:2 * nb + na]), strict=True)),
+            "kind": dict(zip(self.kinds, np.exp(x[2 * nb + na:2 * nb + na + nk]), strict=True)),
+            "moe": float(np.exp(x[-1])),
+        }
+
+    def predict(self, p: dict, s: Sample) -> float:
+        eff = p["eff"].get(s.row.backend, 0.6) * p["arch"].get(s.arch, 1.0) * p["kind"].get(s.kind, 1.0)
+        if s.moe:
+            eff *= p["moe"]
+        eff = min(eff, 0.95)
+        seconds = s.layers * p["us"].get(s.row.backend, 30.0) * 1e-6 + s.gpu_bytes / (s.gpu_bw * 1e9 * eff)
+        return 1.0 / seconds
+
+    def residuals(self, x: np.ndarray) -> np.ndarray:
+        p = self.unpack(x)
+        res = [math.log(self.predict(p, s)) - math.log(s.row.tps) for s in self.samples]
+        nb, na, nk = len(self.backends), len(self.archs), len(self.kinds)
+        res += list(RIDGE["arch"] * x[2 * nb:2 * nb + na] * 0.1)
+        res += list(RIDGE["quant"] * x[2 * nb + na:2 * nb + na + nk] * 0.1)
+        res.append(RIDGE["moe"] * x[-1] * 0.1)
+        return np.array(res)
+
+    def fit(self) -> dict:
+        nb, na, nk = len(self.backends), len(self.archs), len(self.kinds)
+        x0 = np.concatenate([np.full(nb, math.log(0.7)), np.full(nb, math.log(30.0)), np.zeros(na + nk + 1)])
+        lo = np.concatenate([np.full(nb, math.log(0.2)), np.full(nb, math.log(1.0)), np.full(na + nk + 1, -1.0)])
+        hi = np.concatenate([np.full(nb, math.log(0.95)), np.full(nb, math.log(400.0)), np.full(na + nk + 1, 1.0)])
+        sol = least_squares(self.residuals, x0, bounds=(lo, hi), loss="soft_l1", f_scale=0.15)
+        return self.unpack(sol.x)
+
+
+class PrefillFit:
+    """log tps = log(prompt) - log(flops/(tflops*1e12*eff) + ubatches*layers*us*1e-6)."""
+
+    def __init__(self, samples: list[Sample]):
+        self.samples = samples
+        self.backends = sorted({s.row.backend for s in samples})
+        self.archs = sorted({s.arch for s in samples})
+        self.kinds = sorted({s.kind for s in samples})
+
+    def unpack(self, x: np.ndarray) -> dict:
+        nb, na, nk = len(self.backends), len(self.archs), len(self.kinds)
+        return {
+            "eff": dict(zip(self.backends, np.exp(x[:nb]), strict=True)),
+            "us": dict(zip(self.backends, np.exp(x[nb:2 * nb]), strict=True)),
+            "arch": dict(zip(self.archs, np.exp(x[2 * nb:2 * nb + na]), strict=True)),
+            "kind": dict(zip(self.kinds, np.exp(x[2 * nb + na:2 * nb + na + nk]), strict=True)),
+        }
+
+    def predict(self, p: dict, s: Sample) -> float:
+        eff = p["eff"].get(s.row.backend, 0.3) * p["arch"].get(s.arch, 1.0) * p["kind"].get(s.kind, 1.0)
+        seconds = s.flops / (s.tflops * 1e12 * eff) + s.ubatches * s.layers * p["us"].get(s.row.backend, 50.0) * 1e-6
+        return s.row.prompt / seconds
+
+    def residuals(self, x: np.ndarray) -> np.ndarray:
+        p = self.unpack(x)
+        res = [math.log(self.predict(p, s)) - math.log(s.row.tps) for s in self.samples]
+        nb, na, nk = len(self.backends), len(self.archs), len(self.kinds)
+        res += list(RIDGE["arch"] * x[2 * nb:2 * nb + na] * 0.1)
+        res += list(RIDGE["quant"] * x[2 * nb + na:2 * nb + na + nk] * 0.1)
+        return np.array(res)
+
+    def fit(self) -> dict:
+        nb, na, nk = len(self.backends), len(self.archs), len(self.kinds)
+        x0 = np.concatenate([np.full(nb, math.log(0.3)), np.full(nb, math.log(50.0)), np.zeros(na + nk)])
+        lo = np.concatenate([np.full(nb, math.log(0.01)), np.full(nb, math.log(1.0)), np.full(na + nk, -1.5)])
+        hi = np.concatenate([np.full(nb, math.log(2.0)), np.full(nb, math.log(2000.0)), np.full(na + nk, 1.5)])
+        sol = least_squares(self.residuals, x0, bounds=(lo, hi), loss="soft_l1", f_scale=0.2)
+        return self.unpack(sol.x)
+
+
+def cross_validate(fit_cls, samples: list[Sample]) -> tuple[list[float], list[float]]:
+    """Leave-one-GPU-out log residuals, split by whether the held-out card's family was seen."""
+    seen, unseen = [], []
+    by_gpu: dict[str, list[Sample]] = defaultdict(list)
+    for s in samples:
+        by_gpu[s.row.gpu_id].append(s)
+    for gpu_id, held in by_gpu.items():
+        train = [s for s in samples if s.row.gpu_id != gpu_id]
+        if len({s.row.backend for s in train}) == 0:
+            continue
+        model = fit_cls(train)
+        params = model.fit()
+        families = {(s.row.backend, s.arch) for s in train}
+        for s in held:
+            r = math.log(s.row.tps) - math.log(model.predict(params, s))
+            (seen if (s.row.backend, s.arch) in families else unseen).append(r)
+    return seen, unseen
+
+
+def band(residuals: list[float], floor: float = 0.08) -> dict[str, float]:
+    lo, hi = np.quantile(residuals, BAND_QUANTILES) if residuals else (-0.3, 0.3)
+    return {"low": round(math.exp(min(lo, -floor)), 3), "high": round(math.exp(max(hi, floor)), 3)}
+
+
+def summarize(name: str, residuals: list[float]) -> str:
+    ape = [abs(math.exp(r) - 1) for r in residuals]
+    return f"{name}: n={len(residuals)} median APE={np.median(ape) * 100:.1f}% p90={np.quantile(ape, 0.9) * 100:.1f}%"
+
+
+def render_toml(decode: dict, prefill: dict, d_bands: dict, p_bands: dict, seen_d, seen_p) -> str:
+    lines = [
+        "# Speed-model calibration, written by scripts/fit_calibration.py from",
+        "# ../shared/reference/measured_calibration.csv (llama.cpp, one GPU, clean rows).",
+        "# Do not edit by hand: rerun the script. Hand-set speed constants are in speed.toml.",
+        "",
+    ]
+    backends = sorted(set(decode["eff"]) | set(prefill["eff"]) | set(BACKENDS))
+    dflt_eff = float(np.median(list(decode["eff"].values())))
+    dflt_us = float(np.median(list(decode["us"].values())))
+    dflt_pp = float(np.median(list(prefill["eff"].values())))
+    dflt_ppus = float(np.median(list(prefill["us"].values())))
+    for b in backends:
+        lines += [
+            f"[backend.{b}]",
+            f"bw_eff = {decode['eff'].get(b, dflt_eff):.4f}",
+            f"us_per_layer = {decode['us'].get(b, dflt_us):.2f}",
+            f"pp_eff = {prefill['eff'].get(b, dflt_pp):.4f}",
+            f"pp_us_per_layer = {prefill['us'].get(b, dflt_ppus):.2f}",
+            "",
+        ]
+    lines.append("[arch_decode]")
+    lines += [f'"{k}" = {v:.4f}' for k, v in sorted(decode["arch"].items())]
+    lines += ["", "[arch_prefill]"]
+    lines += [f'"{k}" = {v:.4f}' for k, v in sorted(prefill["arch"].items())]
+    lines += ["", "[quant_kind]"]
+    lines += [f'"{k}" = {v:.4f}' for k, v in sorted(decode["kind"].items())]
+    lines += ["", "[quant_kind_prefill]"]
+    lines += [f'"{k}" = {v:.4f}' for k, v in sorted(prefill["kind"].items())]
+    lines += ["", "[moe]", f"decode = {decode['moe']:.4f}", ""]
+    lines += ["[seen]", f"decode = {sorted(seen_d)!r}".replace("'", '"'), f"prefill = {sorted(seen_p)!r}".replace("'", '"'), ""]
+    for phase, bands in (("decode", d_bands), ("prefill", p_bands)):
+        for k, v in bands.items():
+            lines += [f"[band.{phase}.{k}]", f"low = {v['low']}", f"high = {v['high']}", ""]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dry-run", action="store_true")
+    args = parser.parse_args()
+
+    tg = build_samples("tg")
+    pp = build_samples("pp")
+    decode = DecodeFit(tg).fit()
+    prefill = PrefillFit(pp).fit()
+    print(f"decode rows {len(tg)}, prefill rows {len(pp)}")
+    print("decode params:", {k: ({kk: round(float(vv), 3) for kk, vv in v.items()} if isinstance(v, dict) else round(v, 3)) for k, v in decode.items()})
+    print("prefill params:", {k: {kk: round(float(vv), 3) for kk, vv in v.items()} for k, v in prefill.items()})
+    fit_res = [math.log(s.row.tps) - math.log(DecodeFit(tg).predict(decode, s)) for s in tg]
+    print(summarize("decode in-sample", fit_res))
+    d_seen, d_unseen = cross_validate(DecodeFit, tg)
+    p_seen, p_unseen = cross_validate(PrefillFit, pp)
+    print(summarize("decode LOGO seen-family", d_seen))
+    print(summarize("decode LOGO unseen-family", d_unseen) if d_unseen else "decode unseen: none")
+    print(summarize("prefill LOGO seen-family", p_seen))
+    print(summarize("prefill LOGO unseen-family", p_unseen) if p_unseen else "prefill unseen: none")
+    d_bands = {"seen": band(d_seen), "unseen": band(d_seen + d_unseen + [r * 1.5 for r in d_unseen])}
+    p_bands = {"seen": band(p_seen), "unseen": band(p_seen + p_unseen + [r * 1.5 for r in p_unseen])}
+    print("bands", d_bands, p_bands)
+    seen_d = {f"{s.row.backend}/{s.arch}" for s in tg}
+    seen_p = {f"{s.row.backend}/{s.arch}" for s in pp}
+    text = render_toml(decode, prefill, d_bands, p_bands, seen_d, seen_p)
+    if args.dry_run:
+        print(text)
+    else:
+        CAL_PATH.write_text(text + "\n", encoding="utf-8")
+        print(f"wrote {CAL_PATH}")
+
+
+if __name__ == "__main__":
+    main()
