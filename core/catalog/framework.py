@@ -1,8 +1,61 @@
-"""An inference framework: what it runs, where, with what overhead and launch command."""
+"""An inference framework: what it runs, where, with what overhead and launch command.
+
+The hard facts (which OS, which backends, which quant formats, minimum CUDA compute) are plain
+fields; everything that depends on a combination ("FP8 below compute 8.9 runs weight-only",
+"BF16 on Volta needs --dtype half") is a `Rule` in the catalog, so a new caveat is a data edit with
+its source next to it, not a code change. See core/estimator/frameworks.py for how they are read.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Literal
+
+# The words the catalog may use; the catalog test checks every entry against them.
+BACKENDS = ("cuda", "rocm", "metal", "vulkan", "sycl", "cpu")
+OPERATING_SYSTEMS = ("linux", "windows", "macos")
+QUANT_FORMATS = ("gguf", "serving", "mlx")
+KV_CACHE_TYPES = ("f16", "q8_0", "q4_0")
+RuleEffect = Literal["block", "caveat", "tip"]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A condition on the setup and what it means for one framework.
+
+    Every condition that is set must hold (empty tuple / None = don't care). `effect` "block" makes
+    the framework not runnable for the setup; "caveat" and "tip" only add the note.
+    """
+
+    note: str  # message code in catalogs/messages/frameworks.toml
+    effect: RuleEffect = "caveat"
+    quants: tuple[str, ...] = ()  # quant ids or aliases, case-insensitive
+    formats: tuple[str, ...] = ()  # Quant.format values
+    vendors: tuple[str, ...] = ()
+    arch_families: tuple[str, ...] = ()
+    os: tuple[str, ...] = ()
+    backends: tuple[str, ...] = ()  # the backend the framework would use on this setup
+    compute_below: float | None = None  # NVIDIA compute capability strictly below
+    compute_at_least: float | None = None
+    kv_cache: tuple[str, ...] = ()
+    multi_gpu: bool | None = None
+    partial_offload: bool | None = None  # not everything on the GPU(s)
+    moe: bool | None = None
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SpecSupport:
+    """Speculative-decoding flag templates of one framework ("" = not supported)."""
+
+    draft: str = ""  # placeholders: {draft_file}, {draft_repo}, {draft_ngl}
+    ngram: str = ""
+    mtp: str = ""  # placeholder {mtp_method}
+    eagle: str = ""  # placeholder {eagle_repo}
+    # Model family -> method name where the framework needs one per family (vLLM's deepseek_mtp...).
+    mtp_methods: dict[str, str] = field(default_factory=dict)
+    mtp_default_method: str = ""
+    source: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -14,9 +67,34 @@ class Framework:
     engine: str  # the engine underneath: ollama and LM Studio run llama.cpp
     quant_formats: tuple[str, ...]  # Quant.format values it loads ("gguf", "serving", "mlx")
     quants: tuple[str, ...]  # explicit quant ids it runs (empty = every quant of its formats)
-    backends: tuple[str, ...]  # "cuda", "rocm", "metal", "vulkan", "sycl", "cpu"
-    min_compute_capability: float | None  # CUDA minimum
+    backends: tuple[str, ...]  # "cuda", "rocm", "metal", "vulkan", "sycl", "cpu", in preference order
     overhead_gib: tuple[float, float]  # runtime overhead beyond weights + KV + compute (low, high)
     os: tuple[str, ...]  # "linux", "windows", "macos"
-    command: str  # launch template with {placeholders}
+    command: str  # launch template with {placeholders} (see core/estimator/frameworks.py)
+    # Minimum NVIDIA compute capability for its CUDA backend (None = no CUDA backend).
+    min_compute_capability: float | None = None
     notes: str = ""
+    # Backend -> the OSes it works on for this framework (ROCm is Linux-only in vLLM, not in
+    # llama.cpp); a backend not listed works on every OS in `os`.
+    backend_os: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Quant format -> the backends that can load it (LM Studio's MLX engine is Metal only).
+    format_backends: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # ROCm gfx targets it supports (empty = don't know / any); checked when the GPU has a gfx_target.
+    rocm_gfx: tuple[str, ...] = ()
+    # Runs in WSL2 on Windows although not natively (vLLM, SGLang).
+    wsl: bool = False
+    # Quants with a ready-made download in the framework's own library (Ollama tags); a quant of a
+    # loadable format outside this list still runs, from a Hugging Face GGUF.
+    library_quants: tuple[str, ...] = ()
+    # Everything must sit in GPU memory: no partial CPU offload worth using.
+    gpu_only: bool = False
+    # Fraction of GPU memory it pre-allocates (vLLM --gpu-memory-utilization), None = allocates as
+    # needed.
+    gpu_memory_utilization: float | None = None
+    tensor_parallel: bool = False  # splits each layer across GPUs (adds bandwidth)
+    strengths: tuple[str, ...] = ()  # message codes
+    weaknesses: tuple[str, ...] = ()  # message codes
+    rules: tuple[Rule, ...] = ()
+    speculative: SpecSupport | None = None
+    url: str = ""
+    source: str = ""

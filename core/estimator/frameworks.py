@@ -1,0 +1,469 @@
+"""Which inference frameworks run a setup, with what caveats, overhead and a filled launch command.
+
+Hard gates (OS, a backend for the GPU's vendor on that OS, minimum CUDA compute, quant format) are
+read from the Framework fields; combination-specific caveats ("FP8 below compute 8.9 is
+weight-only", "BF16 on Volta -> --dtype half") are `Rule`s in catalogs/frameworks.toml, so adding
+one is a data edit with its source. Everything the user reads is a `Note` (catalogs/messages/
+frameworks.toml); this module never builds sentences.
+
+Commands are `str.format` templates from the catalog. Their field names are parsed once per
+template (cached) and the values are plain string operations, so rendering a whole grid of
+answers stays cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from string import Formatter
+from typing import Literal
+
+from core.catalog.framework import Framework, Rule
+from core.catalog.gpu import Gpu
+from core.catalog.loader import Catalog, default_catalog
+from core.catalog.model import Model
+from core.catalog.quant import Quant
+from core.i18n import Note
+
+OsName = Literal["linux", "windows", "macos"]
+KvCache = Literal["f16", "q8_0", "q4_0"]
+
+# What each backend can drive. Vulkan is vendor-neutral; Apple is reached through Metal only.
+BACKEND_VENDORS: dict[str, tuple[str, ...]] = {
+    "cuda": ("NVIDIA",),
+    "rocm": ("AMD",),
+    "metal": ("Apple",),
+    "sycl": ("Intel",),
+    "vulkan": ("NVIDIA", "AMD", "Intel"),
+    "cpu": ("NVIDIA", "AMD", "Intel", "Apple"),
+}
+
+# Every placeholder a command template may use (the catalog test checks templates against this).
+PLACEHOLDERS = frozenset(
+    {
+        "ctx", "quant", "gpu_count",
+        # llama.cpp
+        "model_arg", "ngl", "fa_flags", "kv_flags", "moe_flags", "split_flags",
+        # vLLM / SGLang
+        "serve_model", "gpu_util", "tp_flags", "dtype_flags", "quant_flags", "kv_dtype_flags",
+        # Ollama, LM Studio, MLX, ExLlama (TabbyAPI)
+        "ollama_env", "ollama_model", "lms_model", "lms_gpu", "mlx_repo",
+        "exl_model", "exl_cache", "exl_tp_flags",
+    }
+)  # fmt: skip
+
+# Quants that are the original weights (served from the model's own repo, no quant flag).
+_UNQUANTIZED = frozenset({"FP16", "F16", "BF16", "FP32", "F32"})
+# Serving quants vLLM/SGLang create on the fly from the original repo.
+_ONLINE_QUANT_FLAGS = {"FP8": "fp8", "BNB": "bitsandbytes", "BITSANDBYTES": "bitsandbytes"}
+_EXL_CACHE = {"f16": "FP16", "q8_0": "Q8", "q4_0": "Q4"}
+_OLLAMA_DEFAULT_QUANT = "Q4_K_M"  # what a bare library tag downloads
+
+
+@dataclass(frozen=True, slots=True)
+class FrameworkQuery:
+    """The setup and run configuration one answer is about."""
+
+    gpu: Gpu
+    model: Model
+    quant: Quant
+    context: int
+    os: OsName = "linux"
+    gpu_count: int = 1
+    kv_cache: KvCache = "f16"
+    fits_on_gpu: bool = True  # weights + KV + buffers fit in GPU memory
+    n_gpu_layers: int | Literal["all"] = "all"  # layers offloaded to the GPU(s)
+    # MoE: number of layers whose routed experts stay in CPU RAM (llama.cpp --n-cpu-moe);
+    # >= model.layers means all of them (--cpu-moe). None/0 = experts on the GPU.
+    n_cpu_moe: int | None = None
+
+    @property
+    def fully_on_gpu(self) -> bool:
+        layers_ok = self.n_gpu_layers == "all" or self.n_gpu_layers >= self.model.layers
+        return self.fits_on_gpu and layers_ok and not self.n_cpu_moe
+
+
+@dataclass(frozen=True, slots=True)
+class FrameworkOption:
+    """One framework judged against a query."""
+
+    framework: str  # Framework.id
+    runnable: bool
+    notes: tuple[Note, ...]  # why not / caveats / tips, most important first
+    overhead_gib: tuple[float, float]  # beyond weights + KV + compute buffer, all GPUs together
+    command: str  # filled launch command ("" when it can't run)
+    backend: str | None = None  # the backend it would use: "cuda", "rocm", "vulkan", ...
+    strengths: tuple[Note, ...] = ()
+    weaknesses: tuple[Note, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Recommendation:
+    """The framework to suggest for single-user chat on this setup."""
+
+    framework: str | None  # None when nothing runs
+    reason: Note
+    easy: str | None = None  # the point-and-click alternative (Ollama / LM Studio) when it runs
+    alternatives: tuple[str, ...] = ()  # other runnable frameworks, catalog order
+    hints: tuple[Note, ...] = ()
+
+
+# --------------------------------------------------------------------------------------------
+# helpers
+
+
+@lru_cache(maxsize=1024)
+def _names(quant_id: str, aliases: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(n.upper() for n in (quant_id, *aliases))
+
+
+def _quant_in(quant: Quant, ids: Iterable[str]) -> bool:
+    names = _names(quant.id, tuple(quant.aliases))
+    return any(i.upper() in names for i in ids)
+
+
+@lru_cache(maxsize=256)
+def template_fields(template: str) -> frozenset[str]:
+    """Placeholder names used by a command template, parsed once per template."""
+    return frozenset(name for _, name, _, _ in Formatter().parse(template) if name)
+
+
+def _first_int(text: str) -> int | None:
+    digits = ""
+    for ch in text:
+        if ch.isdigit():
+            digits += ch
+        elif digits:
+            break
+    return int(digits) if digits else None
+
+
+def _backend_for(fw: Framework, gpu: Gpu, os: str) -> str | None:
+    """The first backend of the framework that drives this GPU on this OS (CPU is not a choice)."""
+    for backend in fw.backends:
+        if backend == "cpu" or gpu.vendor not in BACKEND_VENDORS.get(backend, ()):
+            continue
+        allowed = fw.backend_os.get(backend)
+        if allowed is not None and os not in allowed:
+            continue
+        if backend == "cuda" and _below_min_compute(fw, gpu):
+            continue
+        if backend == "rocm" and fw.rocm_gfx and gpu.gfx_target and gpu.gfx_target not in fw.rocm_gfx:
+            continue
+        return backend
+    return None
+
+
+def _below_min_compute(fw: Framework, gpu: Gpu) -> bool:
+    cc, floor = gpu.compute_capability, fw.min_compute_capability
+    return cc is not None and floor is not None and cc < floor
+
+
+def rule_matches(rule: Rule, q: FrameworkQuery, backend: str | None) -> bool:
+    """Whether every condition set on the rule holds for the query."""
+    gpu = q.gpu
+    cc = gpu.compute_capability
+    checks = (
+        not rule.quants or _quant_in(q.quant, rule.quants),
+        not rule.formats or q.quant.format in rule.formats,
+        not rule.vendors or gpu.vendor in rule.vendors,
+        not rule.arch_families or gpu.arch_family in rule.arch_families,
+        not rule.os or q.os in rule.os,
+        not rule.backends or backend in rule.backends,
+        rule.compute_below is None or (cc is not None and cc < rule.compute_below),
+        rule.compute_at_least is None or (cc is not None and cc >= rule.compute_at_least),
+        not rule.kv_cache or q.kv_cache in rule.kv_cache,
+        rule.multi_gpu is None or (q.gpu_count > 1) == rule.multi_gpu,
+        rule.partial_offload is None or (not q.fully_on_gpu) == rule.partial_offload,
+        rule.moe is None or q.model.is_moe == rule.moe,
+    )
+    return all(checks)
+
+
+def _params(fw: Framework, q: FrameworkQuery) -> dict[str, object]:
+    return {
+        "framework": fw.name,
+        "gpu": q.gpu.name,
+        "compute": q.gpu.compute_capability,
+        "min_compute": fw.min_compute_capability,
+        "quant": q.quant.id,
+        "ctx": q.context,
+        "kv": q.kv_cache,
+        "count": q.gpu_count,
+        "os": q.os,
+        "vendor": q.gpu.vendor,
+        "model": q.model.name,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# command values
+
+
+def _gguf_file(model: Model, quant: Quant) -> str:
+    stem = model.gguf_file_stem or model.name
+    return f"{stem}-{quant.id}.gguf"
+
+
+def _base_repo_name(model: Model) -> str:
+    return model.hf_repo.rsplit("/", 1)[-1] if model.hf_repo else model.name
+
+
+def _command_values(fw: Framework, q: FrameworkQuery, backend: str | None) -> tuple[dict[str, str], list[Note]]:
+    """Every placeholder's value, plus notes about guesses made while filling them."""
+    model, quant, count = q.model, q.quant, q.gpu_count
+    notes: list[Note] = []
+    qid = quant.id.upper()
+    cc = q.gpu.compute_capability
+    kv_quantized = q.kv_cache != "f16"
+
+    # llama.cpp family
+    if model.gguf_file_stem:
+        model_arg = f"-m {_gguf_file(model, quant)}"
+    elif model.gguf_repo:
+        model_arg = f"-hf {model.gguf_repo}:{quant.id}"
+    else:
+        model_arg = f"-m {_gguf_file(model, quant)}"
+        if quant.format == "gguf" and fw.engine == "llama.cpp":
+            notes.append(Note("fw.common.gguf_name_guess", {"file": _gguf_file(model, quant)}))
+    ngl = str(q.n_gpu_layers) if isinstance(q.n_gpu_layers, int) else "99"
+    moe_flags = ""
+    if model.is_moe and q.n_cpu_moe:
+        moe_flags = " --cpu-moe" if q.n_cpu_moe >= model.layers else f" --n-cpu-moe {q.n_cpu_moe}"
+    split_flags = f" -sm layer -ts {','.join('1' * count)}" if count > 1 else ""
+
+    # vLLM / SGLang
+    online = next((flag for key, flag in _ONLINE_QUANT_FLAGS.items() if _quant_in(quant, (key,))), None)
+    repo = model.hf_repo or model.name
+    if quant.format == "gguf":
+        serve_model = f"./{_gguf_file(model, quant)} --tokenizer {repo}"
+    elif qid in _UNQUANTIZED or _quant_in(quant, _UNQUANTIZED) or online:
+        serve_model = repo
+    else:
+        serve_model = f"<{quant.id} checkpoint of {repo}>"
+        if fw.engine in ("vllm", "sglang"):
+            notes.append(Note("fw.vllm.quant_repo", {"quant": quant.id, "repo": repo}))
+    tp_flags = ""
+    if count > 1 and fw.tensor_parallel:
+        tp_flags = f" --tp {count}" if fw.engine == "sglang" else f" --tensor-parallel-size {count}"
+    dtype_flags = " --dtype half" if q.gpu.vendor == "NVIDIA" and cc is not None and cc < 8.0 else ""
+    quant_flags = f" --quantization {online}" if online else ""
+    kv_dtype_flags = ""
+    if kv_quantized:
+        kv_dtype_flags = " --kv-cache-dtype fp8_e5m2" if fw.engine == "sglang" else " --kv-cache-dtype fp8"
+    gpu_util = f"{fw.gpu_memory_utilization:g}" if fw.gpu_memory_utilization else ""
+
+    # Ollama: a bare library tag downloads Q4_K_M; any other GGUF comes from Hugging Face.
+    if model.ollama_tag and _quant_in(quant, (_OLLAMA_DEFAULT_QUANT,)):
+        ollama_model = model.ollama_tag
+    elif model.gguf_repo:
+        ollama_model = f"hf.co/{model.gguf_repo}:{quant.id}"
+    else:
+        ollama_model = model.ollama_tag or model.name
+    ollama_env = f"OLLAMA_CONTEXT_LENGTH={q.context} "
+    if kv_quantized:
+        ollama_env += f"OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE={q.kv_cache} "
+
+    # LM Studio: --gpu takes max or the fraction of layers to offload.
+    lms_gpu = "max"
+    if isinstance(q.n_gpu_layers, int) and q.n_gpu_layers < model.layers:
+        lms_gpu = f"{max(q.n_gpu_layers, 0) / model.layers:.2f}"
+
+    bits = _first_int(quant.id) or max(round(quant.bpw), 1)
+    values = {
+        "ctx": str(q.context),
+        "quant": quant.id,
+        "gpu_count": str(count),
+        "model_arg": model_arg,
+        "ngl": ngl,
+        "fa_flags": " -fa on" if backend not in (None, "cpu") else "",
+        "kv_flags": f" --cache-type-k {q.kv_cache} --cache-type-v {q.kv_cache}" if kv_quantized else "",
+        "moe_flags": moe_flags,
+        "split_flags": split_flags,
+        "serve_model": serve_model,
+        "gpu_util": gpu_util,
+        "tp_flags": tp_flags,
+        "dtype_flags": dtype_flags,
+        "quant_flags": quant_flags,
+        "kv_dtype_flags": kv_dtype_flags,
+        "ollama_env": ollama_env,
+        "ollama_model": ollama_model,
+        "lms_model": model.gguf_repo or model.name,
+        "lms_gpu": lms_gpu,
+        "mlx_repo": f"mlx-community/{_base_repo_name(model)}-{bits}bit",
+        "exl_model": f"{_base_repo_name(model)}-{quant.id.lower()}",
+        "exl_cache": _EXL_CACHE[q.kv_cache],
+        "exl_tp_flags": " --tensor-parallel True" if count > 1 else "",
+    }
+    return values, notes
+
+
+def render_command(template: str, values: dict[str, str]) -> str:
+    """Fill a template; unknown placeholders stay visible as {name} instead of raising."""
+    fields = template_fields(template)
+    missing = {name: "{" + name + "}" for name in fields if name not in values}
+    text = template.format_map(values | missing if missing else values)
+    return " ".join(text.split())
+
+
+# --------------------------------------------------------------------------------------------
+# gating
+
+
+def evaluate(fw: Framework, q: FrameworkQuery) -> FrameworkOption:
+    """Judge one framework for the query."""
+    params = _params(fw, q)
+    blockers: list[Note] = []
+    notes: list[Note] = []
+    wsl_only = False
+
+    if q.os not in fw.os:
+        if fw.wsl and q.os == "windows":
+            blockers.append(Note("fw.gate.wsl", params))
+            wsl_only = True
+        else:
+            blockers.append(Note("fw.gate.os", params | {"supported": ", ".join(fw.os)}))
+
+    fmt_ok = q.quant.format in fw.quant_formats
+    if not fmt_ok:
+        blockers.append(Note("fw.gate.format", params | {"formats": ", ".join(fw.quant_formats)}))
+    elif fw.quants and not _quant_in(q.quant, fw.quants):
+        fmt_ok = False
+        blockers.append(Note("fw.gate.quant_list", params | {"quants": ", ".join(fw.quants)}))
+
+    # Under WSL the GPU is reached as on Linux, so judge the backend for Linux there.
+    backend_os = "linux" if wsl_only else q.os
+    backend = _backend_for(fw, q.gpu, backend_os)
+    if backend is None and (q.os in fw.os or wsl_only):
+        if q.gpu.vendor == "NVIDIA" and "cuda" in fw.backends and _below_min_compute(fw, q.gpu):
+            blockers.append(Note("fw.gate.compute", params))
+        elif (
+            q.gpu.vendor == "AMD"
+            and "rocm" in fw.backends
+            and fw.rocm_gfx
+            and q.gpu.gfx_target
+            and q.gpu.gfx_target not in fw.rocm_gfx
+        ):
+            blockers.append(Note("fw.gate.rocm_gfx", params | {"gfx": q.gpu.gfx_target}))
+        else:
+            blockers.append(Note("fw.gate.no_backend", params))
+    if backend is not None and fmt_ok:
+        allowed = fw.format_backends.get(q.quant.format)
+        if allowed is not None and backend not in allowed:
+            blockers.append(Note("fw.gate.format_backend", params | {"backends": ", ".join(allowed)}))
+
+    if fw.gpu_only and not q.fully_on_gpu:
+        blockers.append(Note("fw.gate.needs_full_gpu", params))
+
+    for rule in fw.rules:
+        if rule_matches(rule, q, backend):
+            (blockers if rule.effect == "block" else notes).append(Note(rule.note, params))
+
+    runnable = not blockers
+    command = ""
+    show_command = runnable or (wsl_only and len(blockers) == 1)
+    if not show_command:
+        notes = []  # caveats of a combination that doesn't run only distract from why it doesn't
+    if show_command:
+        values, fill_notes = _command_values(fw, q, backend)
+        command = render_command(fw.command, values)
+        notes.extend(fill_notes)
+        notes.extend(_framework_notes(fw, q, params))
+
+    # Every card holds its own CUDA context and buffers.
+    low, high = fw.overhead_gib
+    overhead = (low * q.gpu_count, high * q.gpu_count)
+    # Blockers first: they are the answer to "why not".
+    return FrameworkOption(
+        framework=fw.id,
+        runnable=runnable,
+        notes=tuple(blockers + notes),
+        overhead_gib=overhead,
+        command=command,
+        backend=backend,
+        strengths=tuple(Note(code, params) for code in fw.strengths),
+        weaknesses=tuple(Note(code, params) for code in fw.weaknesses),
+    )
+
+
+def _framework_notes(fw: Framework, q: FrameworkQuery, params: dict[str, object]) -> list[Note]:
+    """Notes that depend on computed numbers rather than on a catalog rule."""
+    out: list[Note] = []
+    if fw.gpu_memory_utilization:
+        gib = fw.gpu_memory_utilization * q.gpu.memory_gib * q.gpu_count
+        out.append(Note("fw.common.preallocates", params | {"util": fw.gpu_memory_utilization, "gib": gib}))
+    if fw.library_quants:
+        if not q.model.ollama_tag or not _quant_in(q.quant, (_OLLAMA_DEFAULT_QUANT,)):
+            code = "fw.ollama.library_variant" if _quant_in(q.quant, fw.library_quants) else "fw.ollama.no_tag"
+            if not q.model.gguf_repo and code == "fw.ollama.no_tag":
+                code = "fw.ollama.no_source"
+            out.append(Note(code, params | {"tag": q.model.ollama_tag, "repo": q.model.gguf_repo}))
+        if q.gpu.memory_gib * q.gpu_count < 24:
+            out.append(Note("fw.ollama.default_ctx", params))
+        out.append(Note("fw.ollama.num_ctx", params))
+    if fw.engine == "mlx" or (q.quant.format == "mlx" and fw.id == "lmstudio"):
+        out.append(Note("fw.mlx.repo_guess", params))
+    if fw.engine.startswith("exllama"):
+        out.append(Note("fw.exllama.model_dir", params))
+    if q.model.is_moe and q.n_cpu_moe and fw.engine != "llama.cpp":
+        out.append(Note("fw.common.moe_offload_llamacpp_only", params))
+    return out
+
+
+def framework_options(q: FrameworkQuery, catalog: Catalog | None = None) -> tuple[FrameworkOption, ...]:
+    """Every catalog framework judged for the query, in catalog order."""
+    frameworks = (catalog or default_catalog()).frameworks
+    return tuple(evaluate(fw, q) for fw in frameworks.values())
+
+
+# --------------------------------------------------------------------------------------------
+# recommendation
+
+
+def recommend(
+    q: FrameworkQuery,
+    options: Iterable[FrameworkOption] | None = None,
+    catalog: Catalog | None = None,
+) -> Recommendation:
+    """The best framework for one user chatting on this setup (latency, not throughput)."""
+    opts = tuple(options) if options is not None else framework_options(q, catalog)
+    ok = {o.framework: o for o in opts if o.runnable}
+    if not ok:
+        return Recommendation(None, Note("fw.rec.none", {"quant": q.quant.id, "gpu": q.gpu.name}))
+
+    params = {"count": q.gpu_count, "quant": q.quant.id, "gpu": q.gpu.name}
+    pick: str | None = None
+    reason = ""
+    hints: list[Note] = []
+    fmt = q.quant.format
+    if q.gpu.vendor == "Apple":
+        pick, reason = _first(ok, ("mlx", "llama.cpp")), "fw.rec.apple"
+    elif fmt == "serving":
+        if _quant_in(q.quant, ("EXL2", "EXL3")):
+            pick, reason = _first(ok, ("exllamav3", "exllamav2")), "fw.rec.exllama"
+        else:
+            pick = _first(ok, ("vllm", "sglang", "exllamav2"))
+            reason = "fw.rec.vllm_tp" if q.gpu_count > 1 else "fw.rec.serving"
+    elif fmt == "gguf":
+        pick = _first(ok, ("llama.cpp",))
+        reason = "fw.rec.llamacpp_multi" if q.gpu_count > 1 else "fw.rec.llamacpp"
+        nvidia_tp = q.gpu.vendor == "NVIDIA" and (q.gpu.compute_capability or 0) >= 7.5
+        if q.gpu_count > 1 and nvidia_tp and q.os == "linux" and q.fully_on_gpu:
+            hints.append(Note("fw.rec.hint_vllm_tp", params))
+    elif fmt == "mlx":
+        pick, reason = _first(ok, ("mlx", "lmstudio")), "fw.rec.apple"
+    if pick is None:
+        pick, reason = next(iter(ok)), "fw.rec.only_option"
+
+    easy = _first(ok, ("ollama", "lmstudio") if q.gpu.vendor != "Apple" else ("lmstudio", "ollama"))
+    if easy == pick:
+        easy = None
+    if q.gpu_count == 1 and pick in ("vllm", "sglang"):
+        hints.append(Note("fw.rec.hint_concurrency", params))
+    alternatives = tuple(fid for fid in ok if fid not in (pick, easy))
+    return Recommendation(pick, Note(reason, params | {"framework": pick}), easy, alternatives, tuple(hints))
+
+
+def _first(ok: dict[str, FrameworkOption], order: tuple[str, ...]) -> str | None:
+    return next((fid for fid in order if fid in ok), None)
