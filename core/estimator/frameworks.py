@@ -210,7 +210,9 @@ def _base_repo_name(model: Model) -> str:
     return model.hf_repo.rsplit("/", 1)[-1] if model.hf_repo else model.name
 
 
-def _command_values(fw: Framework, q: FrameworkQuery, backend: str | None) -> tuple[dict[str, str], list[Note]]:
+def _command_values(
+    fw: Framework, q: FrameworkQuery, backend: str | None
+) -> tuple[dict[str, str], list[Note]]:
     """Every placeholder's value, plus notes about guesses made while filling them."""
     model, quant, count = q.model, q.quant, q.gpu_count
     notes: list[Note] = []
@@ -395,7 +397,9 @@ def _framework_notes(fw: Framework, q: FrameworkQuery, params: dict[str, object]
         out.append(Note("fw.common.preallocates", params | {"util": fw.gpu_memory_utilization, "gib": gib}))
     if fw.library_quants:
         if not q.model.ollama_tag or not _quant_in(q.quant, (_OLLAMA_DEFAULT_QUANT,)):
-            code = "fw.ollama.library_variant" if _quant_in(q.quant, fw.library_quants) else "fw.ollama.no_tag"
+            code = (
+                "fw.ollama.library_variant" if _quant_in(q.quant, fw.library_quants) else "fw.ollama.no_tag"
+            )
             if not q.model.gguf_repo and code == "fw.ollama.no_tag":
                 code = "fw.ollama.no_source"
             out.append(Note(code, params | {"tag": q.model.ollama_tag, "repo": q.model.gguf_repo}))

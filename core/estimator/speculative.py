@@ -1,0 +1,139 @@
+"""Speculative-decoding options for a model on a framework: draft model, native MTP, n-gram, EAGLE.
+
+Flag templates live in catalogs/frameworks.toml ([framework.speculative]); which drafts exist comes
+from the model catalog (Model.draft_models, Model.mtp_layers). When the catalog names no draft, a
+smaller model of the same family with the same vocabulary size is offered as an inferred draft:
+an identical vocabulary is the best cheap proxy for a shared tokenizer, and the note says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from core.catalog.framework import SpecSupport
+from core.catalog.loader import Catalog
+from core.catalog.model import Model
+from core.catalog.quant import Quant
+from core.estimator.frameworks import render_command
+from core.i18n import Note
+
+SpecKind = Literal["draft", "mtp", "ngram", "eagle", "none"]
+_GIB = 1024**3
+# Bits per weight of a draft when the caller gives no quant: drafts are small, so people keep them
+# at Q8_0 (8.5 bpw) in GGUF and at 16-bit in serving frameworks.
+_DEFAULT_DRAFT_BPW = {"gguf": 8.5, "serving": 16.0, "mlx": 4.5}
+_FRAMEWORK_FORMAT = {"vllm": "serving", "sglang": "serving", "exllamav2": "serving", "mlx": "mlx"}
+
+
+@dataclass(frozen=True, slots=True)
+class SpecOption:
+    kind: SpecKind
+    framework: str
+    flags: str  # filled flags to add to the framework's launch command
+    notes: tuple[Note, ...]
+    draft_model: str | None = None  # catalog id of the draft
+    draft_file: str = ""  # GGUF file name (llama.cpp family)
+    draft_repo: str = ""  # Hugging Face repo (vLLM, SGLang, MLX, TabbyAPI)
+    extra_memory_gib: float = 0.0  # approximate, weights of the draft / MTP layers only
+    inferred: bool = False  # draft guessed from family + vocabulary, not listed in the catalog
+
+
+def _draft_bpw(framework_id: str, quant: Quant | None, catalog: Catalog) -> float:
+    if quant is not None:
+        return quant.bpw
+    fmt = _FRAMEWORK_FORMAT.get(framework_id, "gguf")
+    fallback = catalog.quants.get("Q8_0") if fmt == "gguf" else None
+    return fallback.bpw if fallback else _DEFAULT_DRAFT_BPW[fmt]
+
+
+def weights_gib(params_b: float, bpw: float) -> float:
+    return params_b * 1e9 * bpw / 8 / _GIB
+
+
+def draft_candidates(model: Model, catalog: Catalog) -> tuple[tuple[Model, bool], ...]:
+    """(draft, inferred) pairs: the catalog's drafts, else same family + same vocab, smallest first."""
+    listed = tuple(catalog.models[d] for d in model.draft_models if d in catalog.models)
+    if listed:
+        return tuple((d, False) for d in listed)
+    same = [
+        m
+        for m in catalog.models.values()
+        if m.id != model.id
+        and m.family == model.family
+        and m.vocab == model.vocab
+        and m.params_b <= model.params_b / 8  # a draft must be much cheaper than the target
+    ]
+    same.sort(key=lambda m: m.params_b)
+    return tuple((d, True) for d in same[:1])
+
+
+def _draft_gguf(draft: Model, quant_id: str) -> str:
+    return f"{draft.gguf_file_stem or draft.name}-{quant_id}.gguf"
+
+
+def speculative_options(
+    model: Model,
+    framework_id: str,
+    catalog: Catalog,
+    quant: Quant | None = None,
+) -> list[SpecOption]:
+    """Every speculative-decoding route for `model` on `framework_id`, best first.
+
+    `quant` is the quant the draft would be stored in (default: Q8_0 for GGUF frameworks, 16-bit
+    for serving ones); it only sets the draft memory estimate and the draft file name.
+    """
+    fw = catalog.frameworks[framework_id]
+    params = {"framework": fw.name, "model": model.name}
+    gain = Note("fw.spec.gain", params)
+    spec: SpecSupport | None = fw.speculative
+    if spec is None:
+        return [SpecOption("none", fw.id, "", (Note("fw.spec.unsupported", params),))]
+    out: list[SpecOption] = []
+    bpw = _draft_bpw(framework_id, quant, catalog)
+    draft_quant_id = quant.id if quant is not None else "Q8_0"
+
+    if model.mtp_layers:
+        mtp_gib = weights_gib(model.params_b / model.layers * model.mtp_layers, bpw)
+        mtp_params = params | {"layers": model.mtp_layers, "gib": mtp_gib}
+        if spec.mtp:
+            method = spec.mtp_methods.get(model.family, spec.mtp_default_method)
+            flags = render_command(spec.mtp, {"mtp_method": method})
+            notes = (Note("fw.spec.mtp", mtp_params), gain)
+            out.append(SpecOption("mtp", fw.id, flags, notes, extra_memory_gib=mtp_gib))
+        else:
+            out.append(SpecOption("mtp", fw.id, "", (Note("fw.spec.mtp_unsupported", params),)))
+
+    drafts = draft_candidates(model, catalog)
+    if spec.draft:
+        for draft, inferred in drafts:
+            file = _draft_gguf(draft, draft_quant_id)
+            repo = draft.hf_repo or draft.name
+            values = {"draft_file": file, "draft_repo": repo, "draft_ngl": "99"}
+            gib = weights_gib(draft.params_b, bpw)
+            notes = [Note("fw.spec.draft", params | {"draft": draft.name, "gib": gib})]
+            if inferred:
+                notes.append(Note("fw.spec.draft_inferred", params | {"draft": draft.name}))
+            notes.append(gain)
+            out.append(
+                SpecOption(
+                    "draft", fw.id, render_command(spec.draft, values), tuple(notes),
+                    draft_model=draft.id, draft_file=file, draft_repo=repo,
+                    extra_memory_gib=gib, inferred=inferred,
+                )
+            )  # fmt: skip
+
+    if spec.eagle:
+        values = {"eagle_repo": f"<EAGLE3 draft for {model.hf_repo or model.name}>"}
+        notes = (Note("fw.spec.eagle", params), gain)
+        out.append(SpecOption("eagle", fw.id, render_command(spec.eagle, values), notes))
+
+    if spec.ngram:
+        notes_list = [Note("fw.spec.ngram", params)]
+        if not model.mtp_layers:
+            code = "fw.spec.no_mtp" if drafts else "fw.spec.none_in_catalog"
+            notes_list.insert(0, Note(code, params))
+        out.append(SpecOption("ngram", fw.id, render_command(spec.ngram, {}), tuple(notes_list)))
+    elif not model.mtp_layers and not drafts:
+        out.append(SpecOption("ngram", fw.id, "", (Note("fw.spec.none_in_catalog", params),)))
+    return out
