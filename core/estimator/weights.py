@@ -1,0 +1,444 @@
+"""Per-tensor weight sizes: which storage type each tensor gets under a quant, and what that weighs.
+
+A flat bits-per-weight table is wrong for small models with big vocabularies (embeddings and output
+are stored at other types) and for MoE models (experts and attention differ). So the model's tensor
+list is rebuilt from its architecture fields, each tensor gets the type llama.cpp's quantizer would
+pick (the quant's `recipe` + `rules`, mirroring `llama_tensor_get_type_impl`), and bytes are summed
+with the real block sizes. Missing widths (FFN, expert width) are derived from `params_b`, so every
+catalog model gets an answer; `WeightBreakdown.derived` says which numbers were derived.
+
+Results are cached per (model, quant id, catalog): the estimator calls this in its hot path.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from core.catalog.loader import Catalog
+from core.catalog.model import Model
+from core.catalog.quant import GgmlType, Quant, RecipeRule
+
+# GGUF header + metadata beyond the tensors: mostly the tokenizer (token strings, scores/types,
+# BPE merges). Fitted on published file sizes (scripts/bench_weights.py): ~ bytes per vocab entry.
+GGUF_META_BYTES_PER_TOKEN = 40
+GGUF_META_BASE_BYTES = 1 << 20
+
+# DeepSeek-V3/Kimi-K2 query LoRA rank when the catalog does not give one.
+_DEFAULT_Q_LORA_RANK = 1536
+
+
+@dataclass(frozen=True, slots=True)
+class WeightBreakdown:
+    """Bytes of a model's weights under one quant (all sizes in bytes)."""
+
+    model_id: str
+    quant_id: str
+    total_bytes: int  # every tensor once: what llama-bench prints as "size", the loaded weights
+    file_bytes: int  # total_bytes + GGUF metadata (tokenizer etc.); == total_bytes for other formats
+    token_embd_bytes: int  # input embedding table (llama.cpp keeps it in host memory)
+    output_bytes: int  # output head as held on the GPU (a copy of token_embd when tied)
+    output_tied: bool
+    layer_bytes: tuple[int, ...]  # one per repeating layer, experts included
+    layer_expert_bytes: tuple[int, ...]  # routed-expert part of each layer (for --n-cpu-moe)
+    expert_bytes: int  # all routed-expert tensors
+    gpu_bytes_full_offload: int  # llama.cpp "CUDA0 model buffer size" with -ngl 99 (all layers)
+    host_bytes_full_offload: int  # what stays in host memory then (the embedding table)
+    active_bytes_per_token: int  # weights one decoded token reads (routed experts pro rata)
+    params: int  # parameters counted from the rebuilt tensor list
+    bytes_by_type: tuple[tuple[str, int], ...]  # storage type -> bytes, largest first
+    derived: tuple[str, ...] = ()  # architecture numbers that were derived, not given
+
+    @property
+    def total_gib(self) -> float:
+        return self.total_bytes / 2**30
+
+    @property
+    def bpw(self) -> float:
+        return self.total_bytes * 8 / self.params if self.params else 0.0
+
+    def gpu_bytes_for_layers(self, n_layers: int) -> int:
+        """GPU weight bytes with the last `n_layers` repeating layers offloaded (llama.cpp -ngl N).
+
+        llama.cpp offloads the output head only when every layer is on the GPU (-ngl > n_layer
+        counts it); with fewer layers the head stays on the CPU.
+        """
+        n = max(0, min(n_layers, len(self.layer_bytes)))
+        gpu = sum(self.layer_bytes[len(self.layer_bytes) - n :])
+        if n >= len(self.layer_bytes):
+            gpu += self.output_bytes + self._output_norm_bytes
+        return gpu
+
+    @property
+    def _output_norm_bytes(self) -> int:
+        rest = self.gpu_bytes_full_offload - sum(self.layer_bytes) - self.output_bytes
+        return max(rest, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class _Tensor:
+    cls: str  # "attn_q", "ffn_down_exps", "token_embd", ...
+    category: str  # llama.cpp's tensor_category: attn_v also covers attn_qkv and attn_kv_b
+    layer: int  # -1 for non-repeating tensors
+    ne0: int  # row length: the block-size divisibility that llama.cpp checks
+    rows: int  # ne1 * ne2
+    expert: bool = False  # routed expert (3-D, ne2 = n_expert)
+    one_d: bool = False  # norms and other 1-D tensors: never quantized (F32 in GGUF)
+    router: bool = False  # ffn_gate_inp: kept F32 by convert_hf_to_gguf and llama-quantize
+
+
+_cache: dict[tuple[Model, str, int], tuple[WeightBreakdown, Catalog]] = {}
+
+
+def weight_breakdown(model: Model, quant: Quant, catalog: Catalog) -> WeightBreakdown:
+    """Per-tensor weight bytes of `model` stored as `quant`; cached per (model, quant, catalog)."""
+    key = (model, quant.id, id(catalog))
+    hit = _cache.get(key)
+    if hit is not None and hit[1] is catalog:
+        return hit[0]
+    result = _compute(model, quant, catalog)
+    _cache[key] = (result, catalog)  # keeps the catalog alive so its id() cannot be reused
+    return result
+
+
+def bpw_bytes(model: Model, quant: Quant) -> int:
+    """The flat fallback: params x the quant's effective bpw (for comparison and unknown shapes)."""
+    return int(model.params_b * 1e9 * quant.bpw / 8)
+
+
+# --------------------------------------------------------------------------------------------
+# tensor list
+# --------------------------------------------------------------------------------------------
+
+
+def _round64(x: float) -> int:
+    return max(64, int(round(x / 64.0)) * 64)
+
+
+def _opt(model: Model, name: str) -> Any:
+    """An architecture field that other work may add to Model later (None when absent)."""
+    return getattr(model, name, None)
+
+
+def _attention(model: Model, layer: int) -> list[_Tensor]:
+    h, nh, hd = model.hidden, model.heads, model.head_dim
+    if model.attention == "mla" and model.kv_lora_rank:
+        rope = model.qk_rope_dim or 64
+        nope = max(hd - rope, 0)
+        v_head = _opt(model, "v_head_dim") or nope or hd
+        q_lora = _opt(model, "q_lora_rank") or _DEFAULT_Q_LORA_RANK
+        kv_lora = model.kv_lora_rank
+        return [
+            _Tensor("attn_q_a", "other", layer, h, q_lora),
+            _Tensor("attn_q_a_norm", "other", layer, q_lora, 1, one_d=True),
+            _Tensor("attn_q_b", "other", layer, q_lora, nh * hd),
+            _Tensor("attn_kv_a_mqa", "other", layer, h, kv_lora + rope),
+            _Tensor("attn_kv_a_norm", "other", layer, kv_lora, 1, one_d=True),
+            _Tensor("attn_kv_b", "attn_v", layer, kv_lora, nh * (nope + v_head)),
+            _Tensor("attn_output", "attn_output", layer, nh * v_head, h),
+        ]
+    q_dim, kv_dim = nh * hd, model.kv_heads * hd
+    return [
+        _Tensor("attn_q", "attn_q", layer, h, q_dim),
+        _Tensor("attn_k", "attn_k", layer, h, kv_dim),
+        _Tensor("attn_v", "attn_v", layer, h, kv_dim),
+        _Tensor("attn_output", "attn_output", layer, q_dim, h),
+    ]
+
+
+def _ffn(layer: int, h: int, width: int, suffix: str = "") -> list[_Tensor]:
+    if width <= 0:
+        return []
+    return [
+        _Tensor("ffn_gate" + suffix, "ffn_gate", layer, h, width),
+        _Tensor("ffn_up" + suffix, "ffn_up", layer, h, width),
+        _Tensor("ffn_down" + suffix, "ffn_down", layer, width, h),
+    ]
+
+
+def _experts(layer: int, h: int, width: int, n: int) -> list[_Tensor]:
+    return [
+        _Tensor("ffn_gate_inp", "other", layer, h, n, router=True),
+        _Tensor("ffn_gate_exps", "ffn_gate", layer, h, width * n, expert=True),
+        _Tensor("ffn_up_exps", "ffn_up", layer, h, width * n, expert=True),
+        _Tensor("ffn_down_exps", "ffn_down", layer, width, h * n, expert=True),
+    ]
+
+
+def _params(tensors: list[_Tensor]) -> int:
+    return sum(t.ne0 * t.rows for t in tensors)
+
+
+def _tensors(model: Model) -> tuple[list[_Tensor], list[str]]:
+    """The model's tensors as llama.cpp names them; derive missing widths from params_b."""
+    h, n_layer, vocab = model.hidden, model.layers, model.vocab
+    tied = model.tied_embeddings
+    target = model.params_b * 1e9
+    derived: list[str] = []
+
+    head = [_Tensor("token_embd", "output" if tied else "token_embd", -1, h, vocab)]
+    if not tied:
+        head.append(_Tensor("output", "output", -1, h, vocab))
+    head.append(_Tensor("output_norm", "other", -1, h, 1, one_d=True))
+
+    per_layer_fixed: list[list[_Tensor]] = []
+    for i in range(n_layer):
+        per_layer_fixed.append(
+            [
+                _Tensor("attn_norm", "other", i, h, 1, one_d=True),
+                _Tensor("ffn_norm", "other", i, h, 1, one_d=True),
+                *_attention(model, i),
+            ]
+        )
+    fixed = _params(head) + sum(_params(t) for t in per_layer_fixed)
+    ffn_unit = 3 * h  # gate + up + down per unit of FFN width
+
+    layers_ffn: list[list[_Tensor]] = [[] for _ in range(n_layer)]
+    if model.is_moe:
+        n_exp = int(model.experts or 0)
+        k = int(model.experts_active or 1)
+        dense_layers = int(_opt(model, "dense_layers") or 0)
+        moe_layers = [i for i in range(n_layer) if i >= dense_layers]
+        n_moe = len(moe_layers)
+        moe_ff = _opt(model, "moe_intermediate_size")
+        if not moe_ff:
+            spread = (model.params_b - model.active_params_b) * 1e9
+            moe_ff = _round64(spread / max(n_moe * (n_exp - k) * ffn_unit, 1))
+            derived.append(f"moe_intermediate_size={moe_ff} (from params_b - active_params_b)")
+        routed = n_moe * (n_exp * ffn_unit * moe_ff + h * n_exp)
+        shared_n = _opt(model, "shared_experts")
+        dense_ff = _opt(model, "intermediate_size")
+        shared_ff = int(shared_n) * moe_ff if shared_n else 0
+        rest = target - fixed - routed
+        if dense_layers and not dense_ff:
+            dense_ff = _round64(max(rest - n_moe * ffn_unit * shared_ff, 0) / (dense_layers * ffn_unit))
+            derived.append(f"intermediate_size={dense_ff} (dense layers, from params_b)")
+        if shared_n is None and not dense_layers and rest > 0.005 * target:
+            # Unknown shared expert (Llama 4, Qwen-MoE style): what params_b leaves over.
+            shared_ff = _round64(rest / (n_moe * ffn_unit))
+            derived.append(f"shared expert width={shared_ff} (from params_b)")
+        for i in range(n_layer):
+            if i < dense_layers:
+                layers_ffn[i] = _ffn(i, h, int(dense_ff or 0))
+            else:
+                layers_ffn[i] = _experts(i, h, int(moe_ff), n_exp) + _ffn(i, h, shared_ff, "_shexp")
+    else:
+        ff = _opt(model, "intermediate_size")
+        if not ff:
+            ff = _round64(max(target - fixed, 0) / (n_layer * ffn_unit))
+            derived.append(f"intermediate_size={ff} (from params_b)")
+        layers_ffn = [_ffn(i, h, int(ff)) for i in range(n_layer)]
+
+    layers = [per_layer_fixed[i] + layers_ffn[i] for i in range(n_layer)]
+
+    if model.attention == "linear_hybrid":
+        # Linear-attention layers have other projections (gated delta-net, lightning attention);
+        # their size is what params_b leaves after the tensors modelled as full attention.
+        rest = target - _params(head) - sum(_params(t) for t in layers)
+        n_linear = n_layer - int(model.global_layers or 0)
+        if n_linear > 0 and abs(rest) > 0.005 * target:
+            width = _round64(abs(rest) / (n_linear * h))
+            sign = 1 if rest > 0 else -1
+            derived.append(f"linear-attention tensors {sign * width}x{h} per layer (from params_b)")
+            if sign > 0:
+                linear_ids = [i for i in range(n_layer) if not _is_global(model, i)]
+                for i in linear_ids:
+                    layers[i].append(_Tensor("ssm_proj", "other", i, h, width))
+    tensors = head + [t for layer in layers for t in layer]
+    return tensors, derived
+
+
+def _is_global(model: Model, layer: int) -> bool:
+    n_global = int(model.global_layers or 0)
+    if n_global <= 0:
+        return False
+    period = max(model.layers // n_global, 1)
+    return layer % period == period - 1
+
+
+# --------------------------------------------------------------------------------------------
+# type selection
+# --------------------------------------------------------------------------------------------
+
+_OPS: dict[str, Callable[[int, int], bool]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    ">=": operator.ge,
+    "<=": operator.le,
+    ">": operator.gt,
+    "<": operator.lt,
+}
+_COND = re.compile(r"^\s*([a-z_0-9]+)\s*(==|!=|>=|<=|>|<)\s*(-?\d+)\s*$")
+
+
+def _layer_selected(selector: str, i: int, n: int) -> bool:
+    """llama.cpp's layer predicates (C integer division)."""
+    if selector == "all":
+        return True
+    if i < 0:
+        return False
+    if selector == "more_bits":
+        return i < n // 8 or i >= 7 * n // 8 or (i - n // 8) % 3 == 2
+    if selector == "first_8th":
+        return i < n // 8
+    if selector == "first_16th":
+        return i < n // 16
+    if selector == "middle":
+        return n // 8 <= i < 7 * n // 8
+    if selector.startswith("first:"):
+        return i < int(selector.split(":", 1)[1])
+    raise ValueError(f"unknown layer selector {selector!r}")
+
+
+def _conditions_hold(when: tuple[str, ...], facts: dict[str, int]) -> bool:
+    for cond in when:
+        match = _COND.match(cond)
+        if not match:
+            raise ValueError(f"bad recipe condition {cond!r}")
+        key, op, value = match.groups()
+        if key not in facts:
+            raise ValueError(f"unknown recipe condition key {key!r}")
+        if not _OPS[op](facts[key], int(value)):
+            return False
+    return True
+
+
+def resolved_recipe(quant: Quant, catalog: Catalog) -> tuple[dict[str, str], tuple[RecipeRule, ...]]:
+    """The quant's recipe and rules with `extends` chains flattened (base first)."""
+    chain: list[Quant] = []
+    seen: set[str] = set()
+    q: Quant | None = quant
+    while q is not None and q.id not in seen:
+        chain.append(q)
+        seen.add(q.id)
+        q = catalog.quants.get(q.extends) if q.extends else None
+    recipe: dict[str, str] = {}
+    rules: list[RecipeRule] = []
+    for q in reversed(chain):
+        recipe.update(q.recipe)
+        rules.extend(q.rules)
+    return recipe, tuple(rules)
+
+
+def _facts(model: Model) -> dict[str, int]:
+    native = (model.native_quant or "").upper()
+    return {
+        "gqa": model.heads // max(model.kv_heads, 1),
+        "experts": int(model.experts or 0),
+        "layers": model.layers,
+        "hidden": model.hidden,
+        "native_mxfp4": int(native == "MXFP4"),
+        "tied": int(model.tied_embeddings),
+    }
+
+
+def _chooser(
+    model: Model, quant: Quant, catalog: Catalog
+) -> Callable[[_Tensor], GgmlType]:
+    recipe, rules = resolved_recipe(quant, catalog)
+    types = catalog.ggml_types
+    facts = _facts(model)
+    active_rules = [r for r in rules if _conditions_hold(r.when, facts)]
+    default_id = recipe.get("default", "F16")
+    default = types[default_id]
+    gguf = quant.format == "gguf"
+    # llama.cpp only re-types tensors when the file type is quantized (F16/BF16/F32 files copy).
+    quantized = default.block_size > 1 or default.kind == "serving"
+    keep_native_mxfp4 = gguf and facts["native_mxfp4"] == 1
+    n_layer = model.layers
+
+    def choose(t: _Tensor) -> GgmlType:
+        if t.one_d:
+            return types[recipe.get("norm", "F32" if gguf else "BF16")]
+        if t.router:
+            return types[recipe.get("router", "F32" if gguf else "BF16")]
+        if t.expert and keep_native_mxfp4:
+            # convert_hf_to_gguf writes gpt-oss experts as MXFP4 and the published quants
+            # (ggml-org, unsloth) keep them; requantizing them would also fall back (2880 % 256).
+            return types["MXFP4"]
+        type_id = recipe.get(t.cls) or recipe.get(t.category) or default_id
+        if not quantized:
+            return types[type_id]
+        for rule in active_rules:
+            if rule.tensor != t.cls and rule.tensor != t.category:
+                continue
+            if rule.from_types and type_id not in rule.from_types:
+                continue
+            if not _layer_selected(rule.layers, t.layer, n_layer):
+                continue
+            type_id = rule.type
+        chosen = types[type_id]
+        if chosen.kind == "ggml" and t.ne0 % chosen.block_size:
+            # llama.cpp tensor_type_fallback: one step to a 32-block type, else F16.
+            fb = types.get(chosen.fallback or "F16", types["F16"])
+            chosen = fb if t.ne0 % fb.block_size == 0 else types["F16"]
+        return chosen
+
+    return choose
+
+
+def _nbytes(t: _Tensor, typ: GgmlType) -> int:
+    return t.ne0 * t.rows * typ.block_bytes // typ.block_size
+
+
+def _compute(model: Model, quant: Quant, catalog: Catalog) -> WeightBreakdown:
+    tensors, derived = _tensors(model)
+    choose = _chooser(model, quant, catalog)
+    n_layer = model.layers
+    layer_bytes = [0] * n_layer
+    layer_expert = [0] * n_layer
+    by_type: dict[str, int] = {}
+    token_embd = output = other = 0
+    params = 0
+    for t in tensors:
+        typ = choose(t)
+        size = _nbytes(t, typ)
+        params += t.ne0 * t.rows
+        by_type[typ.id] = by_type.get(typ.id, 0) + size
+        if t.layer >= 0:
+            layer_bytes[t.layer] += size
+            if t.expert:
+                layer_expert[t.layer] += size
+        elif t.cls == "token_embd":
+            token_embd = size
+        elif t.cls == "output":
+            output = size
+        else:
+            other += size  # output_norm
+    tied = model.tied_embeddings
+    if tied:
+        output = token_embd  # llama.cpp duplicates the tied matrix as the GPU output head
+    total = token_embd + (0 if tied else output) + other + sum(layer_bytes)
+    expert = sum(layer_expert)
+    gguf = quant.format == "gguf"
+    if gguf:
+        # The input embedding is looked up on the CPU (llama.cpp's input layer lives in host
+        # memory even with -ngl 99); a tied head is a GPU copy of it.
+        gpu = total - token_embd + (output if tied else 0)
+        host = token_embd
+        meta = GGUF_META_BASE_BYTES + GGUF_META_BYTES_PER_TOKEN * model.vocab
+    else:
+        gpu, host, meta = total, 0, 0
+    frac = (model.experts_active or 0) / model.experts if model.experts else 0.0
+    active = sum(layer_bytes) - expert + int(expert * frac) + output + other
+    return WeightBreakdown(
+        model_id=model.id,
+        quant_id=quant.id,
+        total_bytes=total,
+        file_bytes=total + meta,
+        token_embd_bytes=token_embd,
+        output_bytes=output,
+        output_tied=tied,
+        layer_bytes=tuple(layer_bytes),
+        layer_expert_bytes=tuple(layer_expert),
+        expert_bytes=expert,
+        gpu_bytes_full_offload=gpu,
+        host_bytes_full_offload=host,
+        active_bytes_per_token=active,
+        params=params,
+        bytes_by_type=tuple(sorted(by_type.items(), key=lambda kv: -kv[1])),
+        derived=tuple(derived),
+    )
