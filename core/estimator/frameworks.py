@@ -53,10 +53,16 @@ PLACEHOLDERS = frozenset(
     }
 )  # fmt: skip
 
-# Quants that are the original weights (served from the model's own repo, no quant flag).
-_UNQUANTIZED = frozenset({"FP16", "F16", "BF16", "FP32", "F32"})
+# Quants that are the released weights (served from the model's own repo, no quant flag); ids of
+# catalogs/quants.toml plus the plain spellings.
+_UNQUANTIZED = frozenset({"HF-BF16", "HF-FP16", "HF-MXFP4", "FP16", "F16", "BF16", "FP32", "F32"})
 # Serving quants vLLM/SGLang create on the fly from the original repo.
-_ONLINE_QUANT_FLAGS = {"FP8": "fp8", "BNB": "bitsandbytes", "BITSANDBYTES": "bitsandbytes"}
+_ONLINE_QUANT_FLAGS = {
+    "FP8": "fp8",
+    "BNB-NF4": "bitsandbytes",
+    "BNB-INT8": "bitsandbytes",
+    "BITSANDBYTES": "bitsandbytes",
+}
 _EXL_CACHE = {"f16": "FP16", "q8_0": "Q8", "q4_0": "Q4"}
 _OLLAMA_DEFAULT_QUANT = "Q4_K_M"  # what a bare library tag downloads
 

@@ -253,3 +253,19 @@ def test_rendering_is_fast():
     for _ in range(200):
         framework_options(q, CAT)
     assert (time.perf_counter() - start) / 200 < 0.005  # under 5 ms for all frameworks
+
+
+def test_shipped_quant_catalog_ids_gate_as_intended():
+    quants = CAT.quants
+    needed = {"AWQ", "FP8", "HF-BF16", "GPTQ-INT4", "BNB-NF4", "MLX-4BIT", "Q4_K_M"}
+    if not needed <= set(quants):
+        pytest.skip("quant catalog not filled yet")
+    assert not options(gpu=V100, quant=quants["AWQ"])["vllm"].runnable
+    assert options(gpu=V100, quant=quants["GPTQ-INT4"])["vllm"].runnable
+    assert not options(gpu=V100, quant=quants["FP8"])["vllm"].runnable
+    bf16 = options(gpu=V100, quant=quants["HF-BF16"])["vllm"]
+    assert bf16.command.startswith("vllm serve google/gemma-3-27b-it ") and "--dtype half" in bf16.command
+    assert "--quantization bitsandbytes" in options(quant=quants["BNB-NF4"])["vllm"].command
+    assert options(quant=quants["GPTQ-INT4"])["exllamav2"].runnable
+    assert options(gpu=M2, os="macos", quant=quants["MLX-4BIT"])["mlx"].command.endswith("-4bit")
+    assert options(quant=quants["Q4_K_M"])["ollama"].command.endswith("ollama run gemma3:27b")
