@@ -71,8 +71,18 @@ def build_samples(test: str) -> list[Sample]:
         ratio = cal.fp32_fallback_ratio if cal else 0.03
         tflops = speed.matrix_tflops(gpu, cal) if cal else (gpu.fp16_tflops or gpu.bandwidth_gbs * ratio)
         out.append(
-            Sample(row, gpu.bandwidth_gbs, gpu.arch_family, speed.quant_kind(quant_id), model.is_moe,
-                   model.layers, inputs.gpu_bytes, flops, tflops, max(1, math.ceil(row.prompt / 512)))
+            Sample(
+                row,
+                gpu.bandwidth_gbs,
+                gpu.arch_family,
+                speed.quant_kind(quant_id),
+                model.is_moe,
+                model.layers,
+                inputs.gpu_bytes,
+                flops,
+                tflops,
+                max(1, math.ceil(row.prompt / 512)),
+            )
         )
     return out
 
@@ -90,9 +100,9 @@ class DecodeFit:
         nb, na, nk = len(self.backends), len(self.archs), len(self.kinds)
         return {
             "eff": dict(zip(self.backends, np.exp(x[:nb]), strict=True)),
-            "us": dict(zip(self.backends, np.exp(x[nb:2 * nb]), strict=True)),
-            "arch": dict(zip(self.archs, np.exp(x[2 * nb:2 * nb + na]), strict=True)),
-            "kind": dict(zip(self.kinds, np.exp(x[2 * nb + na:2 * nb + na + nk]), strict=True)),
+            "us": dict(zip(self.backends, np.exp(x[nb : 2 * nb]), strict=True)),
+            "arch": dict(zip(self.archs, np.exp(x[2 * nb : 2 * nb + na]), strict=True)),
+            "kind": dict(zip(self.kinds, np.exp(x[2 * nb + na : 2 * nb + na + nk]), strict=True)),
             "moe": float(np.exp(x[-1])),
         }
 
@@ -108,16 +118,20 @@ class DecodeFit:
         p = self.unpack(x)
         res = [math.log(self.predict(p, s)) - math.log(s.row.tps) for s in self.samples]
         nb, na, nk = len(self.backends), len(self.archs), len(self.kinds)
-        res += list(RIDGE["arch"] * x[2 * nb:2 * nb + na] * 0.1)
-        res += list(RIDGE["quant"] * x[2 * nb + na:2 * nb + na + nk] * 0.1)
+        res += list(RIDGE["arch"] * x[2 * nb : 2 * nb + na] * 0.1)
+        res += list(RIDGE["quant"] * x[2 * nb + na : 2 * nb + na + nk] * 0.1)
         res.append(RIDGE["moe"] * x[-1] * 0.1)
         return np.array(res)
 
     def fit(self) -> dict:
         nb, na, nk = len(self.backends), len(self.archs), len(self.kinds)
         x0 = np.concatenate([np.full(nb, math.log(0.7)), np.full(nb, math.log(30.0)), np.zeros(na + nk + 1)])
-        lo = np.concatenate([np.full(nb, math.log(0.2)), np.full(nb, math.log(1.0)), np.full(na + nk + 1, -1.0)])
-        hi = np.concatenate([np.full(nb, math.log(0.95)), np.full(nb, math.log(400.0)), np.full(na + nk + 1, 1.0)])
+        lo = np.concatenate(
+            [np.full(nb, math.log(0.2)), np.full(nb, math.log(1.0)), np.full(na + nk + 1, -1.0)]
+        )
+        hi = np.concatenate(
+            [np.full(nb, math.log(0.95)), np.full(nb, math.log(400.0)), np.full(na + nk + 1, 1.0)]
+        )
         sol = least_squares(self.residuals, x0, bounds=(lo, hi), loss="soft_l1", f_scale=0.15)
         return self.unpack(sol.x)
 
@@ -135,29 +149,34 @@ class PrefillFit:
         nb, na, nk = len(self.backends), len(self.archs), len(self.kinds)
         return {
             "eff": dict(zip(self.backends, np.exp(x[:nb]), strict=True)),
-            "us": dict(zip(self.backends, np.exp(x[nb:2 * nb]), strict=True)),
-            "arch": dict(zip(self.archs, np.exp(x[2 * nb:2 * nb + na]), strict=True)),
-            "kind": dict(zip(self.kinds, np.exp(x[2 * nb + na:2 * nb + na + nk]), strict=True)),
+            "us": dict(zip(self.backends, np.exp(x[nb : 2 * nb]), strict=True)),
+            "arch": dict(zip(self.archs, np.exp(x[2 * nb : 2 * nb + na]), strict=True)),
+            "kind": dict(zip(self.kinds, np.exp(x[2 * nb + na : 2 * nb + na + nk]), strict=True)),
         }
 
     def predict(self, p: dict, s: Sample) -> float:
         eff = p["eff"].get(s.row.backend, 0.3) * p["arch"].get(s.arch, 1.0) * p["kind"].get(s.kind, 1.0)
-        seconds = s.flops / (s.tflops * 1e12 * eff) + s.ubatches * s.layers * p["us"].get(s.row.backend, 50.0) * 1e-6
+        seconds = (
+            s.flops / (s.tflops * 1e12 * eff)
+            + s.ubatches * s.layers * p["us"].get(s.row.backend, 50.0) * 1e-6
+        )
         return s.row.prompt / seconds
 
     def residuals(self, x: np.ndarray) -> np.ndarray:
         p = self.unpack(x)
         res = [math.log(self.predict(p, s)) - math.log(s.row.tps) for s in self.samples]
         nb, na, nk = len(self.backends), len(self.archs), len(self.kinds)
-        res += list(RIDGE["arch"] * x[2 * nb:2 * nb + na] * 0.1)
-        res += list(RIDGE["quant"] * x[2 * nb + na:2 * nb + na + nk] * 0.1)
+        res += list(RIDGE["arch"] * x[2 * nb : 2 * nb + na] * 0.1)
+        res += list(RIDGE["quant"] * x[2 * nb + na : 2 * nb + na + nk] * 0.1)
         return np.array(res)
 
     def fit(self) -> dict:
         nb, na, nk = len(self.backends), len(self.archs), len(self.kinds)
         x0 = np.concatenate([np.full(nb, math.log(0.3)), np.full(nb, math.log(50.0)), np.zeros(na + nk)])
         lo = np.concatenate([np.full(nb, math.log(0.01)), np.full(nb, math.log(1.0)), np.full(na + nk, -1.5)])
-        hi = np.concatenate([np.full(nb, math.log(2.0)), np.full(nb, math.log(2000.0)), np.full(na + nk, 1.5)])
+        hi = np.concatenate(
+            [np.full(nb, math.log(2.0)), np.full(nb, math.log(2000.0)), np.full(na + nk, 1.5)]
+        )
         sol = least_squares(self.residuals, x0, bounds=(lo, hi), loss="soft_l1", f_scale=0.2)
         return self.unpack(sol.x)
 
@@ -221,7 +240,12 @@ def render_toml(decode: dict, prefill: dict, d_bands: dict, p_bands: dict, seen_
     lines += ["", "[quant_kind_prefill]"]
     lines += [f'"{k}" = {v:.4f}' for k, v in sorted(prefill["kind"].items())]
     lines += ["", "[moe]", f"decode = {decode['moe']:.4f}", ""]
-    lines += ["[seen]", f"decode = {sorted(seen_d)!r}".replace("'", '"'), f"prefill = {sorted(seen_p)!r}".replace("'", '"'), ""]
+    lines += [
+        "[seen]",
+        f"decode = {sorted(seen_d)!r}".replace("'", '"'),
+        f"prefill = {sorted(seen_p)!r}".replace("'", '"'),
+        "",
+    ]
     for phase, bands in (("decode", d_bands), ("prefill", p_bands)):
         for k, v in bands.items():
             lines += [f"[band.{phase}.{k}]", f"low = {v['low']}", f"high = {v['high']}", ""]
@@ -238,8 +262,16 @@ def main() -> None:
     decode = DecodeFit(tg).fit()
     prefill = PrefillFit(pp).fit()
     print(f"decode rows {len(tg)}, prefill rows {len(pp)}")
-    print("decode params:", {k: ({kk: round(float(vv), 3) for kk, vv in v.items()} if isinstance(v, dict) else round(v, 3)) for k, v in decode.items()})
-    print("prefill params:", {k: {kk: round(float(vv), 3) for kk, vv in v.items()} for k, v in prefill.items()})
+    print(
+        "decode params:",
+        {
+            k: ({kk: round(float(vv), 3) for kk, vv in v.items()} if isinstance(v, dict) else round(v, 3))
+            for k, v in decode.items()
+        },
+    )
+    print(
+        "prefill params:", {k: {kk: round(float(vv), 3) for kk, vv in v.items()} for k, v in prefill.items()}
+    )
     fit_res = [math.log(s.row.tps) - math.log(DecodeFit(tg).predict(decode, s)) for s in tg]
     print(summarize("decode in-sample", fit_res))
     d_seen, d_unseen = cross_validate(DecodeFit, tg)

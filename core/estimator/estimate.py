@@ -14,13 +14,13 @@ from core.catalog.gpu import Gpu
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.estimator import speed
-from core.estimator.fit import Remedy, find_remedy, layer_plan
+from core.estimator.fit import Remedy, find_remedy, layer_plan, verdict
+from core.estimator.frameworks import FrameworkQuery, evaluate, recommend
 from core.estimator.memory import (
     GIB,
     Usable,
     compute_buffer_bytes,
     constants,
-    default_os,
     kv_cache_bytes,
     kv_read_bytes,
     usable_memory,
@@ -135,14 +135,6 @@ def framework_overhead_bytes(framework: str, catalog: Catalog) -> float:
     return max(0.0, low - constants(catalog).driver_context_gib) * GIB
 
 
-def verdict(total: float, usable: float, catalog: Catalog) -> Status:
-    if total <= usable * constants(catalog).smooth_fraction:
-        return "smooth"
-    if total <= usable:
-        return "tight"
-    return "no_fit"
-
-
 @cache
 def _engine(framework: str, catalog: Catalog) -> str:
     fw = catalog.frameworks.get(framework)
@@ -152,14 +144,16 @@ def _engine(framework: str, catalog: Catalog) -> str:
 def estimate(request: EstimateRequest, catalog: Catalog) -> Estimate:
     setup = request.setup
     gpu, model = setup.gpu, request.model
-    framework = request.framework or "llama.cpp"
+    framework = request.framework or _recommended_framework(request, catalog)
     engine = _engine(framework, catalog)
     usable = usable_memory(gpu, setup.memory_gib, setup.count, setup.os, catalog)
     backend = speed.choose_backend(gpu, setup.os, catalog)
     cal = speed.calibration(catalog)
     quants = request.quants or default_quants(model, framework, catalog)
     contexts = request.contexts or default_contexts(model, catalog)
-    split = "tensor" if engine in ("vllm", "sglang", "exllamav2", "exllamav3") and setup.count > 1 else "layer"
+    split = (
+        "tensor" if engine in ("vllm", "sglang", "exllamav2", "exllamav3") and setup.count > 1 else "layer"
+    )
     rows = []
     for quant_id in quants:
         quant = catalog.quants[quant_id]
@@ -170,8 +164,12 @@ def estimate(request: EstimateRequest, catalog: Catalog) -> Estimate:
             )
     assumptions = list(usable.notes)
     assumptions.append(Note("assume.backend", {"backend": backend, "framework": framework}))
-    assumptions.append(Note("assume.host", {"ram": setup.host.ram_gib, "bw": setup.host.bandwidth_gbs,
-                                            "name": setup.host.name}))
+    assumptions.append(
+        Note(
+            "assume.host",
+            {"ram": setup.host.ram_gib, "bw": setup.host.bandwidth_gbs, "name": setup.host.name},
+        )
+    )
     if request.kv_type != "f16":
         assumptions.append(Note("assume.kv_type", {"kv": request.kv_type}))
     return Estimate(request, usable, backend, framework, tuple(rows), tuple(assumptions))
@@ -220,7 +218,9 @@ def _row(request, usable, backend, split, engine, framework, quant_id, weights, 
         seconds = speed.decode_seconds(gpu, backend, inputs, cal, count, split)
         mid = 1.0 / seconds
         decode = Range(_r(mid * band.low, 1), _r(mid, 1), _r(mid * band.high, 1))
-        p_seconds = speed.prefill_seconds(gpu, backend, model, quant_id, request.prompt, depth, cal, count, split)
+        p_seconds = speed.prefill_seconds(
+            gpu, backend, model, quant_id, request.prompt, depth, cal, count, split
+        )
         p_band = speed.band_for(gpu, backend, cal, "prefill")
         pmid = request.prompt / p_seconds
         prefill = Range(_r(pmid * p_band.low, 0), _r(pmid, 0), _r(pmid * p_band.high, 0))
@@ -230,6 +230,8 @@ def _row(request, usable, backend, split, engine, framework, quant_id, weights, 
         plan = layer_plan(request, usable, weights, ctx, catalog)
         if plan.layers_on_gpu == 0:
             notes.append(Note("row.no_gpu_layers"))
+    row_notes, command = _launch(request, framework, quant_id, ctx, status, remedy, catalog)
+    notes.extend(row_notes)
     return Row(
         quant=quant_id,
         context=ctx,
@@ -247,4 +249,71 @@ def _row(request, usable, backend, split, engine, framework, quant_id, weights, 
         unsupported=unsupported,
         remedy=remedy,
         notes=tuple(notes),
+        framework=framework,
+        command=command,
     )
+
+
+def _framework_os(os_name: str) -> str:
+    return "linux" if os_name.startswith("linux") else os_name
+
+
+def _framework_query(
+    request: EstimateRequest, quant_id: str, ctx: int, status: Status, remedy: Remedy | None, catalog: Catalog
+) -> FrameworkQuery:
+    setup = request.setup
+    kv_type, n_gpu_layers, n_cpu_moe = request.kv_type, "all", None
+    fits = status != "no_fit"
+    if remedy is not None:
+        if remedy.kind == "kv_quant":
+            kv_type, fits = remedy.kv_type, True
+        elif remedy.kind == "offload":
+            n_gpu_layers = remedy.layers_on_gpu
+        elif remedy.kind == "expert_offload":
+            n_cpu_moe, fits = remedy.cpu_moe_layers, True
+    return FrameworkQuery(
+        gpu=setup.gpu,
+        model=request.model,
+        quant=catalog.quants[quant_id],
+        context=ctx,
+        os=_framework_os(setup.os),
+        gpu_count=setup.count,
+        kv_cache=kv_type,
+        fits_on_gpu=fits,
+        n_gpu_layers=n_gpu_layers,
+        n_cpu_moe=n_cpu_moe,
+    )
+
+
+def _recommended_framework(request: EstimateRequest, catalog: Catalog) -> str:
+    """The framework to launch with when the user named none: judged on the first asked quant."""
+    quants = request.quants or default_quants(request.model, "llama.cpp", catalog)
+    if not quants:
+        return "llama.cpp"
+    ctx = (request.contexts or (4096,))[0]
+    pick = recommend(_framework_query(request, quants[0], ctx, "smooth", None, catalog), catalog=catalog)
+    # The grid is priced for the engine that runs the asked quant; MLX and vLLM price differently,
+    # so only take the pick when it runs this quant format (it always does: recommend() checks).
+    return pick.framework or "llama.cpp"
+
+
+def _launch(
+    request: EstimateRequest,
+    framework: str,
+    quant_id: str,
+    ctx: int,
+    status: Status,
+    remedy: Remedy | None,
+    catalog: Catalog,
+) -> tuple[list[Note], str]:
+    fw = catalog.frameworks.get(framework)
+    if fw is None:
+        return [], ""
+    if status == "no_fit" and (
+        remedy is None or remedy.kind in ("none", "lower_quant", "more_cards", "mac_wired_limit")
+    ):
+        return [], ""
+    option = evaluate(fw, _framework_query(request, quant_id, ctx, status, remedy, catalog))
+    if not option.runnable:
+        return list(option.notes[:2]), ""
+    return [], option.command

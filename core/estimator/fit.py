@@ -73,8 +73,14 @@ def _fixed_gpu_bytes(request: EstimateRequest, ctx: int, catalog: Catalog) -> fl
     return compute_buffer_bytes(request.model, ctx, catalog, fa) * request.setup.count
 
 
-def layer_plan(request: EstimateRequest, usable: Usable, weights: WeightBreakdown, ctx: int,
-               catalog: Catalog, kv_type: str | None = None) -> LayerPlan:
+def layer_plan(
+    request: EstimateRequest,
+    usable: Usable,
+    weights: WeightBreakdown,
+    ctx: int,
+    catalog: Catalog,
+    kv_type: str | None = None,
+) -> LayerPlan:
     """How many repeating layers (weights + their KV) fit next to the compute buffer."""
     model = request.model
     kv = kv_cache_bytes(model, ctx, kv_type or request.kv_type, catalog)
@@ -99,13 +105,21 @@ def _host_room(request: EstimateRequest, catalog: Catalog) -> float:
     return (request.setup.host.ram_gib - reserve) * GIB
 
 
-def _decode(request: EstimateRequest, backend: str, quant_id: str, gpu_bytes: float, host_bytes: float,
-            catalog: Catalog, count: int | None = None) -> tuple[float, float, float]:
+def _decode(
+    request: EstimateRequest,
+    backend: str,
+    quant_id: str,
+    gpu_bytes: float,
+    host_bytes: float,
+    catalog: Catalog,
+    count: int | None = None,
+) -> tuple[float, float, float]:
     cal = speed.calibration(catalog)
     setup = request.setup
     inputs = speed.DecodeInputs(request.model.layers, gpu_bytes, host_bytes, request.model.is_moe, quant_id)
-    seconds = speed.decode_seconds(setup.gpu, backend, inputs, cal, count or setup.count, "layer",
-                                   setup.host.bandwidth_gbs)
+    seconds = speed.decode_seconds(
+        setup.gpu, backend, inputs, cal, count or setup.count, "layer", setup.host.bandwidth_gbs
+    )
     band = speed.band_for(setup.gpu, backend, cal)
     if host_bytes:
         # Offloaded runs vary more (CPU, RAM timings, PCIe): widen the band.
@@ -114,20 +128,37 @@ def _decode(request: EstimateRequest, backend: str, quant_id: str, gpu_bytes: fl
     return round(mid * band.low, 1), round(mid, 1), round(mid * band.high, 1)
 
 
-def _total(request: EstimateRequest, weights: WeightBreakdown, ctx: int, kv_type: str, catalog: Catalog,
-           count: int | None = None) -> float:
+def _total(
+    request: EstimateRequest,
+    weights: WeightBreakdown,
+    ctx: int,
+    kv_type: str,
+    catalog: Catalog,
+    count: int | None = None,
+) -> float:
     fa = constants(catalog).flash_attention
     cards = count or request.setup.count
-    return (weights.gpu_bytes_full_offload + kv_cache_bytes(request.model, ctx, kv_type, catalog)
-            + compute_buffer_bytes(request.model, ctx, catalog, fa) * cards)
+    return (
+        weights.gpu_bytes_full_offload
+        + kv_cache_bytes(request.model, ctx, kv_type, catalog)
+        + compute_buffer_bytes(request.model, ctx, catalog, fa) * cards
+    )
 
 
 def _active_kv(request: EstimateRequest, depth: int, kv_type: str, catalog: Catalog) -> float:
     return kv_read_bytes(request.model, depth, kv_type, catalog)
 
 
-def find_remedy(request: EstimateRequest, usable: Usable, backend: str, quant_id: str,
-                weights: WeightBreakdown, ctx: int, depth: int, catalog: Catalog) -> Remedy:
+def find_remedy(
+    request: EstimateRequest,
+    usable: Usable,
+    backend: str,
+    quant_id: str,
+    weights: WeightBreakdown,
+    ctx: int,
+    depth: int,
+    catalog: Catalog,
+) -> Remedy:
     setup, model = request.setup, request.model
     usable_bytes = usable.total_gib * GIB
     options: list[Remedy] = []
@@ -146,7 +177,9 @@ def find_remedy(request: EstimateRequest, usable: Usable, backend: str, quant_id
         if setup.gpu.vendor == "Apple":
             total = _total(request, weights, ctx, request.kv_type, catalog)
             if total <= setup.memory_gib * GIB * 0.9:
-                gpu_bytes = weights.active_bytes_per_token + _active_kv(request, depth, request.kv_type, catalog)
+                gpu_bytes = weights.active_bytes_per_token + _active_kv(
+                    request, depth, request.kv_type, catalog
+                )
                 lo, mid, hi = _decode(request, backend, quant_id, gpu_bytes, 0.0, catalog)
                 options.append(Remedy("mac_wired_limit", mid, lo, hi, round(total / GIB, 2)))
     else:
@@ -160,11 +193,24 @@ def find_remedy(request: EstimateRequest, usable: Usable, backend: str, quant_id
             if k <= moe_layers and k * per_layer <= host_room:
                 frac = (model.experts_active or 1) / (model.experts or 1)
                 host_read = k * per_layer * frac
-                gpu_read = weights.active_bytes_per_token - host_read + _active_kv(request, depth, request.kv_type, catalog)
+                gpu_read = (
+                    weights.active_bytes_per_token
+                    - host_read
+                    + _active_kv(request, depth, request.kv_type, catalog)
+                )
                 lo, mid, hi = _decode(request, backend, quant_id, gpu_read, host_read, catalog)
-                options.append(Remedy("expert_offload", mid, lo, hi, round((total - k * per_layer) / GIB, 2),
-                                      cpu_moe_layers=k, layers_total=moe_layers,
-                                      host_gib=round(k * per_layer / GIB, 1)))
+                options.append(
+                    Remedy(
+                        "expert_offload",
+                        mid,
+                        lo,
+                        hi,
+                        round((total - k * per_layer) / GIB, 2),
+                        cpu_moe_layers=k,
+                        layers_total=moe_layers,
+                        host_gib=round(k * per_layer / GIB, 1),
+                    )
+                )
         # 3. Partial offload of whole layers.
         plan = layer_plan(request, usable, weights, ctx, catalog)
         if plan.layers_on_gpu > 0 and plan.host_bytes <= host_room:
@@ -174,15 +220,27 @@ def find_remedy(request: EstimateRequest, usable: Usable, backend: str, quant_id
             gpu_read = active_layers * frac_gpu + kv_read * frac_gpu
             host_read = active_layers * (1 - frac_gpu) + kv_read * (1 - frac_gpu) + weights.output_bytes
             lo, mid, hi = _decode(request, backend, quant_id, gpu_read, host_read, catalog)
-            options.append(Remedy("offload", mid, lo, hi, round(plan.gpu_bytes / GIB, 2),
-                                  layers_on_gpu=plan.layers_on_gpu, layers_total=model.layers,
-                                  host_gib=round(plan.host_bytes / GIB, 1)))
+            options.append(
+                Remedy(
+                    "offload",
+                    mid,
+                    lo,
+                    hi,
+                    round(plan.gpu_bytes / GIB, 2),
+                    layers_on_gpu=plan.layers_on_gpu,
+                    layers_total=model.layers,
+                    host_gib=round(plan.host_bytes / GIB, 1),
+                )
+            )
 
     # 4. A lower quant of the same format that fits.
     current = catalog.quants[quant_id]
     lower = sorted(
-        (q for q in catalog.quants.values()
-         if q.format == current.format and q.quality < current.quality and _is_ladder_quant(q.id, catalog)),
+        (
+            q
+            for q in catalog.quants.values()
+            if q.format == current.format and q.quality < current.quality and _is_ladder_quant(q.id, catalog)
+        ),
         key=lambda q: -q.quality,
     )
     for q in lower:
@@ -200,14 +258,16 @@ def find_remedy(request: EstimateRequest, usable: Usable, backend: str, quant_id
             more = usable_memory(setup.gpu, setup.memory_gib, cards, setup.os, catalog)
             total = _total(request, weights, ctx, request.kv_type, catalog, cards)
             if verdict(total, more.total_gib * GIB, catalog) != "no_fit":
-                gpu_bytes = weights.active_bytes_per_token + _active_kv(request, depth, request.kv_type, catalog)
+                gpu_bytes = weights.active_bytes_per_token + _active_kv(
+                    request, depth, request.kv_type, catalog
+                )
                 lo, mid, hi = _decode(request, backend, quant_id, gpu_bytes, 0.0, catalog, cards)
                 options.append(Remedy("more_cards", mid, lo, hi, round(total / GIB, 2), cards=cards))
                 break
 
     if not options:
         return Remedy("none", None)
-    best = _best(options)
+    best = _best(options, catalog)
     return Remedy(**{**_fields(best), "alternatives": tuple(o for o in options if o is not best)})
 
 
@@ -217,18 +277,32 @@ def _fields(remedy: Remedy) -> dict:
 
 # A KV-cache quantization loses little quality, so it wins whenever it is at most this much slower
 # than the fastest other way out.
-_PREFERENCE = {"kv_quant": 1.0, "mac_wired_limit": 1.0, "expert_offload": 0.9, "lower_quant": 0.8,
-               "offload": 0.8, "more_cards": 0.5}
+_PREFERENCE = {
+    "kv_quant": 1.0,
+    "mac_wired_limit": 1.0,
+    "expert_offload": 0.9,
+    "lower_quant": 0.8,
+    "offload": 0.8,
+    "more_cards": 0.5,
+}
 
 
-def _best(options: list[Remedy]) -> Remedy:
+def _preference(option: Remedy, catalog: Catalog) -> float:
+    if option.kind == "lower_quant":
+        # A 2-bit quant runs fast but answers noticeably worse: it must be much faster to win.
+        quality = catalog.quants[option.quant].quality
+        return 0.9 if quality >= 66 else 0.45 if quality >= 45 else 0.2
+    return _PREFERENCE.get(option.kind, 0.5)
+
+
+def _best(options: list[Remedy], catalog: Catalog) -> Remedy:
     for kind in ("kv_quant", "mac_wired_limit"):
         for o in options:
             if o.kind == kind:
                 return o
-    return max(options, key=lambda o: (o.decode_mid or 0.0) * _PREFERENCE.get(o.kind, 0.5))
+    return max(options, key=lambda o: (o.decode_mid or 0.0) * _preference(o, catalog))
 
 
 def _is_ladder_quant(quant_id: str, catalog: Catalog) -> bool:
     ladder = catalog.tables["estimator"]["ladder"]
-    return quant_id in set(ladder["gguf"]) | set(ladder["gguf_large"]) | set(ladder["serving"]) | set(ladder["mlx"])
+    return quant_id in set(ladder["remedy"]) | set(ladder["serving"]) | set(ladder["mlx"])

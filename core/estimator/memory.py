@@ -181,7 +181,9 @@ def usable_memory(gpu: Gpu, memory_gib: float, count: int, os_name: str, catalog
     const = constants(catalog)
     notes: list[Note] = []
     if gpu.vendor == "Apple":
-        fraction = const.mac_fraction_small if memory_gib <= const.mac_small_limit_gib else const.mac_fraction_large
+        fraction = (
+            const.mac_fraction_small if memory_gib <= const.mac_small_limit_gib else const.mac_fraction_large
+        )
         per_card = memory_gib * fraction
         notes.append(Note("assume.macos_wired", {"fraction": round(fraction * 100), "gib": per_card}))
         return Usable(per_card, 1, memory_gib, tuple(notes))

@@ -1,0 +1,50 @@
+"""Argument parsing for every `python -m bot` command; the work is delegated per command."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+
+def _estimate_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("estimate", help="memory and speed estimate for a GPU setup and a model")
+    p.add_argument("--gpu", help='card name as people type it, e.g. "V100 32G", "4090"')
+    p.add_argument("--model", help='model name, e.g. "gemma 3 27b", "qwen3:32b"')
+    p.add_argument("--count", type=int, default=None, help="number of cards (default 1)")
+    p.add_argument(
+        "--memory",
+        type=float,
+        default=None,
+        help="memory per card in GiB where a chip comes in several sizes",
+    )
+    p.add_argument("--quant", nargs="+", default=None, help="quantizations (default: a ladder)")
+    p.add_argument("--ctx", nargs="+", default=None, help="context lengths, e.g. 4096 32k 128K")
+    p.add_argument(
+        "--depth", type=int, default=None, help="tokens already in context when decode speed is measured"
+    )
+    p.add_argument("--prompt", type=int, default=None, help="prompt length for prefill (default 512)")
+    p.add_argument("--os", default=None, help="linux | windows | macos (default depends on the card)")
+    p.add_argument("--framework", default=None, help="llama.cpp | vllm | ollama | lmstudio | ...")
+    p.add_argument("--kv-type", default=None, help="KV cache type: f16 | q8_0 | q4_0")
+    p.add_argument("--ram", type=float, default=None, help="system RAM in GiB (for CPU offload)")
+    p.add_argument("--lang", choices=("en", "zh"), default="en", help="language of notes")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--batch", default=None, help="JSONL file: one request per line, one JSON answer per line")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m bot", description="tokbot: does this model fit my GPU, and how fast?"
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    _estimate_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "estimate":
+        from bot.cli.estimate import run_estimate
+
+        return run_estimate(args)
+    return 2

@@ -1,0 +1,191 @@
+"""An estimate asked for by names (CLI flags, a batch line): validated, resolved, run.
+
+pydantic validates the request at the edge; names go through core.understanding's resolver, so
+"V100 32G" and "gemma 3 27b" work here exactly as in chat. Unknown or ambiguous names raise
+`QueryError` with the closest candidates; nothing here prints or exits.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from core.catalog.loader import Catalog
+from core.estimator.estimate import Estimate, EstimateRequest, estimate
+from core.estimator.setup import SetupError, build_setup
+from core.understanding.resolve import resolve_framework, resolve_gpu, resolve_model, resolve_quant
+
+KV_TYPES = ("f16", "q8_0", "q4_0")
+MAX_CONTEXT = 10_485_760
+_CTX = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
+
+
+class QueryError(ValueError):
+    """A request that can't be answered: says what was wrong and what was probably meant."""
+
+    def __init__(self, message: str, candidates: dict[str, list[str]] | None = None):
+        super().__init__(message)
+        self.candidates = candidates or {}
+
+
+def parse_context(value: Any) -> int:
+    if isinstance(value, bool):
+        raise ValueError("context must be a number like 4096 or 32k")
+    if isinstance(value, int | float):
+        tokens = int(value)
+    else:
+        m = _CTX.match(str(value))
+        if not m:
+            raise ValueError(f"context {value!r} is not a number like 4096 or 32k")
+        scale = {"": 1, "k": 1024, "m": 1024 * 1024}[m.group(2).lower()]
+        tokens = int(float(m.group(1)) * scale)
+    if tokens < 1 or tokens > MAX_CONTEXT:
+        raise ValueError(f"context {value!r} must be between 1 and {MAX_CONTEXT}")
+    return tokens
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list | tuple) else [value]
+
+
+class EstimateQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    gpu: str = Field(min_length=1, max_length=200)
+    model: str = Field(min_length=1, max_length=200)
+    count: int | None = Field(default=None, ge=1, le=64)
+    memory: float | None = Field(default=None, gt=0, le=4096)
+    quant: list[str] = Field(default_factory=list, max_length=40)
+    ctx: list[int] = Field(default_factory=list, max_length=20)
+    depth: int | None = Field(default=None, ge=0, le=MAX_CONTEXT)
+    prompt: int | None = Field(default=None, ge=1, le=MAX_CONTEXT)
+    os: str | None = None
+    framework: str | None = None
+    kv_type: str | None = None
+    ram: float | None = Field(default=None, gt=0, le=65536)
+
+    @field_validator("quant", mode="before")
+    @classmethod
+    def _quants(cls, value: Any) -> list[str]:
+        return [str(v) for v in _as_list(value)]
+
+    @field_validator("ctx", mode="before")
+    @classmethod
+    def _contexts(cls, value: Any) -> list[int]:
+        return [parse_context(v) for v in _as_list(value)]
+
+    @field_validator("kv_type")
+    @classmethod
+    def _kv(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        v = value.lower().replace("-", "_")
+        v = {"fp16": "f16", "q8": "q8_0", "q4": "q4_0", "8bit": "q8_0", "4bit": "q4_0"}.get(v, v)
+        if v not in KV_TYPES:
+            raise ValueError(f"KV cache type must be one of {', '.join(KV_TYPES)}")
+        return v
+
+    @field_validator("os")
+    @classmethod
+    def _os(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        v = value.lower()
+        aliases = {
+            "win": "windows",
+            "windows": "windows",
+            "linux": "linux",
+            "ubuntu": "linux",
+            "mac": "macos",
+            "macos": "macos",
+            "osx": "macos",
+            "linux_desktop": "linux_desktop",
+        }
+        if v not in aliases:
+            raise ValueError("OS must be linux, windows or macos")
+        return aliases[v]
+
+
+def validation_message(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "request"
+        parts.append(f"{where}: {err['msg'].removeprefix('Value error, ')}")
+    return "; ".join(parts)
+
+
+def _names(ids: list[str], table: dict) -> list[str]:
+    return [f"{table[i].name} ({i})" if hasattr(table[i], "name") else i for i in ids if i in table]
+
+
+def resolve_request(query: EstimateQuery, catalog: Catalog) -> EstimateRequest:
+    gpu_res = resolve_gpu(query.gpu, catalog)
+    if not gpu_res.found:
+        cands = [c for c, _ in gpu_res.candidates]
+        raise QueryError(
+            f"unknown GPU {query.gpu!r}"
+            + (f"; closest: {', '.join(_names(cands, catalog.gpus))}" if cands else ""),
+            {"gpu": cands},
+        )
+    model_res = resolve_model(query.model, catalog)
+    if not model_res.found:
+        cands = [c for c, _ in model_res.candidates]
+        raise QueryError(
+            f"unknown model {query.model!r}"
+            + (f"; closest: {', '.join(_names(cands, catalog.models))}" if cands else ""),
+            {"model": cands},
+        )
+    if not model_res.confident and model_res.also:
+        # Several readings are close: take the best but the caller may want to ask back; for the CLI
+        # the best reading is fine because it is printed in the answer.
+        pass
+    gpu = catalog.gpus[gpu_res.best_id]
+    model = catalog.models[model_res.best_id]
+    quants: list[str] = []
+    for text in query.quant:
+        q = resolve_quant(text, catalog)
+        if not q.found:
+            cands = [c for c, _ in q.candidates]
+            raise QueryError(
+                f"unknown quantization {text!r}" + (f"; closest: {', '.join(cands)}" if cands else ""),
+                {"quant": cands},
+            )
+        if q.best_id not in quants:
+            quants.append(q.best_id)
+    framework = None
+    if query.framework:
+        f = resolve_framework(query.framework, catalog)
+        if not f.found:
+            raise QueryError(
+                f"unknown framework {query.framework!r}; known: {', '.join(sorted(catalog.frameworks))}",
+                {"framework": [c for c, _ in f.candidates]},
+            )
+        framework = f.best_id
+    memory = query.memory or gpu_res.memory_gib
+    try:
+        setup = build_setup(gpu, catalog, query.count or 1, memory, query.os, query.ram)
+    except SetupError as exc:
+        raise QueryError(str(exc)) from exc
+    return EstimateRequest(
+        setup=setup,
+        model=model,
+        quants=tuple(quants),
+        contexts=tuple(dict.fromkeys(query.ctx)),
+        depth=query.depth,
+        prompt=query.prompt or 512,
+        framework=framework,
+        kv_type=query.kv_type or "f16",
+    )
+
+
+def run_query(raw: dict[str, Any], catalog: Catalog) -> Estimate:
+    """Validate a request given by names and estimate it; raises QueryError with a clear message."""
+    try:
+        query = EstimateQuery.model_validate(raw)
+    except ValidationError as exc:
+        raise QueryError(validation_message(exc)) from exc
+    return estimate(resolve_request(query, catalog), catalog)

@@ -1,0 +1,86 @@
+"""An `Estimate` as plain JSON-ready data: the stable shape of `python -m bot estimate --json`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.estimator.estimate import Estimate, Range, Row
+from core.estimator.fit import Remedy
+from core.i18n import Lang
+
+
+def _range(r: Range | None) -> dict[str, float] | None:
+    return None if r is None else {"low": r.low, "mid": r.mid, "high": r.high}
+
+
+def _remedy(r: Remedy | None) -> dict[str, Any] | None:
+    if r is None:
+        return None
+    out = {
+        "kind": r.kind,
+        "decode_tps": None
+        if r.decode_mid is None
+        else {"low": r.decode_low, "mid": r.decode_mid, "high": r.decode_high},
+        "total_gib": r.total_gib,
+    }
+    extra = {
+        "kv_type": r.kv_type,
+        "quant": r.quant,
+        "layers_on_gpu": r.layers_on_gpu,
+        "layers_total": r.layers_total,
+        "cpu_moe_layers": r.cpu_moe_layers,
+        "cards": r.cards,
+        "host_gib": r.host_gib,
+    }
+    out.update({k: v for k, v in extra.items() if v})
+    if r.alternatives:
+        out["alternatives"] = [_remedy(a) for a in r.alternatives]
+    return out
+
+
+def row_dict(row: Row, lang: Lang = "en") -> dict[str, Any]:
+    return {
+        "quant": row.quant,
+        "context": row.context,
+        "depth": row.depth,
+        "weights_gib": row.weights_gib,
+        "kv_gib": row.kv_gib,
+        "overhead_gib": row.overhead_gib,
+        "total_gib": row.total_gib,
+        "usable_gib": row.usable_gib,
+        "status": row.status,
+        "decode_tps": _range(row.decode_tps),
+        "prefill_tps": _range(row.prefill_tps),
+        "ttft_s": row.ttft_s,
+        "beyond_native_context": row.beyond_native,
+        "framework": row.framework,
+        "command": row.command,
+        "remedy": _remedy(row.remedy),
+        "notes": [n.text(lang) for n in row.notes],
+    }
+
+
+def estimate_dict(est: Estimate, lang: Lang = "en") -> dict[str, Any]:
+    setup, model = est.request.setup, est.request.model
+    return {
+        "gpu": {
+            "id": setup.gpu.id,
+            "name": setup.gpu.name,
+            "memory_gib": setup.memory_gib,
+            "count": setup.count,
+        },
+        "model": {
+            "id": model.id,
+            "name": model.name,
+            "params_b": model.params_b,
+            "active_params_b": model.active_params_b,
+        },
+        "os": setup.os,
+        "framework": est.framework,
+        "backend": est.backend,
+        "kv_type": est.request.kv_type,
+        "host": {"ram_gib": setup.host.ram_gib, "bandwidth_gbs": setup.host.bandwidth_gbs},
+        "usable_gib": round(est.usable.total_gib, 2),
+        "assumptions": [n.text(lang) for n in est.assumptions],
+        "rows": [row_dict(r, lang) for r in est.rows],
+    }
