@@ -42,6 +42,7 @@ class WeightBreakdown:
     token_embd_bytes: int  # input embedding table (llama.cpp keeps it in host memory)
     output_bytes: int  # output head as held on the GPU (a copy of token_embd when tied)
     output_tied: bool
+    other_bytes: int  # non-layer tensors besides embedding and head (output_norm)
     layer_bytes: tuple[int, ...]  # one per repeating layer, experts included
     layer_expert_bytes: tuple[int, ...]  # routed-expert part of each layer (for --n-cpu-moe)
     expert_bytes: int  # all routed-expert tensors
@@ -69,13 +70,8 @@ class WeightBreakdown:
         n = max(0, min(n_layers, len(self.layer_bytes)))
         gpu = sum(self.layer_bytes[len(self.layer_bytes) - n :])
         if n >= len(self.layer_bytes):
-            gpu += self.output_bytes + self._output_norm_bytes
+            gpu += self.output_bytes + self.other_bytes
         return gpu
-
-    @property
-    def _output_norm_bytes(self) -> int:
-        rest = self.gpu_bytes_full_offload - sum(self.layer_bytes) - self.output_bytes
-        return max(rest, 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,45 +120,88 @@ def _opt(model: Model, name: str) -> Any:
 
 
 def _attention(model: Model, layer: int) -> list[_Tensor]:
+    """Softmax-attention tensors of one layer (GQA with explicit head_dim, or MLA)."""
     h, nh, hd = model.hidden, model.heads, model.head_dim
     if model.attention == "mla" and model.kv_lora_rank:
         rope = model.qk_rope_dim or 64
-        nope = max(hd - rope, 0)
+        nope = _opt(model, "qk_nope_dim") or max(hd - rope, 0)
         v_head = _opt(model, "v_head_dim") or nope or hd
         q_lora = _opt(model, "q_lora_rank") or _DEFAULT_Q_LORA_RANK
         kv_lora = model.kv_lora_rank
+        # attn_kv_b counts as attn_v for llama.cpp's rules (newer converters split it into
+        # attn_k_b/attn_v_b of the same total size).
         return [
             _Tensor("attn_q_a", "other", layer, h, q_lora),
             _Tensor("attn_q_a_norm", "other", layer, q_lora, 1, one_d=True),
-            _Tensor("attn_q_b", "other", layer, q_lora, nh * hd),
+            _Tensor("attn_q_b", "other", layer, q_lora, nh * (nope + rope)),
             _Tensor("attn_kv_a_mqa", "other", layer, h, kv_lora + rope),
             _Tensor("attn_kv_a_norm", "other", layer, kv_lora, 1, one_d=True),
             _Tensor("attn_kv_b", "attn_v", layer, kv_lora, nh * (nope + v_head)),
             _Tensor("attn_output", "attn_output", layer, nh * v_head, h),
         ]
     q_dim, kv_dim = nh * hd, model.kv_heads * hd
-    return [
-        _Tensor("attn_q", "attn_q", layer, h, q_dim),
+    # Qwen3-Next style output gate: q_proj is twice as wide.
+    q_rows = q_dim * (2 if _opt(model, "attn_output_gate") else 1)
+    out = [
+        _Tensor("attn_q", "attn_q", layer, h, q_rows),
         _Tensor("attn_k", "attn_k", layer, h, kv_dim),
         _Tensor("attn_v", "attn_v", layer, h, kv_dim),
         _Tensor("attn_output", "attn_output", layer, q_dim, h),
     ]
+    if _opt(model, "attn_bias"):
+        out.append(_Tensor("attn_bias", "other", layer, q_rows + 2 * kv_dim, 1, one_d=True))
+    return out
 
 
-def _ffn(layer: int, h: int, width: int, suffix: str = "") -> list[_Tensor]:
+def _linear_attention(model: Model, layer: int) -> list[_Tensor] | None:
+    """Linear-attention layer tensors as llama.cpp names them; None when the shapes are unknown."""
+    h = model.hidden
+    kind = _opt(model, "linear_kind") or ""
+    if kind == "gated_deltanet":
+        kh, kd = _opt(model, "linear_key_heads"), _opt(model, "linear_key_head_dim")
+        vh, vd = _opt(model, "linear_value_heads"), _opt(model, "linear_value_head_dim")
+        if not (kh and kd and vh and vd):
+            return None
+        key_dim, value_dim = kh * kd, vh * vd
+        conv_dim = 2 * key_dim + value_dim
+        kernel = _opt(model, "linear_conv_kernel") or 4
+        # llama.cpp qwen3next: attn_qkv (an attn_v-like category for the quant rules), attn_gate (z),
+        # ssm_ba, ssm_conv1d (never quantized), ssm_a/ssm_dt/ssm_norm (1-D), ssm_out.
+        return [
+            _Tensor("attn_qkv", "attn_v", layer, h, conv_dim),
+            _Tensor("attn_gate", "other", layer, h, value_dim),
+            _Tensor("ssm_ba", "other", layer, h, 2 * vh),
+            _Tensor("ssm_conv1d", "other", layer, kernel * conv_dim, 1, one_d=True),
+            _Tensor("ssm_a_dt_norm", "other", layer, 2 * vh + vd, 1, one_d=True),
+            _Tensor("ssm_out", "other", layer, value_dim, h),
+        ]
+    if kind == "lightning":
+        # MiniMax-M1 lightning attention: fused qkv over all heads, an output gate, out projection.
+        q_dim = model.heads * model.head_dim
+        return [
+            _Tensor("attn_qkv", "attn_v", layer, h, 3 * q_dim),
+            _Tensor("attn_gate", "other", layer, h, q_dim),
+            _Tensor("attn_output", "attn_output", layer, q_dim, h),
+            _Tensor("attn_norm_linear", "other", layer, q_dim, 1, one_d=True),
+        ]
+    return None
+
+
+def _ffn(layer: int, h: int, width: int, suffix: str = "", gated: bool = True) -> list[_Tensor]:
     if width <= 0:
         return []
-    return [
-        _Tensor("ffn_gate" + suffix, "ffn_gate", layer, h, width),
+    out = [_Tensor("ffn_gate" + suffix, "ffn_gate", layer, h, width)] if gated else []
+    return out + [
         _Tensor("ffn_up" + suffix, "ffn_up", layer, h, width),
         _Tensor("ffn_down" + suffix, "ffn_down", layer, width, h),
     ]
 
 
-def _experts(layer: int, h: int, width: int, n: int) -> list[_Tensor]:
+def _experts(layer: int, h: int, width: int, n: int, gated: bool = True) -> list[_Tensor]:
+    gate = [_Tensor("ffn_gate_exps", "ffn_gate", layer, h, width * n, expert=True)] if gated else []
     return [
         _Tensor("ffn_gate_inp", "other", layer, h, n, router=True),
-        _Tensor("ffn_gate_exps", "ffn_gate", layer, h, width * n, expert=True),
+        *gate,
         _Tensor("ffn_up_exps", "ffn_up", layer, h, width * n, expert=True),
         _Tensor("ffn_down_exps", "ffn_down", layer, width, h * n, expert=True),
     ]
@@ -178,31 +217,41 @@ def _tensors(model: Model) -> tuple[list[_Tensor], list[str]]:
     tied = model.tied_embeddings
     target = model.params_b * 1e9
     derived: list[str] = []
+    gated = (_opt(model, "ffn_kind") or "gated") == "gated"
+    ffn_unit = (3 if gated else 2) * h  # weights per unit of FFN width
 
     head = [_Tensor("token_embd", "output" if tied else "token_embd", -1, h, vocab)]
     if not tied:
         head.append(_Tensor("output", "output", -1, h, vocab))
     head.append(_Tensor("output_norm", "other", -1, h, 1, one_d=True))
 
+    linear_unknown = False
     per_layer_fixed: list[list[_Tensor]] = []
     for i in range(n_layer):
+        mixer: list[_Tensor] | None = None
+        if model.attention == "linear_hybrid" and not _is_global(model, i):
+            mixer = _linear_attention(model, i)
+            linear_unknown = linear_unknown or mixer is None
+        if mixer is None:
+            mixer = _attention(model, i)
         per_layer_fixed.append(
             [
                 _Tensor("attn_norm", "other", i, h, 1, one_d=True),
                 _Tensor("ffn_norm", "other", i, h, 1, one_d=True),
-                *_attention(model, i),
+                *mixer,
             ]
         )
     fixed = _params(head) + sum(_params(t) for t in per_layer_fixed)
-    ffn_unit = 3 * h  # gate + up + down per unit of FFN width
 
     layers_ffn: list[list[_Tensor]] = [[] for _ in range(n_layer)]
     if model.is_moe:
         n_exp = int(model.experts or 0)
         k = int(model.experts_active or 1)
         dense_layers = int(_opt(model, "dense_layers") or 0)
-        moe_layers = [i for i in range(n_layer) if i >= dense_layers]
-        n_moe = len(moe_layers)
+        step = max(int(_opt(model, "moe_layer_step") or 1), 1)
+        is_moe = [i >= dense_layers and i % step == step - 1 for i in range(n_layer)]
+        n_moe = sum(is_moe)
+        n_dense = n_layer - n_moe
         moe_ff = _opt(model, "moe_intermediate_size")
         if not moe_ff:
             spread = (model.params_b - model.active_params_b) * 1e9
@@ -213,40 +262,39 @@ def _tensors(model: Model) -> tuple[list[_Tensor], list[str]]:
         dense_ff = _opt(model, "intermediate_size")
         shared_ff = int(shared_n) * moe_ff if shared_n else 0
         rest = target - fixed - routed
-        if dense_layers and not dense_ff:
-            dense_ff = _round64(max(rest - n_moe * ffn_unit * shared_ff, 0) / (dense_layers * ffn_unit))
+        if n_dense and not dense_ff:
+            dense_ff = _round64(max(rest - n_moe * ffn_unit * shared_ff, 0) / (n_dense * ffn_unit))
             derived.append(f"intermediate_size={dense_ff} (dense layers, from params_b)")
-        if shared_n is None and not dense_layers and rest > 0.005 * target:
-            # Unknown shared expert (Llama 4, Qwen-MoE style): what params_b leaves over.
+        if shared_n is None and not n_dense and rest > 0.005 * target:
+            # Unknown shared expert (Qwen-MoE style): what params_b leaves over.
             shared_ff = _round64(rest / (n_moe * ffn_unit))
             derived.append(f"shared expert width={shared_ff} (from params_b)")
         for i in range(n_layer):
-            if i < dense_layers:
-                layers_ffn[i] = _ffn(i, h, int(dense_ff or 0))
+            if is_moe[i]:
+                layers_ffn[i] = _experts(i, h, int(moe_ff), n_exp, gated) + _ffn(
+                    i, h, shared_ff, "_shexp", gated
+                )
             else:
-                layers_ffn[i] = _experts(i, h, int(moe_ff), n_exp) + _ffn(i, h, shared_ff, "_shexp")
+                layers_ffn[i] = _ffn(i, h, int(dense_ff or 0), gated=gated)
     else:
         ff = _opt(model, "intermediate_size")
         if not ff:
             ff = _round64(max(target - fixed, 0) / (n_layer * ffn_unit))
             derived.append(f"intermediate_size={ff} (from params_b)")
-        layers_ffn = [_ffn(i, h, int(ff)) for i in range(n_layer)]
+        layers_ffn = [_ffn(i, h, int(ff), gated=gated) for i in range(n_layer)]
 
     layers = [per_layer_fixed[i] + layers_ffn[i] for i in range(n_layer)]
 
-    if model.attention == "linear_hybrid":
-        # Linear-attention layers have other projections (gated delta-net, lightning attention);
-        # their size is what params_b leaves after the tensors modelled as full attention.
+    if linear_unknown:
+        # Linear-attention shapes not in the catalog: the linear layers were modelled as softmax
+        # attention; add what params_b leaves over to them.
         rest = target - _params(head) - sum(_params(t) for t in layers)
-        n_linear = n_layer - int(model.global_layers or 0)
-        if n_linear > 0 and abs(rest) > 0.005 * target:
-            width = _round64(abs(rest) / (n_linear * h))
-            sign = 1 if rest > 0 else -1
-            derived.append(f"linear-attention tensors {sign * width}x{h} per layer (from params_b)")
-            if sign > 0:
-                linear_ids = [i for i in range(n_layer) if not _is_global(model, i)]
-                for i in linear_ids:
-                    layers[i].append(_Tensor("ssm_proj", "other", i, h, width))
+        linear_ids = [i for i in range(n_layer) if not _is_global(model, i)]
+        if linear_ids and rest > 0.005 * target:
+            width = _round64(rest / (len(linear_ids) * h))
+            derived.append(f"linear-attention extra {width}x{h} per layer (from params_b)")
+            for i in linear_ids:
+                layers[i].append(_Tensor("ssm_proj", "other", i, h, width))
     tensors = head + [t for layer in layers for t in layer]
     return tensors, derived
 
@@ -432,6 +480,7 @@ def _compute(model: Model, quant: Quant, catalog: Catalog) -> WeightBreakdown:
         token_embd_bytes=token_embd,
         output_bytes=output,
         output_tied=tied,
+        other_bytes=other,
         layer_bytes=tuple(layer_bytes),
         layer_expert_bytes=tuple(layer_expert),
         expert_bytes=expert,
