@@ -189,14 +189,16 @@ def _build(catalog: Catalog) -> Index:
         for text in (quant.id, *quant.aliases):
             quant_exact.setdefault(_compact_simple(text), quant.id)
     for form, target in vocab.quant_synonyms.items():
-        quant_exact.setdefault(_compact_simple(form), target)
+        if not catalog.quants or target in catalog.quants:
+            quant_exact.setdefault(_compact_simple(form), target)
 
     framework_exact: dict[str, str] = {}
     for fw in catalog.frameworks.values():
         for text in (fw.id, fw.name, *fw.aliases):
             framework_exact.setdefault(_compact_simple(text), fw.id)
     for form, target in vocab.framework_synonyms.items():
-        framework_exact.setdefault(_compact_simple(form), target)
+        if not catalog.frameworks or target in catalog.frameworks:
+            framework_exact.setdefault(_compact_simple(form), target)
 
     return Index(
         vocab=vocab,

@@ -68,7 +68,8 @@ class _Patterns:
     quant: re.Pattern[str] | None
     framework: re.Pattern[str] | None
     os: re.Pattern[str] | None
-    intents: tuple[tuple[str, re.Pattern[str]], ...]
+    # (intent, its words (blanked once read), its phrase patterns (only read: they span the model))
+    intents: tuple[tuple[str, re.Pattern[str] | None, re.Pattern[str] | None], ...]
     count_classifier: re.Pattern[str]
     count_word_before: re.Pattern[str]
     count_x_before: re.Pattern[str]
@@ -85,6 +86,16 @@ def _form_pattern(form: str) -> str:
     """A surface form as a regex: separators inside it may be "-", "_", " " or nothing."""
     escaped = re.escape(form)
     return re.sub(r"(?:\\-|_|\\ )", "[-_ ]?", escaped)
+
+
+def _word_pattern(word: str) -> str:
+    """A latin word must stand alone ("fit" is not in "benefit"); CJK words need no boundary."""
+    body = re.escape(word)
+    if word[:1].isascii() and word[:1].isalnum():
+        body = r"(?<![a-z])" + body
+    if word[-1:].isascii() and word[-1:].isalnum():
+        body += r"(?![a-z])"
+    return body
 
 
 def _alternation(forms: list[str]) -> str:
@@ -109,9 +120,11 @@ def _build_patterns(index: Index, catalog: Catalog) -> _Patterns:
         fw_forms.extend(a.lower() for a in (fw.id, fw.name, *fw.aliases))
     intents = []
     for name in vocab.intent_order:
-        words = vocab.intent_words.get(name, ())
-        if words:
-            intents.append((name, re.compile(rf"(?<![a-z])(?:{_alternation(list(words))})(?![a-z])")))
+        parts = [_word_pattern(w) for w in sorted(vocab.intent_words.get(name, ()), key=len, reverse=True)]
+        phrases = vocab.intent_patterns.get(name, ())
+        words_re = re.compile("|".join(parts)) if parts else None
+        phrases_re = re.compile("|".join(phrases)) if phrases else None
+        intents.append((name, words_re, phrases_re))
     number_words = _alternation(list(vocab.count_words))
     classifiers = "|".join(re.escape(c) for c in vocab.count_classifiers) or "张"
     ctx_words = _alternation(list(vocab.context_words))
@@ -134,7 +147,8 @@ def _build_patterns(index: Index, catalog: Catalog) -> _Patterns:
         count_digit_before=re.compile(r"(?<![a-z0-9.])(\d{1,2})\s+$"),
         # "on 4 h100": a bare number before a card counts only after words like these (or plural "4090s").
         count_lead=re.compile(r"(?:^|\b(?:on|with|have|got|using|use|own|run|用|有|上))\s*(\d{1,2})\s+$"),
-        how_many=re.compile(r"how many\s+(?:\S+\s+){0,2}?\S*(?:s|es)\b"),
+        # "how many h100 ...", "how many 4090s": a count of cards; "how many tokens/GB" is not.
+        how_many=re.compile(r"how many\s+(?!tok|t/s|gb|g\b|vram|memory|ram|bit)"),
         # "2x3090" -> "2 x 3090", "h100x8" -> "h100 x 8"; "8x7b" (Mixtral) is a model size and stays.
         split_x=re.compile(r"(?<![a-z0-9.])(\d{1,2})\s*([x*])\s*(?=[a-z0-9])(?!\d+(?:\.\d+)?b(?![a-z0-9]))"),
         split_x_after=re.compile(r"(?<=\d)([x*])(\d{1,2})(?![0-9a-z.])"),
@@ -207,19 +221,22 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
     if pats.context_words:
         t = pats.context_words.sub(lambda m: " " * len(m.group(0)), t)
 
+    # Framework words are read before quant codes are blanked: "mlx 4bit" names both.
+    framework: str | None = None
+    spans: list[tuple[int, int]] = []
+    if pats.framework:
+        for m in pats.framework.finditer(t):
+            framework = framework or resolve_framework(m.group(0), catalog).best_id
+            spans.append(m.span())
     quants: list[str] = []
     if pats.quant:
         for m in pats.quant.finditer(t):
             qid = resolve_quant(m.group(0), catalog).best_id
             if qid and qid not in quants:
                 quants.append(qid)
-            t = _blank(t, m.start(), m.end())
-
-    framework: str | None = None
-    if pats.framework:
-        for m in pats.framework.finditer(t):
-            framework = framework or resolve_framework(m.group(0), catalog).best_id
-            t = _blank(t, m.start(), m.end())
+            spans.append(m.span())
+    for start, end in spans:
+        t = _blank(t, start, end)
 
     os_name: Os | None = None
     if pats.os:
@@ -227,13 +244,15 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
             os_name = os_name or vocab.os_words.get(m.group(0))  # type: ignore[assignment]
 
     intent: Intent = "general"
-    if pats.how_many.search(t) and not re.search(r"how many\s+tok", t):
+    if pats.how_many.search(t):
         intent = "cards_needed"
-    for name, pat in pats.intents:
-        if pat.search(t):
-            if intent == "general":
-                intent = name  # type: ignore[assignment]
-            t = pat.sub(lambda m: " " * len(m.group(0)), t)
+    for name, words_re, phrases_re in pats.intents:
+        hit = bool(phrases_re and phrases_re.search(t))
+        if words_re and words_re.search(t):
+            hit = True
+            t = words_re.sub(lambda m: " " * len(m.group(0)), t)
+        if hit and intent == "general":
+            intent = name  # type: ignore[assignment]
 
     count: int | None = None
     m = pats.count_classifier.search(t)
@@ -322,12 +341,13 @@ def _find_gpu(
         if best_gpu is None or best_model > best_gpu[0]:
             i = best_model if best_model > i else i + 1
             continue
-        j = best_gpu[0]
-        return _gpu_resolution(ps, i, j, index, catalog), (i, j)
+        return _gpu_resolution(ps, i, best_gpu[0], index, catalog)
     return _fuzzy_gpu(ps, index, catalog)
 
 
-def _gpu_resolution(ps: list[_Piece], i: int, j: int, index: Index, catalog: Catalog) -> Resolution:
+def _gpu_resolution(
+    ps: list[_Piece], i: int, j: int, index: Index, catalog: Catalog
+) -> tuple[Resolution, tuple[int, int]]:
     # A memory size right after ("m4 pro 64g") or right before ("a 24gb 3090") belongs to the card.
     while j < len(ps) and ps[j].vendor:
         j += 1
@@ -341,7 +361,7 @@ def _gpu_resolution(ps: list[_Piece], i: int, j: int, index: Index, catalog: Cat
             ps[i - 1].used = True
     for p in ps[i:j]:
         p.used = True
-    return resolve_gpu(" ".join(words), catalog)
+    return resolve_gpu(" ".join(words), catalog), (i, j)
 
 
 def _fuzzy_gpu(
@@ -368,7 +388,7 @@ def _fuzzy_gpu(
             return resolve_gpu(f"{fused[0]} {fused[1]:g}g", catalog), (i, i + 1)
         if word.endswith("s") and word[:-1] in index.gpu_exact:  # "two 4090s"
             p.text = word[:-1]
-            return _gpu_resolution(ps, i, i + 1, index, catalog), (i, i + 1)
+            return _gpu_resolution(ps, i, i + 1, index, catalog)
         res = resolve_gpu(word, catalog)
         if res.confident:
             p.used = True

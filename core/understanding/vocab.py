@@ -31,6 +31,7 @@ class Vocab:
     context_words: tuple[str, ...]
     intent_order: tuple[str, ...]
     intent_words: MappingProxyType[str, tuple[str, ...]]
+    intent_patterns: MappingProxyType[str, tuple[str, ...]]  # regexes for split phrases ("能...吗")
     noise_words: frozenset[str]
     model_suffixes: frozenset[str]
     full_model_words: frozenset[str]
@@ -60,6 +61,9 @@ def vocab_from_table(doc: dict[str, Any]) -> Vocab:
         context_words=tuple(w.lower() for w in doc.get("context", {}).get("words", ())),
         intent_order=order,
         intent_words=MappingProxyType({k: tuple(w.lower() for w in intent.get(k, ())) for k in order}),
+        intent_patterns=MappingProxyType(
+            {k: tuple(v) for k, v in intent.get("patterns", {}).items() if k in order}
+        ),
         noise_words=frozenset(w.lower() for w in doc.get("noise", {}).get("words", ())),
         model_suffixes=frozenset(w.lower() for w in doc.get("noise", {}).get("model_suffixes", ())),
         full_model_words=frozenset(w.lower() for w in doc.get("noise", {}).get("full_model_words", ())),

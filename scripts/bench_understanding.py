@@ -1,0 +1,68 @@
+"""Share of the understanding corpus read right (per field and overall), the misses, and timing.
+
+.venv/bin/python scripts/bench_understanding.py [corpus.jsonl] [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from core.catalog.loader import default_catalog  # noqa: E402
+from core.understanding.corpus import FIELDS, load_corpus, score_case  # noqa: E402
+from core.understanding.parse import parse_question  # noqa: E402
+
+DEFAULT = Path(__file__).resolve().parents[1] / "tests/core/understanding/corpus.jsonl"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("corpus", nargs="?", type=Path, default=DEFAULT)
+    ap.add_argument("--repeat", type=int, default=20, help="timing passes over the corpus")
+    args = ap.parse_args()
+
+    catalog = default_catalog()
+    cases = load_corpus(args.corpus)
+    t0 = time.perf_counter()
+    parse_question("warm up 4090 qwen3 32b", catalog)  # builds the indexes once
+    build_ms = (time.perf_counter() - t0) * 1e3
+
+    results = [score_case(case, catalog) for case in cases]
+    n = len(results)
+    print(f"corpus: {args.corpus} ({n} questions); index build {build_ms:.1f} ms")
+    for name in FIELDS:
+        right = sum(1 for r in results if name not in r.wrong)
+        print(f"  {name:<10} {right / n:7.1%}")
+    overall = sum(1 for r in results if r.right)
+    print(f"  {'overall':<10} {overall / n:7.1%}  ({overall}/{n} fully right)")
+
+    misses = [r for r in results if not r.right]
+    if misses:
+        print("\nmisses:")
+        for r in misses:
+            detail = "; ".join(f"{k}: want {want!r} got {got!r}" for k, (want, got) in r.wrong.items())
+            print(f"  {r.question}\n      {detail}")
+
+    times: list[float] = []
+    for _ in range(args.repeat):
+        for case in cases:
+            start = time.perf_counter()
+            parse_question(case["q"], catalog)
+            times.append(time.perf_counter() - start)
+    times.sort()
+    p50 = statistics.median(times) * 1e3
+    p99 = times[min(len(times) - 1, int(len(times) * 0.99))] * 1e3
+    print(
+        f"\nparse time over {len(times)} parses: p50 {p50:.3f} ms, p99 {p99:.3f} ms, "
+        f"max {times[-1] * 1e3:.3f} ms"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
