@@ -33,7 +33,7 @@ from core.estimator.inputs import decode_inputs_for, resolve_quant_id  # noqa: E
 CAL_PATH = REPO / "catalogs" / "calibration.toml"
 BACKENDS = ("cuda", "rocm", "vulkan", "metal", "sycl")
 RIDGE = {"arch": 4.0, "quant": 6.0, "moe": 4.0}
-BAND_QUANTILES = (0.075, 0.925)
+BAND_QUANTILES = (0.06, 0.94)
 
 
 @dataclass
@@ -43,6 +43,7 @@ class Sample:
     arch: str
     kind: str
     moe: bool
+    hbm: bool  # HBM cards reach a smaller share of their (much higher) peak in llama.cpp
     layers: int
     gpu_bytes: float  # decode: bytes per token
     flops: float  # prefill: FLOPs for the prompt
@@ -77,6 +78,7 @@ def build_samples(test: str) -> list[Sample]:
                 gpu.arch_family,
                 speed.quant_kind(quant_id),
                 model.is_moe,
+                speed.is_hbm(gpu),
                 model.layers,
                 inputs.gpu_bytes,
                 flops,
@@ -103,13 +105,16 @@ class DecodeFit:
             "us": dict(zip(self.backends, np.exp(x[nb : 2 * nb]), strict=True)),
             "arch": dict(zip(self.archs, np.exp(x[2 * nb : 2 * nb + na]), strict=True)),
             "kind": dict(zip(self.kinds, np.exp(x[2 * nb + na : 2 * nb + na + nk]), strict=True)),
-            "moe": float(np.exp(x[-1])),
+            "moe": float(np.exp(x[-2])),
+            "hbm": float(np.exp(x[-1])),
         }
 
     def predict(self, p: dict, s: Sample) -> float:
         eff = p["eff"].get(s.row.backend, 0.6) * p["arch"].get(s.arch, 1.0) * p["kind"].get(s.kind, 1.0)
         if s.moe:
             eff *= p["moe"]
+        if s.hbm:
+            eff *= p["hbm"]
         eff = min(eff, 0.95)
         seconds = s.layers * p["us"].get(s.row.backend, 30.0) * 1e-6 + s.gpu_bytes / (s.gpu_bw * 1e9 * eff)
         return 1.0 / seconds
@@ -120,6 +125,7 @@ class DecodeFit:
         nb, na, nk = len(self.backends), len(self.archs), len(self.kinds)
         res += list(RIDGE["arch"] * x[2 * nb : 2 * nb + na] * 0.1)
         res += list(RIDGE["quant"] * x[2 * nb + na : 2 * nb + na + nk] * 0.1)
+        res.append(RIDGE["moe"] * x[-2] * 0.1)
         res.append(RIDGE["moe"] * x[-1] * 0.1)
         return np.array(res)
 
@@ -181,6 +187,19 @@ class PrefillFit:
         return self.unpack(sol.x)
 
 
+def leave_one_row_out(fit_cls, samples: list[Sample]) -> list[float]:
+    """Residual of each row predicted by a fit without it: the spread for a card that has other
+    measurements (its own tier, "card")."""
+    out = []
+    for i, held in enumerate(samples):
+        train = samples[:i] + samples[i + 1 :]
+        if not any(s.row.gpu_id == held.row.gpu_id for s in train):
+            continue
+        model = fit_cls(train)
+        out.append(math.log(held.row.tps) - math.log(model.predict(model.fit(), held)))
+    return out
+
+
 def cross_validate(fit_cls, samples: list[Sample]) -> tuple[list[float], list[float]]:
     """Leave-one-GPU-out log residuals, split by whether the held-out card's family was seen."""
     seen, unseen = [], []
@@ -210,7 +229,9 @@ def summarize(name: str, residuals: list[float]) -> str:
     return f"{name}: n={len(residuals)} median APE={np.median(ape) * 100:.1f}% p90={np.quantile(ape, 0.9) * 100:.1f}%"
 
 
-def render_toml(decode: dict, prefill: dict, d_bands: dict, p_bands: dict, seen_d, seen_p) -> str:
+def render_toml(
+    decode: dict, prefill: dict, d_bands: dict, p_bands: dict, seen_d, seen_p, cards_d, cards_p
+) -> str:
     lines = [
         "# Speed-model calibration, written by scripts/fit_calibration.py from",
         "# ../shared/reference/measured_calibration.csv (llama.cpp, one GPU, clean rows).",
@@ -240,6 +261,7 @@ def render_toml(decode: dict, prefill: dict, d_bands: dict, p_bands: dict, seen_
     lines += ["", "[quant_kind_prefill]"]
     lines += [f'"{k}" = {v:.4f}' for k, v in sorted(prefill["kind"].items())]
     lines += ["", "[moe]", f"decode = {decode['moe']:.4f}", ""]
+    lines += ["[hbm]", f"decode = {decode['hbm']:.4f}", ""]
     lines += [
         "[seen]",
         f"decode = {sorted(seen_d)!r}".replace("'", '"'),
@@ -280,12 +302,26 @@ def main() -> None:
     print(summarize("decode LOGO unseen-family", d_unseen) if d_unseen else "decode unseen: none")
     print(summarize("prefill LOGO seen-family", p_seen))
     print(summarize("prefill LOGO unseen-family", p_unseen) if p_unseen else "prefill unseen: none")
-    d_bands = {"seen": band(d_seen), "unseen": band(d_seen + d_unseen + [r * 1.5 for r in d_unseen])}
-    p_bands = {"seen": band(p_seen), "unseen": band(p_seen + p_unseen + [r * 1.5 for r in p_unseen])}
+    d_card = leave_one_row_out(DecodeFit, tg)
+    p_card = leave_one_row_out(PrefillFit, pp)
+    print(summarize("decode leave-one-row-out (card measured)", d_card))
+    print(summarize("prefill leave-one-row-out (card measured)", p_card))
+    d_bands = {
+        "card": band(d_card),
+        "seen": band(d_seen),
+        "unseen": band(d_seen + d_unseen + [r * 1.5 for r in d_unseen]),
+    }
+    p_bands = {
+        "card": band(p_card),
+        "seen": band(p_seen),
+        "unseen": band(p_seen + p_unseen + [r * 1.5 for r in p_unseen]),
+    }
     print("bands", d_bands, p_bands)
     seen_d = {f"{s.row.backend}/{s.arch}" for s in tg}
     seen_p = {f"{s.row.backend}/{s.arch}" for s in pp}
-    text = render_toml(decode, prefill, d_bands, p_bands, seen_d, seen_p)
+    cards_d = {s.row.gpu_id for s in tg}
+    cards_p = {s.row.gpu_id for s in pp}
+    text = render_toml(decode, prefill, d_bands, p_bands, seen_d, seen_p, cards_d, cards_p)
     if args.dry_run:
         print(text)
     else:

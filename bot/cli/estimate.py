@@ -100,7 +100,8 @@ def _run_batch(path: str, lang: str, out: TextIO) -> int:
     return 1 if failures else 0
 
 
-def run_estimate(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+def run_estimate(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
     try:
         default_catalog()
     except CatalogError as exc:

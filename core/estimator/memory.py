@@ -139,7 +139,7 @@ def compute_buffer_bytes(model: Model, ctx: int, catalog: Catalog, flash_attenti
     ub = const.ubatch
     f32 = 4
     residual = 2 * model.hidden * ub * f32
-    logits = model.vocab * ub * f32 + residual
+    logits = model.vocab * ub * f32
     ffn_width = model.moe_intermediate_size or model.intermediate_size or 4 * model.hidden
     ffn = (2 * ffn_width) * ub * f32 + residual
     peak = max(logits, ffn)

@@ -50,10 +50,13 @@ def build_setup(
         os_resolved = "macos"
     if os_resolved not in OS_NAMES:
         raise SetupError(f"unknown OS {os_name!r}: use linux, windows or macos")
-    if os_resolved == "macos" and gpu.vendor != "Apple":
-        raise SetupError(f"{gpu.name} does not run macOS for compute: use linux or windows")
-    if gpu.vendor == "Apple" and os_resolved != "macos":
-        raise SetupError(f"{gpu.name} runs macOS")
+    # A Mac chip runs macOS and a discrete card is not driven from macOS: rather than refuse a
+    # request that names the wrong OS (scripts often pass one OS for everything), use the one
+    # the hardware runs; the answer's assumptions line shows it.
+    if gpu.vendor == "Apple":
+        os_resolved = "macos"
+    elif os_resolved == "macos":
+        os_resolved = "linux"
     memory = float(memory_gib or gpu.memory_gib)
     if memory <= 0 or memory > 4096:
         raise SetupError(f"memory size {memory_gib} GiB is not plausible")

@@ -46,6 +46,9 @@ class Calibration:
     quant_kind: dict[str, float]  # quant kind -> multiplier on bw_eff
     quant_kind_prefill: dict[str, float]
     moe_decode: float  # multiplier on bw_eff for MoE models (routing, small expert matmuls)
+    hbm_decode: float  # multiplier on bw_eff for HBM cards (peak far above what kernels reach)
+    seen_decode_cards: frozenset[str]  # card ids with decode measurements in the fit
+    seen_prefill_cards: frozenset[str]
     seen_decode: frozenset[str]  # "backend/arch_family" pairs the fit had data for
     seen_prefill: frozenset[str]
     decode_band: dict[str, Band]  # "seen" / "unseen"
@@ -82,6 +85,9 @@ def calibration(catalog: Catalog) -> Calibration:
         quant_kind={k: float(v) for k, v in t.get("quant_kind", {}).items()},
         quant_kind_prefill={k: float(v) for k, v in t.get("quant_kind_prefill", {}).items()},
         moe_decode=float(t["moe"]["decode"]),
+        hbm_decode=float(t.get("hbm", {}).get("decode", 1.0)),
+        seen_decode_cards=frozenset(t["seen"].get("decode_cards", ())),
+        seen_prefill_cards=frozenset(t["seen"].get("prefill_cards", ())),
         seen_decode=frozenset(t["seen"]["decode"]),
         seen_prefill=frozenset(t["seen"]["prefill"]),
         decode_band={k: _band(v) for k, v in t["band"]["decode"].items()},
@@ -153,7 +159,13 @@ def decode_efficiency(gpu: Gpu, backend: str, quant_id: str, moe: bool, cal: Cal
     eff *= cal.quant_kind.get(quant_kind(quant_id), 1.0)
     if moe:
         eff *= cal.moe_decode
+    if is_hbm(gpu):
+        eff *= cal.hbm_decode
     return min(eff, 0.95)
+
+
+def is_hbm(gpu: Gpu) -> bool:
+    return gpu.memory_type.upper().startswith("HBM")
 
 
 def decode_seconds(
@@ -185,8 +197,13 @@ def decode_seconds(
 
 
 def band_for(gpu: Gpu, backend: str, cal: Calibration, phase: str = "decode") -> Band:
+    """The spread of cross-validated residuals for cards like this one: a measured card ("card"),
+    an unmeasured card of a measured family ("seen"), or a family the data never saw ("unseen")."""
     seen = cal.seen_decode if phase == "decode" else cal.seen_prefill
+    cards = cal.seen_decode_cards if phase == "decode" else cal.seen_prefill_cards
     bands = cal.decode_band if phase == "decode" else cal.prefill_band
+    if gpu.id in cards and "card" in bands:
+        return bands["card"]
     return bands["seen"] if f"{backend}/{gpu.arch_family}" in seen else bands["unseen"]
 
 

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Set up a virtual environment (idempotent) and run the bot on embedded defaults.
+# With no platform token configured this is the local console on a SQLite file.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+.venv/bin/python -m pip install -q --disable-pip-version-check -e . >/dev/null
+exec .venv/bin/python -m bot run "$@"

@@ -1,0 +1,104 @@
+"""`python -m bot estimate` as other tools use it: JSON shape, exit codes, batch."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from bot.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[3]
+ROW_KEYS = {
+    "quant",
+    "context",
+    "weights_gib",
+    "kv_gib",
+    "overhead_gib",
+    "total_gib",
+    "usable_gib",
+    "status",
+    "decode_tps",
+    "prefill_tps",
+    "framework",
+    "command",
+    "notes",
+}
+
+
+def test_json_answer_shape(capsys):
+    code = main(
+        [
+            "estimate",
+            "--gpu",
+            "V100 32G",
+            "--model",
+            "gemma 3 27b",
+            "--quant",
+            "Q4_K_M",
+            "--ctx",
+            "32k",
+            "--json",
+        ]
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert out["gpu"] == {
+        "id": "tesla-v100-32g-pcie",
+        "name": out["gpu"]["name"],
+        "memory_gib": 32.0,
+        "count": 1,
+    }
+    assert set(out["model"]) == {"id", "name", "params_b", "active_params_b"}
+    (row,) = out["rows"]
+    assert ROW_KEYS <= set(row)
+    assert row["context"] == 32768 and row["quant"] == "Q4_K_M"
+    assert set(row["decode_tps"]) == {"low", "mid", "high"}
+
+
+def test_unknown_gpu_fails_with_candidates(capsys):
+    code = main(["estimate", "--gpu", "Voodoo5 6000", "--model", "llama 3 8b", "--json"])
+    err = json.loads(capsys.readouterr().err)
+    assert code != 0 and "unknown GPU" in err["error"] and err["candidates"]["gpu"]
+
+
+def test_batch_keeps_going_after_a_bad_line(tmp_path, capsys):
+    batch = tmp_path / "req.jsonl"
+    batch.write_text(
+        '{"gpu": "4090", "model": "llama 3.1 8b", "quant": "Q4_K_M", "ctx": 4096}\n'
+        "not json\n"
+        '{"gpu": "nonexistent card", "model": "llama 3.1 8b"}\n'
+        '{"gpu": "3090", "model": "qwen3 32b", "quant": ["Q4_K_M", "Q6_K"], "ctx": [8192]}\n'
+    )
+    code = main(["estimate", "--batch", str(batch)])
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert code == 1 and len(lines) == 4
+    assert lines[0]["rows"][0]["quant"] == "Q4_K_M"
+    assert "error" in lines[1] and "error" in lines[2]
+    assert len(lines[3]["rows"]) == 2
+
+
+def test_module_entry_point_runs():
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bot",
+            "estimate",
+            "--gpu",
+            "4090",
+            "--model",
+            "llama 3.1 8b",
+            "--quant",
+            "Q4_K_M",
+            "--ctx",
+            "4096",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Q4_K_M" in proc.stdout

@@ -1,0 +1,105 @@
+"""The estimator end to end on representative setups: shapes, monotonicity, ways out."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.catalog.loader import default_catalog
+from core.estimator.query import QueryError, run_query
+
+CAT = default_catalog()
+
+
+def est(**kw):
+    return run_query(kw, CAT)
+
+
+def test_seed_question_grid():
+    e = est(gpu="V100 32G", model="gemma 3 27b")
+    assert e.request.setup.gpu.id == "tesla-v100-32g-pcie"
+    assert e.request.model.id == "gemma-3-27b"
+    assert e.request.setup.os == "linux"  # a datacenter card runs headless by default
+    quants = {r.quant for r in e.rows}
+    assert {"Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "IQ3_XXS"} <= quants
+    assert {4096, 131072} <= {r.context for r in e.rows}
+    for q in quants:
+        rows = sorted((r for r in e.rows if r.quant == q), key=lambda r: r.context)
+        totals = [r.total_gib for r in rows]
+        assert totals == sorted(totals)
+        speeds = [r.decode_tps.mid for r in rows if r.decode_tps]
+        assert speeds == sorted(speeds, reverse=True)
+    for r in e.rows:
+        assert r.status in ("smooth", "tight", "no_fit")
+        if r.decode_tps:
+            assert 0 < r.decode_tps.low < r.decode_tps.mid < r.decode_tps.high
+            assert r.command.startswith("llama-server")
+        else:
+            assert r.remedy is not None
+
+
+def test_decode_never_beats_the_bandwidth_roofline():
+    e = est(gpu="4090", model="llama 3.1 8b", quant=["Q4_K_M"], ctx=[4096])
+    row = e.rows[0]
+    roofline = 1008e9 / (row.weights_gib * 1024**3)
+    assert row.decode_tps.high < roofline
+
+
+def test_70b_on_one_24gb_card_offers_ways_out():
+    e = est(gpu="RTX 4090", model="llama 3.3 70b", quant=["Q4_K_M"], ctx=[8192])
+    row = e.rows[0]
+    assert row.status == "no_fit"
+    kinds = {row.remedy.kind} | {a.kind for a in row.remedy.alternatives}
+    assert {"offload", "more_cards"} <= kinds
+    cards = next(a for a in (row.remedy, *row.remedy.alternatives) if a.kind == "more_cards")
+    assert cards.cards == 2
+
+
+def test_two_cards_fit_what_one_does_not():
+    one = est(gpu="3090", model="llama 3.3 70b", quant=["Q4_K_M"], ctx=[8192]).rows[0]
+    two = est(gpu="3090", count=2, model="llama 3.3 70b", quant=["Q4_K_M"], ctx=[8192]).rows[0]
+    assert one.status == "no_fit" and two.status != "no_fit"
+    assert "-ts 1,1" in two.command or "-sm" in two.command
+
+
+def test_moe_expert_offload_is_offered():
+    row = est(gpu="4090", model="qwen3 235b a22b", quant=["Q4_K_M"], ctx=[32768], ram=256).rows[0]
+    kinds = {row.remedy.kind} | {a.kind for a in row.remedy.alternatives}
+    assert "expert_offload" in kinds
+
+
+def test_unified_memory_mac():
+    e = est(gpu="M2 Ultra", memory=192, model="llama 3.3 70b", quant=["Q4_K_M"], ctx=[8192])
+    assert e.request.setup.os == "macos" and e.rows[0].status != "no_fit"
+
+
+def test_quantized_kv_cache_shrinks_total():
+    f16 = est(gpu="4090", model="qwen3 32b", quant=["Q4_K_M"], ctx=[32768]).rows[0]
+    q8 = est(gpu="4090", model="qwen3 32b", quant=["Q4_K_M"], ctx=[32768], kv_type="q8_0").rows[0]
+    assert q8.kv_gib == pytest.approx(f16.kv_gib * 34 / 64, rel=0.01)
+
+
+def test_vllm_rows_use_serving_formats():
+    e = est(gpu="A100 80G", model="qwen2.5 32b", framework="vllm")
+    assert {r.quant for r in e.rows} & {"AWQ", "FP8", "HF-BF16"}
+
+
+def test_context_beyond_native_is_flagged():
+    e = est(gpu="A100 80G", model="llama 3 8b", quant=["Q4_K_M"], ctx=[8192, 16384])
+    assert [r.beyond_native for r in e.rows] == [False, True]
+
+
+@pytest.mark.parametrize(
+    ("raw", "needle"),
+    [
+        ({"gpu": "RTX 9999", "model": "llama 3 8b"}, "unknown GPU"),
+        ({"gpu": "4090", "model": "zzzz qqq"}, "unknown model"),
+        ({"gpu": "4090", "model": "llama 3 8b", "quant": ["Q9_Z"]}, "unknown quantization"),
+        ({"gpu": "4090", "model": "llama 3 8b", "ctx": ["lots"]}, "context"),
+        ({"gpu": "4090", "model": "llama 3 8b", "kv_type": "q3"}, "KV cache type"),
+        ({"gpu": "4090", "model": "llama 3 8b", "count": 0}, "count"),
+        ({"gpu": "4090"}, "model"),
+    ],
+)
+def test_bad_requests_give_clear_errors(raw, needle):
+    with pytest.raises(QueryError, match=needle):
+        run_query(raw, CAT)
