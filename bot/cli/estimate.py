@@ -40,11 +40,12 @@ def answer(raw: Any, lang: str = "en") -> tuple[dict[str, Any], bool]:
     """(JSON answer, ok) for one request; never raises on bad input."""
     if not isinstance(raw, dict):
         return _error("each request must be a JSON object"), False
+    catalog = default_catalog()
     try:
-        est = run_query(raw, default_catalog())
+        est = run_query(raw, catalog)
     except QueryError as exc:
         return _error(str(exc), exc.candidates), False
-    return estimate_dict(est, lang), True
+    return estimate_dict(est, catalog, lang), True
 
 
 def _text(result: dict[str, Any]) -> str:

@@ -86,7 +86,8 @@ class Row:
     remedy: Remedy | None
     notes: tuple[Note, ...] = ()
     framework: str = ""
-    command: str = ""
+    # The filled launch command is rendered on demand (`launch_command`): a chat reply shows one,
+    # so the grid doesn't pay for thirty.
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,8 +231,6 @@ def _row(request, usable, backend, split, engine, framework, quant_id, weights, 
         plan = layer_plan(request, usable, weights, ctx, catalog)
         if plan.layers_on_gpu == 0:
             notes.append(Note("row.no_gpu_layers"))
-    row_notes, command = _launch(request, framework, quant_id, ctx, status, remedy, catalog)
-    notes.extend(row_notes)
     return Row(
         quant=quant_id,
         context=ctx,
@@ -250,7 +249,6 @@ def _row(request, usable, backend, split, engine, framework, quant_id, weights, 
         remedy=remedy,
         notes=tuple(notes),
         framework=framework,
-        command=command,
     )
 
 
@@ -295,6 +293,12 @@ def _recommended_framework(request: EstimateRequest, catalog: Catalog) -> str:
     # The grid is priced for the engine that runs the asked quant; MLX and vLLM price differently,
     # so only take the pick when it runs this quant format (it always does: recommend() checks).
     return pick.framework or "llama.cpp"
+
+
+def launch_command(est: Estimate, row: Row, catalog: Catalog) -> tuple[tuple[Note, ...], str]:
+    """(notes, command) to run `row` with the estimate's framework; "" when it can't run as is."""
+    notes, command = _launch(est.request, row.framework, row.quant, row.context, row.status, row.remedy, catalog)
+    return tuple(notes), command
 
 
 def _launch(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING
 
 from core.catalog.loader import Catalog
@@ -304,5 +305,10 @@ def _best(options: list[Remedy], catalog: Catalog) -> Remedy:
 
 
 def _is_ladder_quant(quant_id: str, catalog: Catalog) -> bool:
+    return quant_id in _ladder_quants(catalog)
+
+
+@cache
+def _ladder_quants(catalog: Catalog) -> frozenset[str]:
     ladder = catalog.tables["estimator"]["ladder"]
-    return quant_id in set(ladder["remedy"]) | set(ladder["serving"]) | set(ladder["mlx"])
+    return frozenset(ladder["remedy"]) | frozenset(ladder["serving"]) | frozenset(ladder["mlx"])

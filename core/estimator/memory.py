@@ -80,8 +80,20 @@ class KvShape:
     state_bytes: float  # constant recurrent state (linear attention), independent of context
 
 
-@cache
+_KV_SHAPES: dict[int, tuple[Model, KvShape]] = {}
+
+
 def kv_shape(model: Model) -> KvShape:
+    """Cached by object identity: hashing a Model (40 fields) costs more than the formula."""
+    hit = _KV_SHAPES.get(id(model))
+    if hit is not None and hit[0] is model:
+        return hit[1]
+    shape = _kv_shape(model)
+    _KV_SHAPES[id(model)] = (model, shape)
+    return shape
+
+
+def _kv_shape(model: Model) -> KvShape:
     if model.attention == "mla":
         # llama.cpp and vLLM cache the compressed latent plus the decoupled rope key per token;
         # V is read from the same latent, so nothing else grows.

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.estimator.estimate import Estimate, Range, Row
+from core.catalog.loader import Catalog
+from core.estimator.estimate import Estimate, Range, Row, launch_command
 from core.estimator.fit import Remedy
 from core.i18n import Lang
 
@@ -38,7 +39,8 @@ def _remedy(r: Remedy | None) -> dict[str, Any] | None:
     return out
 
 
-def row_dict(row: Row, lang: Lang = "en") -> dict[str, Any]:
+def row_dict(est: Estimate, row: Row, catalog: Catalog, lang: Lang = "en") -> dict[str, Any]:
+    launch_notes, command = launch_command(est, row, catalog)
     return {
         "quant": row.quant,
         "context": row.context,
@@ -54,13 +56,13 @@ def row_dict(row: Row, lang: Lang = "en") -> dict[str, Any]:
         "ttft_s": row.ttft_s,
         "beyond_native_context": row.beyond_native,
         "framework": row.framework,
-        "command": row.command,
+        "command": command,
         "remedy": _remedy(row.remedy),
-        "notes": [n.text(lang) for n in row.notes],
+        "notes": [n.text(lang) for n in (*row.notes, *launch_notes)],
     }
 
 
-def estimate_dict(est: Estimate, lang: Lang = "en") -> dict[str, Any]:
+def estimate_dict(est: Estimate, catalog: Catalog, lang: Lang = "en") -> dict[str, Any]:
     setup, model = est.request.setup, est.request.model
     return {
         "gpu": {
@@ -82,5 +84,5 @@ def estimate_dict(est: Estimate, lang: Lang = "en") -> dict[str, Any]:
         "host": {"ram_gib": setup.host.ram_gib, "bandwidth_gbs": setup.host.bandwidth_gbs},
         "usable_gib": round(est.usable.total_gib, 2),
         "assumptions": [n.text(lang) for n in est.assumptions],
-        "rows": [row_dict(r, lang) for r in est.rows],
+        "rows": [row_dict(est, r, catalog, lang) for r in est.rows],
     }

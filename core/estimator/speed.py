@@ -113,6 +113,7 @@ def choose_backend(gpu: Gpu, os_name: str, catalog: Catalog) -> str:
     return str(vendor.get(os_name.split("_")[0], vendor["default"]))
 
 
+@cache
 def quant_kind(quant_id: str) -> str:
     """Group quants whose dequantization costs alike (the decode efficiency differs by kind)."""
     q = quant_id.upper()

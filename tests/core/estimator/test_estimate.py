@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.catalog.loader import default_catalog
+from core.estimator.estimate import launch_command
 from core.estimator.query import QueryError, run_query
 
 CAT = default_catalog()
@@ -32,7 +33,7 @@ def test_seed_question_grid():
         assert r.status in ("smooth", "tight", "no_fit")
         if r.decode_tps:
             assert 0 < r.decode_tps.low < r.decode_tps.mid < r.decode_tps.high
-            assert r.command.startswith("llama-server")
+            assert launch_command(e, r, CAT)[1].startswith("llama-server")
         else:
             assert r.remedy is not None
 
@@ -56,9 +57,11 @@ def test_70b_on_one_24gb_card_offers_ways_out():
 
 def test_two_cards_fit_what_one_does_not():
     one = est(gpu="3090", model="llama 3.3 70b", quant=["Q4_K_M"], ctx=[8192]).rows[0]
-    two = est(gpu="3090", count=2, model="llama 3.3 70b", quant=["Q4_K_M"], ctx=[8192]).rows[0]
+    pair = est(gpu="3090", count=2, model="llama 3.3 70b", quant=["Q4_K_M"], ctx=[8192])
+    two = pair.rows[0]
     assert one.status == "no_fit" and two.status != "no_fit"
-    assert "-ts 1,1" in two.command or "-sm" in two.command
+    command = launch_command(pair, two, CAT)[1]
+    assert "-ts 1,1" in command or "-sm" in command
 
 
 def test_moe_expert_offload_is_offered():
