@@ -60,11 +60,8 @@ class EstimateRequest:
     kv_type: str = "f16"
 
 
-@dataclass(frozen=True, slots=True)
-class Range:
-    low: float
-    mid: float
-    high: float
+# A speed as (low, mid, high) tokens/s: the same type the speed model returns.
+Range = speed.SpeedRange
 
 
 @dataclass(frozen=True, slots=True)
