@@ -1,0 +1,254 @@
+"""Question in, chat reply out: parse, decide (answer / ask back / help / error), estimate, render.
+
+`answer()` is what every chat adapter and `python -m bot ask` call. It never raises: any failure is
+an "error" reply with a calm message, and the text always fits one message of the target. Follow-up
+views (one quant in full, all frameworks, speculative decoding, a chart) start from the `query`
+dict of an earlier reply, which is plain JSON an adapter can keep per conversation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Literal
+
+from core.catalog.loader import Catalog
+from core.estimator.estimate import Estimate, EstimateRequest, estimate
+from core.estimator.setup import SetupError, build_setup
+from core.i18n import Lang, translate
+from core.render.compact import AskInfo, compact_reply, setup_title
+from core.render.doc import Doc, Para, render_first_fitting, truncate
+from core.understanding.parse import ParsedQuestion, parse_question
+from core.understanding.resolve import Resolution
+
+Status = Literal["answer", "clarify", "help", "error"]
+View = Literal["quant", "frameworks", "speculative"]
+
+MAX_INPUT = 1000  # characters of a question that are read; chat questions are a line or two
+CANDIDATES = 3  # names offered when asking back
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    status: Status
+    query: dict[str, Any]
+    candidates: dict[str, list[str]] = field(default_factory=dict)
+    text: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        """The stable JSON shape of `python -m bot ask --json`."""
+        return {"status": self.status, "query": self.query, "candidates": self.candidates, "reply": self.text}
+
+
+def _lang(requested: str | None, parsed: Lang) -> Lang:
+    return requested if requested in ("en", "zh") else parsed  # type: ignore[return-value]
+
+
+def _sure(res: Resolution | None) -> bool:
+    return res is not None and res.best_id is not None and res.confident
+
+
+def _query(parsed: ParsedQuestion, lang: Lang, catalog: Catalog) -> dict[str, Any]:
+    gpu_id = parsed.gpu.best_id if _sure(parsed.gpu) else None
+    memory = None
+    if gpu_id is not None:
+        memory = parsed.gpu.memory_gib or catalog.gpus[gpu_id].memory_gib  # type: ignore[union-attr]
+    return {
+        "gpu": {"id": gpu_id, "count": parsed.gpu_count, "memory_gib": memory},
+        "model": {"id": parsed.model.best_id if _sure(parsed.model) else None},
+        "quants": list(parsed.quants),
+        "contexts": list(parsed.contexts),
+        "os": parsed.os,
+        "framework": parsed.framework,
+        "lang": lang,
+        "intent": parsed.intent,
+    }
+
+
+def _candidates(parsed: ParsedQuestion) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {"gpu": [], "model": []}
+    if parsed.gpu is not None:
+        out["gpu"] = [cid for cid, _ in parsed.gpu.candidates[:CANDIDATES]]
+    if parsed.model is not None:
+        out["model"] = [cid for cid, _ in parsed.model.candidates[:CANDIDATES]]
+    return out
+
+
+def _names(ids: list[str], table: dict[str, Any]) -> str:
+    return ", ".join(table[i].name for i in ids if i in table)
+
+
+def _text(doc: Doc, target: str) -> str:
+    return render_first_fitting([doc], target)
+
+
+# --- the full answer -----------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=512)
+def _estimate(
+    catalog: Catalog,
+    gpu_id: str,
+    count: int,
+    memory: float,
+    os_name: str | None,
+    model_id: str,
+    quants: tuple[str, ...],
+    contexts: tuple[int, ...],
+    framework: str | None,
+) -> Estimate:
+    # Chat groups ask the same few combinations over and over; the estimate is the costly step.
+    setup = build_setup(catalog.gpus[gpu_id], catalog, count, memory, os_name)
+    request = EstimateRequest(setup, catalog.models[model_id], quants, contexts, framework=framework)
+    return estimate(request, catalog)
+
+
+def _framework_for(quants: tuple[str, ...], asked: str | None, catalog: Catalog) -> str | None:
+    """The framework the asked quant implies when none was named: AWQ/FP8 mean vLLM, MLX means MLX."""
+    if asked or not quants:
+        return asked
+    formats = {catalog.quants[q].format for q in quants}
+    if formats == {"serving"} and "vllm" in catalog.frameworks:
+        return "vllm"
+    if formats == {"mlx"} and "mlx" in catalog.frameworks:
+        return "mlx"
+    return None
+
+
+def estimate_for(query: dict[str, Any], catalog: Catalog) -> Estimate:
+    """The estimate behind a reply's `query` dict (raises SetupError / KeyError on a bad query)."""
+    gpu, model = query["gpu"], query["model"]
+    quants = tuple(q for q in query.get("quants", ()) if q in catalog.quants)
+    contexts = tuple(int(c) for c in query.get("contexts", ()))
+    framework = query.get("framework")
+    if framework not in catalog.frameworks:
+        framework = None
+    memory = float(gpu.get("memory_gib") or catalog.gpus[gpu["id"]].memory_gib)
+    return _estimate(
+        catalog, gpu["id"], int(gpu.get("count") or 1), memory,
+        query.get("os"), model["id"], quants, contexts, _framework_for(quants, framework, catalog),
+    )  # fmt: skip
+
+
+def _full(parsed: ParsedQuestion, query: dict[str, Any], lang: Lang, target: str, catalog: Catalog) -> str:
+    est = estimate_for(query, catalog)
+    also = tuple(catalog.models[m].name for m in parsed.model.also if m in catalog.models)  # type: ignore[union-attr]
+    info = AskInfo(
+        also=also,
+        quants=tuple(query["quants"]),
+        contexts=tuple(query["contexts"]),
+        framework=query["framework"],
+        intent=parsed.intent,
+    )
+    return compact_reply(est, catalog, lang, target, info)
+
+
+# --- the decision --------------------------------------------------------------------------------
+
+
+def _ask_back(parsed: ParsedQuestion, lang: Lang, catalog: Catalog) -> tuple[Status, Doc] | None:
+    """Ask back when the card or model was named but not clearly; None when both are clear or absent."""
+    lines: list[Para] = []
+    unknown = False
+    for res, kind, table in ((parsed.gpu, "gpu", catalog.gpus), (parsed.model, "model", catalog.models)):
+        if res is None or _sure(res):
+            continue
+        ids = [cid for cid, _ in res.candidates[:CANDIDATES] if cid in table]
+        if ids:
+            lines.append(Para(translate(f"reply.clarify.{kind}", lang, names=_names(ids, table))))
+        else:
+            unknown = True
+            lines.append(Para(translate(f"reply.unknown.{kind}", lang)))
+    if not lines:
+        return None
+    status: Status = "error" if unknown and len(lines) == 1 else "clarify"
+    return status, tuple(lines)
+
+
+def _decide(parsed: ParsedQuestion, query: dict[str, Any], lang: Lang, target: str,
+            catalog: Catalog) -> tuple[Status, str]:
+    if parsed.gpu is None and parsed.model is None:
+        return "help", _text((Para(translate("reply.help", lang)),), target)
+    asked = _ask_back(parsed, lang, catalog)
+    if asked is not None:
+        return asked[0], _text(asked[1], target)
+    if parsed.gpu is None:
+        from core.render.overview import model_overview
+
+        return "answer", _text(model_overview(catalog.models[query["model"]["id"]], catalog, lang), target)
+    gpu = query["gpu"]
+    try:
+        if parsed.model is None:
+            from core.render.overview import gpu_overview
+
+            card = catalog.gpus[gpu["id"]]
+            setup = build_setup(card, catalog, gpu["count"], gpu["memory_gib"], query["os"])
+            est_title = _setup_name(card.name, setup.memory_gib, card.memory_gib, setup.count)
+            return "answer", _text(gpu_overview(setup, est_title, catalog, lang), target)
+        return "answer", _full(parsed, query, lang, target, catalog)
+    except SetupError as exc:
+        return "error", _text((Para(translate("reply.error", lang, reason=str(exc))),), target)
+
+
+def _setup_name(name: str, memory: float, default: float, count: int) -> str:
+    if memory != default:
+        name += f" {memory:g}GB"
+    return f"{count}× {name}" if count > 1 else name
+
+
+def answer(text: Any, catalog: Catalog, lang: str | None = None, target: str = "plain") -> Reply:
+    """The reply to one chat question. Never raises; the text fits one message of `target`."""
+    raw = text if isinstance(text, str) else ""
+    raw = raw[:MAX_INPUT]
+    query: dict[str, Any] = {}
+    candidates: dict[str, list[str]] = {"gpu": [], "model": []}
+    chosen: Lang = _lang(lang, "en")
+    try:
+        parsed = parse_question(raw, catalog)
+        chosen = _lang(lang, parsed.lang)
+        query = _query(parsed, chosen, catalog)
+        candidates = _candidates(parsed)
+        status, reply = _decide(parsed, query, chosen, target, catalog)
+    except Exception:  # noqa: BLE001 - a chat bot answers calmly, whatever went wrong inside
+        status = "error"
+        reason = translate("reply.internal_error", chosen)
+        reply = _text((Para(translate("reply.error", chosen, reason=reason)),), target)
+    return Reply(status, query, candidates, reply)
+
+
+# --- follow-ups ----------------------------------------------------------------------------------
+
+
+def follow_up(query: dict[str, Any], view: str, catalog: Catalog, lang: str | None = None,
+              target: str = "plain", quant: str | None = None) -> Reply:
+    """A detail view for an earlier answer: "quant" (one quantization in full), "frameworks",
+    "speculative". Never raises."""
+    chosen: Lang = _lang(lang, query.get("lang", "en") if isinstance(query, dict) else "en")
+    try:
+        from core.render import detail
+
+        est = estimate_for(query, catalog)
+        if view == "quant":
+            doc = detail.quant_detail(est, quant, catalog, chosen)
+        elif view == "frameworks":
+            doc = detail.frameworks_view(est, quant, catalog, chosen)
+        elif view == "speculative":
+            doc = detail.speculative_view(est, quant, catalog, chosen)
+        else:
+            return Reply("help", query, {}, _text((Para(translate("reply.help", chosen)),), target))
+        return Reply("answer", query, {}, truncate(doc, target))
+    except Exception:  # noqa: BLE001 - see answer()
+        reason = translate("reply.internal_error", chosen)
+        return Reply("error", query if isinstance(query, dict) else {}, {},
+                     _text((Para(translate("reply.error", chosen, reason=reason)),), target))
+
+
+def chart(query: dict[str, Any], catalog: Catalog, lang: str | None = None) -> bytes:
+    """PNG chart for an earlier answer; raises ChartUnavailable when matplotlib is not installed."""
+    from core.render.chart import chart_png
+
+    chosen: Lang = _lang(lang, query.get("lang", "en"))
+    return chart_png(estimate_for(query, catalog), chosen)
+
+
+__all__ = ["Reply", "answer", "chart", "estimate_for", "follow_up", "setup_title"]

@@ -1,0 +1,200 @@
+"""What to run it with: the framework pick, its one launch command, the best way out of a row that
+doesn't fit, and the speculative-decoding line. Everything here reads the estimate and the
+framework engine (`core.estimator.frameworks` / `speculative`); it decides nothing numeric itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.catalog.loader import Catalog
+from core.estimator import speed
+from core.estimator.estimate import Estimate, Row, launch_command
+from core.estimator.fit import Remedy
+from core.estimator.frameworks import FrameworkOption, FrameworkQuery, framework_options, recommend
+from core.estimator.speculative import SpecOption, speculative_options
+from core.i18n import Lang, Note, translate
+from core.render.fmt import ctx_label, num
+
+_FQ_OS = {"linux_desktop": "linux"}
+LOCAL_WAYS_OUT = frozenset({"kv_quant", "offload", "expert_offload"})
+
+
+def framework_query(est: Estimate, row: Row, catalog: Catalog) -> FrameworkQuery:
+    """The framework engine's view of one row, with the row's way out applied when it has one."""
+    setup = est.request.setup
+    remedy = row.remedy if row.status == "no_fit" else None
+    kv = est.request.kv_type if est.request.kv_type in ("f16", "q8_0", "q4_0") else "f16"
+    n_gpu_layers: int | str = "all"
+    n_cpu_moe = None
+    fits = row.status != "no_fit"
+    if remedy is not None:
+        if remedy.kind == "kv_quant" and remedy.kv_type in ("q8_0", "q4_0"):
+            kv, fits = remedy.kv_type, True
+        elif remedy.kind == "offload" and remedy.layers_on_gpu:
+            n_gpu_layers = remedy.layers_on_gpu
+        elif remedy.kind == "expert_offload":
+            n_cpu_moe = remedy.cpu_moe_layers
+    return FrameworkQuery(
+        gpu=setup.gpu,
+        model=est.request.model,
+        quant=catalog.quants[row.quant],
+        context=row.context,
+        os=_FQ_OS.get(setup.os, setup.os),  # type: ignore[arg-type]
+        gpu_count=setup.count,
+        kv_cache=kv,  # type: ignore[arg-type]
+        fits_on_gpu=fits,
+        n_gpu_layers=n_gpu_layers,  # type: ignore[arg-type]
+        n_cpu_moe=n_cpu_moe,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    framework: str  # framework id to launch with ("" when nothing runs)
+    line: str  # one sentence in the asker's language
+    command: str  # one launch command ("" when none)
+
+
+def _name(framework_id: str, catalog: Catalog) -> str:
+    fw = catalog.frameworks.get(framework_id)
+    return fw.name if fw else framework_id
+
+
+def _command(est: Estimate, row: Row, framework: str, option: FrameworkOption, catalog: Catalog) -> str:
+    """The estimator's own command for the row when it is for this framework, else the option's;
+    none for a row that doesn't fit and whose way out needs another setup (more cards, lower quant)."""
+    if row.status == "no_fit" and (row.remedy is None or row.remedy.kind not in LOCAL_WAYS_OUT):
+        return ""
+    if row.framework == framework:
+        try:
+            _notes, command = launch_command(est, row, catalog)
+        except Exception:  # noqa: BLE001 - fall back to the framework engine's command
+            command = ""
+        if command:
+            return command
+    return option.command
+
+
+def advise(est: Estimate, row: Row, catalog: Catalog, lang: Lang, asked: str | None = None) -> Advice:
+    """The framework for this row and its command; the asked framework when the user named one."""
+    q = framework_query(est, row, catalog)
+    options = framework_options(q, catalog)
+    by_id = {o.framework: o for o in options}
+    rec = recommend(q, options, catalog)
+    if asked and asked in by_id:
+        opt = by_id[asked]
+        if opt.runnable:
+            command = _command(est, row, asked, opt, catalog)
+            line = translate("reply.fw.asked", lang, framework=_name(asked, catalog))
+            return Advice(asked, line, command)
+        why = opt.notes[0].text(lang) if opt.notes else ""
+        if rec.framework is None:
+            line = translate("reply.fw.asked_blocked", lang, framework=_name(asked, catalog), why=why)
+            return Advice("", line, "")
+        line = translate(
+            "reply.fw.asked_blocked_alt", lang, framework=_name(asked, catalog), why=why,
+            alt=_name(rec.framework, catalog),
+        )  # fmt: skip
+        return Advice(rec.framework, line, by_id[rec.framework].command)
+    if rec.framework is None:
+        return Advice("", rec.reason.text(lang), "")
+    pick = rec.framework
+    command = _command(est, row, pick, by_id[pick], catalog)
+    line = translate("reply.fw.pick", lang, framework=_name(pick, catalog), reason=rec.reason.text(lang))
+    if rec.easy:
+        line += translate("reply.fw.easy", lang, framework=_name(rec.easy, catalog))
+    return Advice(pick, line, command)
+
+
+def all_options(est: Estimate, row: Row, catalog: Catalog) -> tuple[FrameworkOption, ...]:
+    return framework_options(framework_query(est, row, catalog), catalog)
+
+
+# --- ways out ------------------------------------------------------------------------------------
+
+
+def _tps(remedy: Remedy) -> str:
+    return num(remedy.decode_mid) if remedy.decode_mid is not None else "?"
+
+
+def remedy_text(remedy: Remedy, lang: Lang) -> str:
+    kind = remedy.kind
+    params = {
+        "tps": _tps(remedy),
+        "kv": remedy.kv_type,
+        "quant": remedy.quant,
+        "on": remedy.layers_on_gpu,
+        "total": remedy.layers_total,
+        "n": remedy.cpu_moe_layers,
+        "cards": remedy.cards,
+        "host": f"{remedy.host_gib:g}",
+    }
+    return translate(f"reply.remedy.{kind}", lang, **params)
+
+
+def ways_out(rows_by_quant: dict[str, list[Row]], order: list[str], lang: Lang, limit: int = 2) -> list[str]:
+    """ "Q8_0 64K+: KV q8_0 → fits, ~19 tok/s" for the first context each quant stops fitting at."""
+    out: list[str] = []
+    for quant in order:
+        rows = rows_by_quant.get(quant, ())
+        first = next((r for r in rows if r.status == "no_fit"), None)
+        if first is None or first.remedy is None:
+            continue
+        later = any(r.context > first.context for r in rows)
+        where = f"{quant} {ctx_label(first.context)}{'+' if later else ''}"
+        out.append(f"{where}: {remedy_text(first.remedy, lang)}")
+        if len(out) >= limit:
+            break
+    return out
+
+
+# --- speculative decoding ------------------------------------------------------------------------
+
+
+def spec_line(est: Estimate, framework: str, catalog: Catalog, lang: Lang) -> str:
+    """One line about the best speculative-decoding route, or "" when there is none."""
+    if framework not in catalog.frameworks:
+        return ""
+    try:
+        options = speculative_options(est.request.model, framework, catalog)
+    except Exception:  # noqa: BLE001 - an advisory line must never sink the answer
+        return ""
+    best: SpecOption | None = next((o for o in options if o.flags), None)
+    if best is None:
+        return ""
+    params = {"gib": best.extra_memory_gib, "flags": best.flags, "framework": _name(framework, catalog)}
+    if best.kind == "draft" and best.draft_model:
+        draft = catalog.models.get(best.draft_model)
+        params["draft"] = draft.name if draft else best.draft_model
+    if best.kind == "mtp":
+        params["layers"] = est.request.model.mtp_layers
+    return translate(f"reply.spec.{best.kind}", lang, **params)
+
+
+# --- method --------------------------------------------------------------------------------------
+
+
+def method_line(est: Estimate, catalog: Catalog, lang: Lang) -> str:
+    """The seed page's methodology line, short: formula, calibration, what the range means."""
+    cal = speed.calibration(catalog)
+    gpu = est.request.setup.gpu
+    seen = gpu.id in getattr(cal, "seen_decode_cards", ())
+    seen = seen or f"{est.backend}/{gpu.arch_family}" in cal.seen_decode
+    band = speed.band_for(gpu, est.backend, cal)
+    meta = catalog.tables.get("calibration", {}).get("meta", {})
+    rows = meta.get("rows") if isinstance(meta, dict) else None
+    code = "reply.method_n" if rows else "reply.method"
+    line = translate(code, lang, low=band.low, high=band.high, n=rows)
+    if not seen:
+        line += translate("reply.method_unseen", lang, arch=gpu.arch)
+    return line
+
+
+def note_texts(notes: tuple[Note, ...] | list[Note], lang: Lang) -> list[str]:
+    seen: list[str] = []
+    for note in notes:
+        text = note.text(lang)
+        if text not in seen:
+            seen.append(text)
+    return seen

@@ -1,0 +1,63 @@
+"""A PNG for people who would rather look than read: decode speed against context per quant, and
+memory against context with the card's usable line. matplotlib is an optional extra (`chart`) and
+is imported here, inside the function, so nothing else pays for it.
+"""
+
+from __future__ import annotations
+
+import io
+
+from core.estimator.estimate import Estimate
+from core.i18n import Lang, translate
+from core.render.compact import setup_title
+from core.render.fmt import ctx_label
+
+
+class ChartUnavailable(RuntimeError):
+    """matplotlib is not installed: `pip install 'tokbot[chart]'`."""
+
+
+def chart_png(est: Estimate, lang: Lang = "en", dpi: int = 110) -> bytes:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg", force=False)
+        from matplotlib.figure import Figure
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ChartUnavailable("charts need matplotlib: pip install 'tokbot[chart]'") from exc
+
+    quants = list(dict.fromkeys(r.quant for r in est.rows))
+    contexts = sorted({r.context for r in est.rows})
+    cells = {(r.quant, r.context): r for r in est.rows}
+    fig = Figure(figsize=(7.0, 6.4), dpi=dpi)
+    speed_ax, mem_ax = fig.subplots(2, 1, sharex=True)
+    xs = list(range(len(contexts)))
+    for quant in quants:
+        pts = [(i, cells[(quant, c)]) for i, c in enumerate(contexts) if (quant, c) in cells]
+        run = [(i, r.decode_tps) for i, r in pts if r.decode_tps is not None and r.status != "no_fit"]
+        if run:
+            line = speed_ax.plot([i for i, _ in run], [d.mid for _, d in run], marker="o", label=quant)[0]
+            speed_ax.fill_between([i for i, _ in run], [d.low for _, d in run], [d.high for _, d in run],
+                                  color=line.get_color(), alpha=0.12, linewidth=0)
+        else:
+            line = speed_ax.plot([], [], marker="o", label=quant)[0]
+        mem_ax.plot([i for i, _ in pts], [r.total_gib for _, r in pts], marker="o", color=line.get_color(),
+                    label=quant)
+    usable = est.usable.total_gib
+    mem_ax.axhline(usable, color="red", linestyle="--", linewidth=1.2,
+                   label=translate("reply.chart.usable", lang, gib=usable))
+    speed_ax.set_ylabel("tok/s")
+    speed_ax.set_title(translate("reply.chart.speed", lang), fontsize=10)
+    mem_ax.set_ylabel("GiB")
+    mem_ax.set_title(translate("reply.chart.memory", lang), fontsize=10)
+    mem_ax.set_xticks(xs, [ctx_label(c) for c in contexts])
+    speed_ax.legend(fontsize=8, ncol=3)
+    mem_ax.legend(fontsize=8, ncol=3)
+    for ax in (speed_ax, mem_ax):
+        ax.grid(alpha=0.3)
+    # Titles stay ASCII: a CJK font is not guaranteed on a server.
+    fig.suptitle(f"{setup_title(est)} · {est.request.model.name} · {est.framework}", fontsize=11)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    return buf.getvalue()

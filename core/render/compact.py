@@ -1,0 +1,252 @@
+"""The compact answer: quantizations x contexts in a narrow monospace table, then one line each for
+usable memory, ways out, the framework with one command, speculative decoding, the method and the
+measured anchors. It must fit one chat message, so it is built at decreasing richness until the
+rendered text fits the target (`render_first_fitting`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.catalog.loader import Catalog
+from core.estimator.estimate import Estimate, Row
+from core.i18n import Lang, translate
+from core.render.advice import LOCAL_WAYS_OUT, advise, method_line, note_texts, spec_line, ways_out
+from core.render.doc import NARROW, Cmd, Doc, Para, Part, Pre, fits, render, truncate
+from core.render.fmt import NO_FIT, OVER, ROPE, TIGHT, ctx_label, gib, num, speed_range, table, table_width
+
+FOCUS_CONTEXT = 32768  # the context the launch command is written for when the user names none
+
+
+@dataclass(frozen=True, slots=True)
+class AskInfo:
+    """What the question asked and how it was read, for the lines around the table."""
+
+    also: tuple[str, ...] = ()  # other readings of the model name (display names)
+    quants: tuple[str, ...] = ()  # quant ids the user named
+    contexts: tuple[int, ...] = ()  # contexts the user named
+    framework: str | None = None  # framework id the user named
+    intent: str = "general"
+
+
+@dataclass(frozen=True, slots=True)
+class _Level:
+    max_quants: int
+    max_contexts: int
+    extras: bool  # speculative line, row notes
+    ways_out: bool
+    method: bool
+
+
+LEVELS = (
+    _Level(6, 5, True, True, True),
+    _Level(6, 5, False, True, True),
+    _Level(4, 3, False, True, True),
+    _Level(3, 3, False, False, False),
+)
+
+
+def thin(items: list, n: int, keep: tuple = ()) -> list:
+    """At most n items, evenly spread, first and last kept, and every item in `keep`."""
+    if len(items) <= n:
+        return items
+    chosen = {i for i, it in enumerate(items) if it in keep}
+    free = n - len(chosen)
+    if free > 0:
+        step = (len(items) - 1) / max(free - 1, 1)
+        for k in range(free):
+            chosen.add(round(k * step))
+    return [items[i] for i in sorted(chosen)][: max(n, len(keep))]
+
+
+def _grid(est: Estimate) -> tuple[list[str], list[int], dict[tuple[str, int], Row]]:
+    quants: list[str] = []
+    contexts: list[int] = []
+    cells: dict[tuple[str, int], Row] = {}
+    for row in est.rows:
+        if row.quant not in quants:
+            quants.append(row.quant)
+        if row.context not in contexts:
+            contexts.append(row.context)
+        cells[(row.quant, row.context)] = row
+    return quants, sorted(contexts), cells
+
+
+def focus_context(contexts: list[int], asked: tuple[int, ...]) -> int:
+    if asked:
+        return asked[0]
+    below = [c for c in contexts if c <= FOCUS_CONTEXT]
+    return below[-1] if below else contexts[0]
+
+
+
+
+def _runs_here(row: Row) -> bool:
+    return row.status != "no_fit" or (row.remedy is not None and row.remedy.kind in LOCAL_WAYS_OUT)
+
+
+def focus_row(quants: list[str], ctx: int, cells: dict[tuple[str, int], Row], asked: tuple[str, ...]) -> Row:
+    """The row the command is for: the asked quant, else the best quant that runs smoothly there,
+    else the fastest way out that runs on this setup, looking at shorter contexts when needed."""
+    if asked and (asked[0], ctx) in cells:
+        return cells[(asked[0], ctx)]
+    contexts = sorted({c for _, c in cells})
+    for c in [ctx] + [c for c in reversed(contexts) if c < ctx]:
+        column = [cells[(q, c)] for q in quants if (q, c) in cells]
+        for status in ("smooth", "tight"):
+            for row in column:
+                if row.status == status:
+                    return row
+        local = [r for r in column if _runs_here(r)]
+        if local:
+            return max(local, key=lambda r: r.remedy.decode_mid or 0.0 if r.remedy else 0.0)
+    column = [cells[(q, ctx)] for q in quants if (q, ctx) in cells]
+    return max(column, key=lambda r: (r.remedy.decode_mid or 0.0) if r.remedy else 0.0)
+
+
+def _cell(row: Row | None, memory: bool, ranges: bool) -> str:
+    if row is None:
+        return ""
+    if memory:
+        text = gib(row.total_gib) + (OVER if row.status == "no_fit" else "")
+    elif row.status == "no_fit" or row.decode_tps is None:
+        text = NO_FIT
+    else:
+        text = speed_range(row.decode_tps) if ranges else num(row.decode_tps.mid)
+    if row.status == "tight":
+        text += TIGHT
+    if row.beyond_native:
+        text += ROPE
+    return text
+
+
+def _table(quants: list[str], contexts: list[int], cells: dict[tuple[str, int], Row], memory: bool,
+           keep: tuple[int, ...]) -> tuple[str, ...]:
+    """Quants as rows when there are several; contexts as rows when one or two quants are shown."""
+    contexts = list(contexts)
+    by_context = len(quants) <= 2 and len(contexts) > len(quants)
+    while True:
+        for ranges in (True, False) if not memory else (False,):
+            if by_context:
+                header = ["ctx", *quants]
+                rows = [[ctx_label(c), *(_cell(cells.get((q, c)), memory, ranges) for q in quants)]
+                        for c in contexts]
+                if len(quants) == 1:
+                    header.insert(1, "GiB")
+                    for row, c in zip(rows, contexts, strict=True):
+                        cell = cells.get((quants[0], c))
+                        row.insert(1, gib(cell.total_gib) if cell else "")
+            else:
+                header = ["quant", "GiB", *(ctx_label(c) for c in contexts)]
+                rows = []
+                for q in quants:
+                    first = next((cells[(q, c)] for c in contexts if (q, c) in cells), None)
+                    rows.append([q, gib(first.weights_gib) if first else "",
+                                 *(_cell(cells.get((q, c)), memory, ranges) for c in contexts)])
+            if table_width(header, rows) <= NARROW:
+                return table(header, rows)
+        droppable = [c for c in contexts[1:-1] if c not in keep]
+        if len(contexts) <= 2 or not droppable:
+            return table(header, rows)
+        contexts.remove(droppable[len(droppable) // 2])
+
+
+def _marks_used(lines: tuple[str, ...], memory: bool, lang: Lang) -> str:
+    body = " ".join(" ".join(line.split()[1:]) for line in lines[1:])  # cells only, not the quant names
+    parts = [translate("reply.legend.memory" if memory else "reply.legend.speed", lang)]
+    if OVER in body:
+        parts.append(translate("reply.mark.over", lang))
+    if NO_FIT in body:
+        parts.append(translate("reply.mark.no_fit", lang))
+    if TIGHT in body:
+        parts.append(translate("reply.mark.tight", lang))
+    if ROPE in body:
+        parts.append(translate("reply.mark.rope", lang))
+    return " · ".join(parts)
+
+
+def setup_title(est: Estimate) -> str:
+    setup = est.request.setup
+    name = setup.gpu.name
+    if setup.memory_gib != setup.gpu.memory_gib:
+        name += f" {setup.memory_gib:g}GB"
+    if setup.count > 1:
+        name = f"{setup.count}× {name}"
+    return name
+
+
+def _usable_line(est: Estimate, lang: Lang) -> str:
+    setup = est.request.setup
+    how = "; ".join(note_texts(est.usable.notes, lang))
+    line = translate("reply.usable", lang, usable=est.usable.total_gib, total=setup.memory_gib * setup.count,
+                     how=how)
+    if setup.os_assumed:
+        line += translate("reply.os_assumed", lang)
+    return line
+
+
+def _cards_needed(row: Row, count: int, lang: Lang) -> str:
+    if row.status != "no_fit":
+        cards = str(count)
+    elif row.remedy is not None:
+        options = (row.remedy, *row.remedy.alternatives)
+        more = next((o for o in options if o.kind == "more_cards"), None)
+        cards = str(more.cards) if more else translate("reply.cards_too_many", lang)
+    else:
+        cards = translate("reply.cards_too_many", lang)
+    return translate("reply.cards", lang, quant=row.quant, ctx=ctx_label(row.context), cards=cards)
+
+
+def compact_doc(est: Estimate, catalog: Catalog, lang: Lang, info: AskInfo, level: _Level = LEVELS[0]) -> Doc:
+    quants, contexts, cells = _grid(est)
+    focus_ctx = focus_context(contexts, info.contexts)
+    row = focus_row(quants, focus_ctx, cells, info.quants)
+    shown_q = thin(quants, level.max_quants, tuple(info.quants) + (row.quant,))
+    shown_c = thin(contexts, level.max_contexts, tuple(info.contexts) + (row.context,))
+    memory = info.intent == "memory"
+    setup, model = est.request.setup, est.request.model
+    advice = advise(est, row, catalog, lang, info.framework)
+
+    parts: list[Part] = [Para(f"{setup_title(est)} · {model.name} · {advice.framework or est.framework}")]
+    if info.also:
+        parts.append(Para(translate("reply.read_as", lang, model=model.name, also=", ".join(info.also))))
+    block = _table(shown_q, shown_c, cells, memory, (*info.contexts, row.context))
+    parts.append(Para(_marks_used(block, memory, lang)))
+    parts.append(Pre(block))
+    parts.append(Para(_usable_line(est, lang)))
+    if level.extras:
+        notes = note_texts([n for r in est.rows if r.quant in shown_q for n in r.notes
+                            if n.code.startswith("row.")], lang)
+        if notes:
+            parts.append(Para("; ".join(notes[:2])))
+    if level.ways_out:
+        by_quant: dict[str, list[Row]] = {}
+        for r in est.rows:
+            if r.quant in shown_q and r.context in shown_c:
+                by_quant.setdefault(r.quant, []).append(r)
+        order = [row.quant] + [q for q in shown_q if q != row.quant]
+        outs = ways_out(by_quant, order, lang)
+        if outs:
+            parts.append(Para(translate("reply.ways_out", lang, items=" · ".join(outs))))
+    if info.intent == "cards_needed":
+        parts.append(Para(_cards_needed(row, setup.count, lang)))
+    parts.append(Para(advice.line))
+    if advice.command:
+        parts.append(Cmd(advice.command))
+    if level.extras and advice.framework:
+        spec = spec_line(est, advice.framework, catalog, lang)
+        if spec:
+            parts.append(Para(spec))
+    if level.method:
+        parts.append(Para(method_line(est, catalog, lang)))
+    parts.append(Para(translate("reply.anchors.none", lang)))
+    return tuple(parts)
+
+
+def compact_reply(est: Estimate, catalog: Catalog, lang: Lang, target: str, info: AskInfo) -> str:
+    text = ""
+    for level in LEVELS:
+        text = render(compact_doc(est, catalog, lang, info, level), target)
+        if fits(text, target):
+            return text
+    return truncate(compact_doc(est, catalog, lang, info, LEVELS[-1]), target)

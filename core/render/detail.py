@@ -1,0 +1,116 @@
+"""Detail views for follow-ups: one quantization in full (the seed page's columns), every framework
+with its launch command, and the speculative-decoding routes. Each returns a `Doc`; the caller
+renders it for its target (`core.render.doc.render` / `truncate`).
+"""
+
+from __future__ import annotations
+
+from core.catalog.loader import Catalog
+from core.estimator.estimate import Estimate, Row
+from core.i18n import Lang, translate
+from core.render.advice import advise, all_options, framework_query, note_texts, remedy_text
+from core.render.compact import focus_context, focus_row, setup_title
+from core.render.doc import Cmd, Doc, Para, Part, Pre
+from core.render.fmt import ROPE, ctx_label, gib, speed_range, table
+
+_STATUS = {"smooth": "ok", "tight": "tight", "no_fit": "no"}
+
+
+def _rows_of(est: Estimate, quant: str | None) -> tuple[str, list[Row]]:
+    quants = list(dict.fromkeys(r.quant for r in est.rows))
+    contexts = sorted({r.context for r in est.rows})
+    cells = {(r.quant, r.context): r for r in est.rows}
+    if quant not in quants:
+        ctx = focus_context(contexts, ())
+        quant = focus_row(quants, ctx, cells, ()).quant
+    return quant, [r for r in est.rows if r.quant == quant]  # type: ignore[return-value]
+
+
+def _focus(est: Estimate, quant: str | None) -> Row:
+    quant, rows = _rows_of(est, quant)
+    ctx = focus_context([r.context for r in rows], ())
+    return next((r for r in rows if r.context == ctx), rows[0])
+
+
+def quant_detail(est: Estimate, quant: str | None, catalog: Catalog, lang: Lang) -> Doc:
+    """Every context for one quant: KV, total, verdict, speed range; ways out; framework + command."""
+    quant, rows = _rows_of(est, quant)
+    body = []
+    for r in rows:
+        speed = speed_range(r.decode_tps) if r.decode_tps is not None and r.status != "no_fit" else "-"
+        label = ctx_label(r.context) + (ROPE if r.beyond_native else "")
+        body.append([label, gib(r.kv_gib), gib(r.total_gib), _STATUS.get(r.status, r.status), speed])
+    parts: list[Part] = [
+        Para(translate("reply.detail.title", lang, model=est.request.model.name, quant=quant,
+                       setup=setup_title(est))),
+        Para(translate("reply.detail.legend", lang, weights=gib(rows[0].weights_gib) if rows else "?")),
+        Pre(table(["ctx", "KV", "total", "fit", "tok/s"], body)),
+        Para(translate("reply.usable", lang, usable=est.usable.total_gib,
+                       total=est.request.setup.memory_gib * est.request.setup.count,
+                       how="; ".join(note_texts(est.usable.notes, lang)))),
+    ]
+    for r in rows:
+        if r.status == "no_fit" and r.remedy is not None:
+            parts.append(Para(f"{ctx_label(r.context)}: {remedy_text(r.remedy, lang)}"))
+    notes = note_texts([n for r in rows for n in r.notes], lang)
+    if notes:
+        parts.append(Para("; ".join(notes[:3])))
+    focus = _focus(est, quant)
+    advice = advise(est, focus, catalog, lang)
+    parts.append(Para(advice.line))
+    if advice.command:
+        parts.append(Cmd(advice.command))
+    return tuple(parts)
+
+
+def frameworks_view(est: Estimate, quant: str | None, catalog: Catalog, lang: Lang) -> Doc:
+    """Every framework for the focus row: runs or why not, overhead, its filled launch command."""
+    row = _focus(est, quant)
+    options = all_options(est, row, catalog)
+    parts: list[Part] = [
+        Para(translate("reply.frameworks.title", lang, model=est.request.model.name, quant=row.quant,
+                       ctx=ctx_label(row.context), setup=setup_title(est)))
+    ]
+    for opt in sorted(options, key=lambda o: not o.runnable):
+        fw = catalog.frameworks.get(opt.framework)
+        name = fw.name if fw else opt.framework
+        if opt.runnable:
+            low, high = opt.overhead_gib
+            line = translate("reply.frameworks.runs", lang, framework=name, low=round(low, 1),
+                             high=round(high, 1))
+            if opt.notes:
+                line += " — " + opt.notes[0].text(lang)
+            parts.append(Para(line))
+            if opt.command:
+                parts.append(Cmd(opt.command))
+        else:
+            why = opt.notes[0].text(lang) if opt.notes else ""
+            parts.append(Para(translate("reply.frameworks.blocked", lang, framework=name, why=why)))
+    return tuple(parts)
+
+
+def speculative_view(est: Estimate, quant: str | None, catalog: Catalog, lang: Lang) -> Doc:
+    """The speculative-decoding routes for the recommended (or asked) framework, with their flags."""
+    from core.estimator.speculative import speculative_options
+
+    row = _focus(est, quant)
+    framework = advise(est, row, catalog, lang).framework or est.framework
+    fw = catalog.frameworks.get(framework)
+    parts: list[Part] = [Para(translate("reply.spec.title", lang, model=est.request.model.name,
+                                        framework=fw.name if fw else framework))]
+    options = speculative_options(est.request.model, framework, catalog) if fw else []
+    shown = 0
+    for opt in options:
+        texts = note_texts(opt.notes, lang)
+        if not texts:
+            continue
+        parts.append(Para(translate("reply.spec.option", lang, kind=opt.kind, text=" ".join(texts))))
+        if opt.flags:
+            parts.append(Cmd(opt.flags))
+            shown += 1
+    if not shown:
+        parts.append(Para(translate("reply.spec.none", lang)))
+    return tuple(parts)
+
+
+__all__ = ["frameworks_view", "quant_detail", "speculative_view", "framework_query"]
