@@ -32,12 +32,22 @@ def _estimate_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch", default=None, help="JSONL file: one request per line, one JSON answer per line")
 
 
+def _ask_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("ask", help="answer a chat question exactly as the bot would")
+    p.add_argument("question", nargs="+", help='e.g. "V100 32G 27B 多少 token"')
+    p.add_argument("--json", action="store_true", help="print status, query, candidates and reply as JSON")
+    p.add_argument("--target", choices=("plain", "telegram", "discord"), default="plain",
+                   help="render for this chat (default: plain console text)")
+    p.add_argument("--lang", choices=("en", "zh"), default=None, help="reply language (default: as asked)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m bot", description="tokbot: does this model fit my GPU, and how fast?"
     )
     sub = parser.add_subparsers(dest="command", required=True)
     _estimate_parser(sub)
+    _ask_parser(sub)
     return parser
 
 
@@ -47,4 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bot.cli.estimate import run_estimate
 
         return run_estimate(args)
+    if args.command == "ask":
+        from bot.cli.ask import run_ask
+
+        return run_ask(args)
     return 2
