@@ -18,6 +18,7 @@ from core.estimator.setup import SetupError, build_setup
 from core.i18n import Lang, translate
 from core.render.compact import AskInfo, compact_reply, setup_title
 from core.render.doc import Doc, Para, render_first_fitting, truncate
+from core.render.overview import gpu_overview, model_overview
 from core.understanding.parse import ParsedQuestion, parse_question
 from core.understanding.resolve import Resolution
 
@@ -131,16 +132,45 @@ def estimate_for(query: dict[str, Any], catalog: Catalog) -> Estimate:
 
 
 def _full(parsed: ParsedQuestion, query: dict[str, Any], lang: Lang, target: str, catalog: Catalog) -> str:
-    est = estimate_for(query, catalog)
     also = tuple(catalog.models[m].name for m in parsed.model.also if m in catalog.models)  # type: ignore[union-attr]
-    info = AskInfo(
-        also=also,
-        quants=tuple(query["quants"]),
-        contexts=tuple(query["contexts"]),
-        framework=query["framework"],
-        intent=parsed.intent,
-    )
+    gpu = query["gpu"]
+    return _full_text(
+        catalog, gpu["id"], gpu["count"], gpu["memory_gib"], query["os"], query["model"]["id"],
+        tuple(query["quants"]), tuple(query["contexts"]), query["framework"], parsed.intent, also,
+        lang, target,
+    )  # fmt: skip
+
+
+@lru_cache(maxsize=1024)
+def _full_text(catalog: Catalog, gpu_id: str, count: int, memory: float, os_name: str | None, model_id: str,
+               quants: tuple[str, ...], contexts: tuple[int, ...], framework: str | None, intent: str,
+               also: tuple[str, ...], lang: Lang, target: str) -> str:
+    # The same question (same reading) gets the same text: render once, serve from memory after.
+    query = {"gpu": {"id": gpu_id, "count": count, "memory_gib": memory}, "model": {"id": model_id},
+             "quants": quants, "contexts": contexts, "os": os_name, "framework": framework}
+    est = estimate_for(query, catalog)
+    info = AskInfo(also=also, quants=quants, contexts=contexts, framework=framework, intent=intent)
     return compact_reply(est, catalog, lang, target, info)
+
+
+@lru_cache(maxsize=256)
+def _model_text(catalog: Catalog, model_id: str, lang: Lang, target: str) -> str:
+    return _text(model_overview(catalog.models[model_id], catalog, lang), target)
+
+
+@lru_cache(maxsize=256)
+def _gpu_text(catalog: Catalog, gpu_id: str, count: int, memory: float, os_name: str | None, lang: Lang,
+              target: str) -> str:
+    card = catalog.gpus[gpu_id]
+    setup = build_setup(card, catalog, count, memory, os_name)
+    title = _setup_name(card.name, setup.memory_gib, card.memory_gib, setup.count)
+    return _text(gpu_overview(setup, title, catalog, lang), target)
+
+
+def clear_caches() -> None:
+    """Forget cached estimates and replies (after a catalog reload, or in benchmarks)."""
+    for fn in (_estimate, _full_text, _model_text, _gpu_text):
+        fn.cache_clear()
 
 
 # --- the decision --------------------------------------------------------------------------------
@@ -173,18 +203,12 @@ def _decide(parsed: ParsedQuestion, query: dict[str, Any], lang: Lang, target: s
     if asked is not None:
         return asked[0], _text(asked[1], target)
     if parsed.gpu is None:
-        from core.render.overview import model_overview
-
-        return "answer", _text(model_overview(catalog.models[query["model"]["id"]], catalog, lang), target)
+        return "answer", _model_text(catalog, query["model"]["id"], lang, target)
     gpu = query["gpu"]
     try:
         if parsed.model is None:
-            from core.render.overview import gpu_overview
-
-            card = catalog.gpus[gpu["id"]]
-            setup = build_setup(card, catalog, gpu["count"], gpu["memory_gib"], query["os"])
-            est_title = _setup_name(card.name, setup.memory_gib, card.memory_gib, setup.count)
-            return "answer", _text(gpu_overview(setup, est_title, catalog, lang), target)
+            text = _gpu_text(catalog, gpu["id"], gpu["count"], gpu["memory_gib"], query["os"], lang, target)
+            return "answer", text
         return "answer", _full(parsed, query, lang, target, catalog)
     except SetupError as exc:
         return "error", _text((Para(translate("reply.error", lang, reason=str(exc))),), target)
@@ -251,4 +275,4 @@ def chart(query: dict[str, Any], catalog: Catalog, lang: str | None = None) -> b
     return chart_png(estimate_for(query, catalog), chosen)
 
 
-__all__ = ["Reply", "answer", "chart", "estimate_for", "follow_up", "setup_title"]
+__all__ = ["Reply", "answer", "chart", "clear_caches", "estimate_for", "follow_up", "setup_title"]

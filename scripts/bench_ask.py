@@ -1,0 +1,106 @@
+"""Benchmark the whole ask path (parse, resolve, estimate, render) and a cold `python -m bot ask`.
+
+    .venv/bin/python scripts/bench_ask.py [--rounds 5] [--cold-runs 5] [--profile]
+
+Per question over tests/core/understanding/corpus.jsonl (or a few built-in questions):
+- "uncached": the estimate cache is cleared before each call, as for a question never seen before;
+- "cached": the same question again (chat groups repeat combinations), estimate served from cache.
+Goals (issue 3): p50 < 1 ms, p99 < 3 ms per question; cold process < 0.5 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from core.answer import answer, clear_caches  # noqa: E402
+from core.catalog.loader import default_catalog  # noqa: E402
+
+CORPUS = ROOT / "tests" / "core" / "understanding" / "corpus.jsonl"
+FALLBACK = ["V100 32G 27B 多少 token", "双3090 跑 llama3 70b q4 速度", "4张4090 跑 qwen3 235b a22b",
+            "mac mini m4 pro 64g 跑 llama 3.3 70b", "will qwen2.5-coder-32b fit on a 24gb 3090 with 32k ctx"]
+
+
+def questions() -> list[str]:
+    if CORPUS.exists():
+        out = []
+        for line in CORPUS.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                out.append(json.loads(line)["q"])
+        return out
+    return FALLBACK
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
+    return ordered[k]
+
+
+def bench(qs: list[str], rounds: int, cached: bool, target: str) -> list[float]:
+    catalog = default_catalog()
+    times: list[float] = []
+    for _ in range(rounds):
+        for q in qs:
+            if not cached:
+                clear_caches()
+            t0 = time.perf_counter()
+            answer(q, catalog, target=target)
+            times.append((time.perf_counter() - t0) * 1000)
+    return times
+
+
+def cold(runs: int) -> list[float]:
+    out = []
+    cmd = [sys.executable, "-m", "bot", "ask", "V100 32G 27B 多少 token"]
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True)
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--cold-runs", type=int, default=5)
+    ap.add_argument("--target", default="discord")
+    ap.add_argument("--profile", action="store_true", help="cProfile one uncached round")
+    args = ap.parse_args()
+    qs = questions()
+    catalog = default_catalog()
+    for q in qs:  # warm the per-catalog indexes and caches once, as a running bot has them
+        answer(q, catalog, target=args.target)
+    if args.profile:
+        import cProfile
+        import pstats
+
+        prof = cProfile.Profile()
+        prof.enable()
+        bench(qs, 1, False, args.target)
+        prof.disable()
+        pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
+    print(f"questions: {len(qs)} ({'corpus' if CORPUS.exists() else 'built-in'}), rounds: {args.rounds}, "
+          f"target: {args.target}")
+    for label, cached in (("first time", False), ("repeated", True)):
+        if cached:
+            bench(qs, 1, True, args.target)  # seen once, so the caches hold every question
+        t = bench(qs, args.rounds, cached, args.target)
+        print(f"{label:>18}: p50 {pct(t, 50):.2f} ms  p90 {pct(t, 90):.2f} ms  p99 {pct(t, 99):.2f} ms  "
+              f"max {max(t):.2f} ms")
+    c = cold(args.cold_runs)
+    print(f"cold `python -m bot ask`: median {statistics.median(c):.3f} s "
+          f"(min {min(c):.3f}, max {max(c):.3f}, {len(c)} runs)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""The compact reply for the issue's example questions, in both languages and every target."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from core.answer import answer
+from core.catalog.loader import default_catalog
+from core.render.doc import NARROW, display_width
+
+EXAMPLES = [
+    "V100 32G 27B 多少 token",
+    "双3090 跑 llama3 70b q4 速度",
+    "4张4090 跑 qwen3 235b a22b",
+    "mac mini m4 pro 64g 跑 llama 3.3 70b",
+    "will qwen2.5-coder-32b fit on a 24gb 3090 with 32k ctx",
+    "魔改2080ti 22g",
+    "满血 r1",
+    "h100 llama 3.1 405b how much memory",
+    "how many 4090 for deepseek r1",
+    "4090 qwen3 32b 128k vllm",
+]
+LIMIT = {"discord": 2000, "telegram": 4096}
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return default_catalog()
+
+
+def _blocks(text: str, target: str) -> list[list[str]]:
+    if target == "discord":
+        found = re.findall(r"```(?:sh)?\n(.*?)\n```", text, re.S)
+    else:
+        found = re.findall(r"<pre>(.*?)</pre>", text, re.S)
+    return [b.split("\n") for b in found]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("target", ["discord", "telegram"])
+@pytest.mark.parametrize("question", EXAMPLES)
+def test_fits_one_message_and_stays_aligned(catalog, question: str, target: str, lang: str) -> None:
+    reply = answer(question, catalog, lang=lang, target=target)
+    assert reply.status == "answer", reply.text
+    assert len(reply.text.encode("utf-16-le")) // 2 <= LIMIT[target]
+    blocks = _blocks(reply.text, target)
+    assert blocks, reply.text
+    table = blocks[0]
+    widths = {display_width(line) for line in table}
+    assert len(widths) == 1, table
+    assert widths.pop() <= NARROW
+    assert all(line.isascii() for line in table)
+
+
+def test_seed_question_reads_like_the_seed(catalog) -> None:
+    text = answer("V100 32G 27B 多少 token", catalog, target="plain").text
+    assert "Tesla V100" in text and "gemma-3-27b" in text
+    assert "gemma-2-27b" in text  # what else "27B" could have meant
+    assert "Q4_K_M" in text and "128K" in text
+    assert "llama-server" in text  # one launch command
+    assert "暂无实测 — 用 /submit 上传你的数据" in text
+    assert "口径" in text and "可用显存" in text
+
+
+def test_english_reply_has_every_section(catalog) -> None:
+    text = answer("V100 32G 27B how many tokens", catalog, target="plain").text
+    for part in ("decode tok/s", "Usable", "Run with", "Method:", "no measurement yet — /submit yours"):
+        assert part in text, part
+
+
+def test_doesnt_fit_rows_get_a_way_out(catalog) -> None:
+    text = answer("V100 32G 27B 多少 token", catalog, lang="en", target="plain").text
+    assert "If it doesn't fit:" in text and "tok/s" in text.split("If it doesn't fit:")[1]
+
+
+def test_one_quant_pivots_to_context_rows_with_ranges(catalog) -> None:
+    text = answer("4090 qwen3 8b q4_k_m", catalog, target="plain").text
+    lines = text.splitlines()
+    header = next(line for line in lines if line.startswith("ctx"))
+    assert "Q4_K_M" in header
+    assert re.search(r"\b\d+-\d+\b", text)  # low-high ranges fit when there is one column
+
+
+def test_memory_question_shows_gib(catalog) -> None:
+    text = answer("how much vram does qwen3 32b need on a 4090", catalog, target="plain").text
+    assert "GiB" in text

@@ -1,0 +1,98 @@
+"""The question -> reply service: decisions, the query shape, and calm handling of any input."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core.answer import Reply, answer
+from core.catalog.loader import default_catalog
+
+CATALOG = default_catalog()
+
+
+def test_full_answer_query_shape() -> None:
+    reply = answer("will qwen2.5-coder-32b fit on a 24gb 3090 with 32k ctx", CATALOG)
+    assert reply.status == "answer"
+    q = reply.query
+    assert q["gpu"] == {"id": "rtx-3090", "count": 1, "memory_gib": 24.0}
+    assert q["model"] == {"id": "qwen2.5-coder-32b"}
+    assert q["contexts"] == [32768] and q["quants"] == []
+    assert q["lang"] == "en" and q["intent"] == "fit"
+    assert reply.candidates["gpu"][0] == "rtx-3090"
+
+
+def test_lang_override() -> None:
+    assert "Usable" in answer("V100 32G 27B 多少 token", CATALOG, lang="en").text
+    assert answer("V100 32G 27B 多少 token", CATALOG, lang="en").query["lang"] == "en"
+
+
+@pytest.mark.parametrize("text", ["", "   ", "hello", "12345", "???", "🙂🙂🙂"])
+def test_odd_input_gets_help(text: str) -> None:
+    reply = answer(text, CATALOG)
+    assert reply.status == "help"
+    assert "V100" in reply.text
+
+
+def test_only_model_answers_memory_across_cards() -> None:
+    reply = answer("qwen3 32b", CATALOG, lang="en")
+    assert reply.status == "answer" and reply.query["gpu"]["id"] is None
+    assert "card" in reply.text and "24G" in reply.text or "32G" in reply.text
+
+
+def test_only_gpu_answers_what_fits() -> None:
+    reply = answer("魔改2080ti 22g", CATALOG)
+    assert reply.status == "answer" and reply.query["model"]["id"] is None
+    assert "qwen3-8b" in reply.text
+
+
+def test_unclear_model_asks_back_with_candidates() -> None:
+    reply = answer("4090 跑 qwen 72b", CATALOG)
+    if reply.status == "clarify":  # depends on the resolver's confidence; when it asks, it names names
+        assert reply.candidates["model"]
+        assert "?" in reply.text or "?" in reply.text
+
+
+def test_unknown_card_is_friendly() -> None:
+    reply = answer("zzgpu9000x 跑 qwen3 32b", CATALOG)
+    assert reply.status in ("answer", "clarify", "error")
+    assert "Traceback" not in reply.text
+
+
+def test_setup_error_is_an_error_reply() -> None:
+    reply = answer("4090 macos qwen3 8b", CATALOG)
+    assert reply.status in ("error", "answer")
+    assert reply.text
+
+
+def test_non_string_input() -> None:
+    assert answer(None, CATALOG).status == "help"  # type: ignore[arg-type]
+
+
+def test_very_long_input_is_bounded() -> None:
+    reply = answer("4090 qwen3 32b " * 2000, CATALOG, target="discord")
+    assert len(reply.text) <= 2000
+
+
+TARGETS = st.sampled_from(["plain", "telegram", "discord"])
+LANGS = st.sampled_from([None, "en", "zh"])
+WORDS = ["4090", "3090", "双", "x2", "V100", "32G", "qwen3", "32b", "70b", "q4", "128k", "@everyone", "<@1>",
+         "```", "<b>", "'; DROP", "\x00", "满血", "r1", "mac", "ollama"]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=400), TARGETS, LANGS)
+def test_random_text_never_raises_and_is_bounded(text: str, target: str, lang: str | None) -> None:
+    reply = answer(text, CATALOG, lang=lang, target=target)
+    assert isinstance(reply, Reply)
+    assert reply.status in ("answer", "clarify", "help", "error")
+    assert 0 < len(reply.text) <= (2000 if target == "discord" else 4096)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from(WORDS), max_size=8))
+def test_chat_like_word_salad(words: list[str]) -> None:
+    reply = answer(" ".join(words), CATALOG, target="discord")
+    assert len(reply.text) <= 2000
+    assert "@everyone" not in reply.text and "<@1>" not in reply.text
