@@ -8,6 +8,7 @@ dict of an earlier reply, which is plain JSON an adapter can keep per conversati
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
@@ -131,25 +132,41 @@ def estimate_for(query: dict[str, Any], catalog: Catalog) -> Estimate:
     )  # fmt: skip
 
 
+_SIZE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*b(?![a-z0-9])", re.IGNORECASE)
+
+
+def _said(raw: str, params_b: float) -> str:
+    """ "27B" when the question named the model only by a size close to this model's."""
+    for m in _SIZE.finditer(raw):
+        size = float(m.group(1))
+        if abs(size - params_b) <= 0.06 * params_b:
+            return f"{m.group(1)}B"
+    return ""
+
+
 def _full(parsed: ParsedQuestion, query: dict[str, Any], lang: Lang, target: str, catalog: Catalog) -> str:
-    also = tuple(catalog.models[m].name for m in parsed.model.also if m in catalog.models)  # type: ignore[union-attr]
+    model_res, gpu_res = parsed.model, parsed.gpu
+    also = tuple(catalog.models[m].name for m in model_res.also if m in catalog.models)  # type: ignore[union-attr]
+    gpu_also = tuple(catalog.gpus[g].name for g in gpu_res.also if g in catalog.gpus)  # type: ignore[union-attr]
+    model = catalog.models[query["model"]["id"]]
+    said = _said(parsed.raw, model.params_b) if also and model_res.candidates[0][1] < 100 else ""  # type: ignore[union-attr]
     gpu = query["gpu"]
+    info = AskInfo(also=also, said=said, gpu_also=gpu_also, quants=tuple(query["quants"]),
+                   contexts=tuple(query["contexts"]), framework=query["framework"], intent=parsed.intent)
     return _full_text(
         catalog, gpu["id"], gpu["count"], gpu["memory_gib"], query["os"], query["model"]["id"],
-        tuple(query["quants"]), tuple(query["contexts"]), query["framework"], parsed.intent, also,
-        lang, target,
+        info.quants, info.contexts, query["framework"], info, lang, target,
     )  # fmt: skip
 
 
 @lru_cache(maxsize=1024)
 def _full_text(catalog: Catalog, gpu_id: str, count: int, memory: float, os_name: str | None, model_id: str,
-               quants: tuple[str, ...], contexts: tuple[int, ...], framework: str | None, intent: str,
-               also: tuple[str, ...], lang: Lang, target: str) -> str:
+               quants: tuple[str, ...], contexts: tuple[int, ...], framework: str | None, info: AskInfo,
+               lang: Lang, target: str) -> str:
     # The same question (same reading) gets the same text: render once, serve from memory after.
     query = {"gpu": {"id": gpu_id, "count": count, "memory_gib": memory}, "model": {"id": model_id},
              "quants": quants, "contexts": contexts, "os": os_name, "framework": framework}
     est = estimate_for(query, catalog)
-    info = AskInfo(also=also, quants=quants, contexts=contexts, framework=framework, intent=intent)
     return compact_reply(est, catalog, lang, target, info)
 
 

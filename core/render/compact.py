@@ -23,6 +23,8 @@ class AskInfo:
     """What the question asked and how it was read, for the lines around the table."""
 
     also: tuple[str, ...] = ()  # other readings of the model name (display names)
+    said: str = ""  # the words the model was read from, when short and ambiguous ("27B")
+    gpu_also: tuple[str, ...] = ()  # other readings of the card name (display names)
     quants: tuple[str, ...] = ()  # quant ids the user named
     contexts: tuple[int, ...] = ()  # contexts the user named
     framework: str | None = None  # framework id the user named
@@ -209,7 +211,11 @@ def compact_doc(est: Estimate, catalog: Catalog, lang: Lang, info: AskInfo, leve
 
     parts: list[Part] = [Para(f"{setup_title(est)} · {model.name} · {advice.framework or est.framework}")]
     if info.also:
-        parts.append(Para(translate("reply.read_as", lang, model=model.name, also=", ".join(info.also))))
+        code = "reply.read_as_from" if info.said else "reply.read_as"
+        parts.append(Para(translate(code, lang, said=info.said, model=model.name, also=", ".join(info.also))))
+    if info.gpu_also:
+        gpu_also = ", ".join(info.gpu_also)
+        parts.append(Para(translate("reply.read_as", lang, model=setup.gpu.name, also=gpu_also)))
     block = _table(shown_q, shown_c, cells, memory, (*info.contexts, row.context))
     parts.append(Para(_marks_used(block, memory, lang)))
     parts.append(Pre(block))
