@@ -230,7 +230,7 @@ def summarize(name: str, residuals: list[float]) -> str:
 
 
 def render_toml(
-    decode: dict, prefill: dict, d_bands: dict, p_bands: dict, seen_d, seen_p, cards_d, cards_p
+    decode: dict, prefill: dict, d_bands: dict, p_bands: dict, seen_d, seen_p, cards_d, cards_p, seen_rows=((), ())
 ) -> str:
     lines = [
         "# Speed-model calibration, written by scripts/fit_calibration.py from",
@@ -261,6 +261,7 @@ def render_toml(
     lines += ["", "[quant_kind_prefill]"]
     lines += [f'"{k}" = {v:.4f}' for k, v in sorted(prefill["kind"].items())]
     lines += ["", "[moe]", f"decode = {decode['moe']:.4f}", ""]
+    lines += ["[meta]", f"decode_rows = {len(seen_rows[0])}", f"prefill_rows = {len(seen_rows[1])}", f"rows = {len(seen_rows[0]) + len(seen_rows[1])}", ""]
     lines += ["[hbm]", f"decode = {decode['hbm']:.4f}", ""]
     lines += [
         "[seen]",
@@ -321,7 +322,7 @@ def main() -> None:
     seen_p = {f"{s.row.backend}/{s.arch}" for s in pp}
     cards_d = {s.row.gpu_id for s in tg}
     cards_p = {s.row.gpu_id for s in pp}
-    text = render_toml(decode, prefill, d_bands, p_bands, seen_d, seen_p, cards_d, cards_p)
+    text = render_toml(decode, prefill, d_bands, p_bands, seen_d, seen_p, cards_d, cards_p, (tg, pp))
     if args.dry_run:
         print(text)
     else:

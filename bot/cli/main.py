@@ -41,12 +41,20 @@ def _ask_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lang", choices=("en", "zh"), default=None, help="reply language (default: as asked)")
 
 
+def _console_parsers(sub: argparse._SubParsersAction) -> None:
+    for name, text in (("console", "the bot in a terminal"),
+                       ("run", "start the bot: the local console when no platform token is set")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("--user", default="console", help="who is typing (console user name)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m bot", description="tokbot: does this model fit my GPU, and how fast?"
     )
     sub = parser.add_subparsers(dest="command", required=True)
     _estimate_parser(sub)
+    _console_parsers(sub)
     _ask_parser(sub)
     return parser
 
@@ -61,4 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bot.cli.ask import run_ask
 
         return run_ask(args)
+    if args.command in ("console", "run"):
+        from bot.cli.console import run_console
+
+        return run_console(args)
     return 2

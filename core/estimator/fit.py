@@ -214,7 +214,8 @@ def find_remedy(
                 )
         # 3. Partial offload of whole layers.
         plan = layer_plan(request, usable, weights, ctx, catalog)
-        if plan.layers_on_gpu > 0 and plan.host_bytes <= host_room:
+        # All layers "fitting" here means only the output head or buffers overflow: not an offload.
+        if 0 < plan.layers_on_gpu < model.layers and 0 < plan.host_bytes <= host_room:
             frac_gpu = plan.layers_on_gpu / model.layers
             active_layers = weights.active_bytes_per_token - weights.output_bytes
             kv_read = _active_kv(request, depth, request.kv_type, catalog)
