@@ -7,5 +7,6 @@ PY=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-.venv/bin/python -m pip install -q --disable-pip-version-check -e . >/dev/null
+.venv/bin/python -m pip install -q --disable-pip-version-check -e . >.venv/install.log 2>&1 \
+  || { cat .venv/install.log; exit 1; }
 exec .venv/bin/python -m bot run "$@"
