@@ -253,9 +253,10 @@ def _framework_os(os_name: str) -> str:
     return "linux" if os_name.startswith("linux") else os_name
 
 
-def _framework_query(
+def framework_query(
     request: EstimateRequest, quant_id: str, ctx: int, status: Status, remedy: Remedy | None, catalog: Catalog
 ) -> FrameworkQuery:
+    """The framework engine's view of one row, with the row's way out applied when it has one."""
     setup = request.setup
     kv_type, n_gpu_layers, n_cpu_moe = request.kv_type, "all", None
     fits = status != "no_fit"
@@ -280,13 +281,17 @@ def _framework_query(
     )
 
 
+def row_framework_query(est: Estimate, row: Row, catalog: Catalog) -> FrameworkQuery:
+    return framework_query(est.request, row.quant, row.context, row.status, row.remedy, catalog)
+
+
 def _recommended_framework(request: EstimateRequest, catalog: Catalog) -> str:
     """The framework to launch with when the user named none: judged on the first asked quant."""
     quants = request.quants or default_quants(request.model, "llama.cpp", catalog)
     if not quants:
         return "llama.cpp"
     ctx = (request.contexts or (4096,))[0]
-    pick = recommend(_framework_query(request, quants[0], ctx, "smooth", None, catalog), catalog=catalog)
+    pick = recommend(framework_query(request, quants[0], ctx, "smooth", None, catalog), catalog=catalog)
     # The grid is priced for the engine that runs the asked quant; MLX and vLLM price differently,
     # so only take the pick when it runs this quant format (it always does: recommend() checks).
     return pick.framework or "llama.cpp"
@@ -294,7 +299,8 @@ def _recommended_framework(request: EstimateRequest, catalog: Catalog) -> str:
 
 def launch_command(est: Estimate, row: Row, catalog: Catalog) -> tuple[tuple[Note, ...], str]:
     """(notes, command) to run `row` with the estimate's framework; "" when it can't run as is."""
-    notes, command = _launch(est.request, row.framework, row.quant, row.context, row.status, row.remedy, catalog)
+    request = est.request
+    notes, command = _launch(request, row.framework, row.quant, row.context, row.status, row.remedy, catalog)
     return tuple(notes), command
 
 
@@ -314,7 +320,7 @@ def _launch(
         remedy is None or remedy.kind in ("none", "lower_quant", "more_cards", "mac_wired_limit")
     ):
         return [], ""
-    option = evaluate(fw, _framework_query(request, quant_id, ctx, status, remedy, catalog))
+    option = evaluate(fw, framework_query(request, quant_id, ctx, status, remedy, catalog))
     if not option.runnable:
         return list(option.notes[:2]), ""
     return [], option.command

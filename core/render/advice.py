@@ -9,44 +9,14 @@ from dataclasses import dataclass
 
 from core.catalog.loader import Catalog
 from core.estimator import speed
-from core.estimator.estimate import Estimate, Row, launch_command
+from core.estimator.estimate import Estimate, Row, row_framework_query
 from core.estimator.fit import Remedy
-from core.estimator.frameworks import FrameworkOption, FrameworkQuery, framework_options, recommend
+from core.estimator.frameworks import FrameworkOption, framework_options, recommend
 from core.estimator.speculative import SpecOption, speculative_options
 from core.i18n import Lang, Note, translate
 from core.render.fmt import ctx_label, num
 
-_FQ_OS = {"linux_desktop": "linux"}
 LOCAL_WAYS_OUT = frozenset({"kv_quant", "offload", "expert_offload"})
-
-
-def framework_query(est: Estimate, row: Row, catalog: Catalog) -> FrameworkQuery:
-    """The framework engine's view of one row, with the row's way out applied when it has one."""
-    setup = est.request.setup
-    remedy = row.remedy if row.status == "no_fit" else None
-    kv = est.request.kv_type if est.request.kv_type in ("f16", "q8_0", "q4_0") else "f16"
-    n_gpu_layers: int | str = "all"
-    n_cpu_moe = None
-    fits = row.status != "no_fit"
-    if remedy is not None:
-        if remedy.kind == "kv_quant" and remedy.kv_type in ("q8_0", "q4_0"):
-            kv, fits = remedy.kv_type, True
-        elif remedy.kind == "offload" and remedy.layers_on_gpu:
-            n_gpu_layers = remedy.layers_on_gpu
-        elif remedy.kind == "expert_offload":
-            n_cpu_moe = remedy.cpu_moe_layers
-    return FrameworkQuery(
-        gpu=setup.gpu,
-        model=est.request.model,
-        quant=catalog.quants[row.quant],
-        context=row.context,
-        os=_FQ_OS.get(setup.os, setup.os),  # type: ignore[arg-type]
-        gpu_count=setup.count,
-        kv_cache=kv,  # type: ignore[arg-type]
-        fits_on_gpu=fits,
-        n_gpu_layers=n_gpu_layers,  # type: ignore[arg-type]
-        n_cpu_moe=n_cpu_moe,
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,31 +31,24 @@ def _name(framework_id: str, catalog: Catalog) -> str:
     return fw.name if fw else framework_id
 
 
-def _command(est: Estimate, row: Row, framework: str, option: FrameworkOption, catalog: Catalog) -> str:
-    """The estimator's own command for the row when it is for this framework, else the option's;
+def _command(row: Row, option: FrameworkOption) -> str:
+    """The option's command (built from the estimator's own query, so it is the estimator's);
     none for a row that doesn't fit and whose way out needs another setup (more cards, lower quant)."""
     if row.status == "no_fit" and (row.remedy is None or row.remedy.kind not in LOCAL_WAYS_OUT):
         return ""
-    if row.framework == framework:
-        try:
-            _notes, command = launch_command(est, row, catalog)
-        except Exception:  # noqa: BLE001 - fall back to the framework engine's command
-            command = ""
-        if command:
-            return command
     return option.command
 
 
 def advise(est: Estimate, row: Row, catalog: Catalog, lang: Lang, asked: str | None = None) -> Advice:
     """The framework for this row and its command; the asked framework when the user named one."""
-    q = framework_query(est, row, catalog)
+    q = row_framework_query(est, row, catalog)
     options = framework_options(q, catalog)
     by_id = {o.framework: o for o in options}
     rec = recommend(q, options, catalog)
     if asked and asked in by_id:
         opt = by_id[asked]
         if opt.runnable:
-            command = _command(est, row, asked, opt, catalog)
+            command = _command(row, opt)
             line = translate("reply.fw.asked", lang, framework=_name(asked, catalog))
             return Advice(asked, line, command)
         why = opt.notes[0].text(lang) if opt.notes else ""
@@ -103,7 +66,7 @@ def advise(est: Estimate, row: Row, catalog: Catalog, lang: Lang, asked: str | N
     if rec.framework is None:
         return Advice("", rec.reason.text(lang), "")
     pick = rec.framework
-    command = _command(est, row, pick, by_id[pick], catalog)
+    command = _command(row, by_id[pick])
     line = translate("reply.fw.pick", lang, framework=_name(pick, catalog), reason=rec.reason.text(lang))
     if rec.easy:
         line += translate("reply.fw.easy", lang, framework=_name(rec.easy, catalog))
@@ -111,7 +74,7 @@ def advise(est: Estimate, row: Row, catalog: Catalog, lang: Lang, asked: str | N
 
 
 def all_options(est: Estimate, row: Row, catalog: Catalog) -> tuple[FrameworkOption, ...]:
-    return framework_options(framework_query(est, row, catalog), catalog)
+    return framework_options(row_framework_query(est, row, catalog), catalog)
 
 
 # --- ways out ------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from __future__ import annotations
 from core.catalog.loader import Catalog
 from core.estimator.estimate import Estimate, Row
 from core.i18n import Lang, translate
-from core.render.advice import advise, all_options, framework_query, note_texts, remedy_text
+from core.render.advice import advise, all_options, note_texts, remedy_text
 from core.render.compact import focus_context, focus_row, setup_title
 from core.render.doc import Cmd, Doc, Para, Part, Pre
 from core.render.fmt import ROPE, ctx_label, gib, speed_range, table
@@ -113,4 +113,4 @@ def speculative_view(est: Estimate, quant: str | None, catalog: Catalog, lang: L
     return tuple(parts)
 
 
-__all__ = ["frameworks_view", "quant_detail", "speculative_view", "framework_query"]
+__all__ = ["frameworks_view", "quant_detail", "speculative_view"]
