@@ -15,7 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from core.catalog.loader import Catalog
 from core.estimator.estimate import Estimate, EstimateRequest, estimate
 from core.estimator.setup import SetupError, build_setup
-from core.understanding.resolve import resolve_framework, resolve_gpu, resolve_model, resolve_quant
+from core.understanding.resolve import (
+    Resolution,
+    resolve_framework,
+    resolve_gpu,
+    resolve_model,
+    resolve_quant,
+)
 
 KV_TYPES = ("f16", "q8_0", "q4_0")
 MAX_CONTEXT = 10_485_760
@@ -122,27 +128,19 @@ def _names(ids: list[str], table: dict) -> list[str]:
     return [f"{table[i].name} ({i})" if hasattr(table[i], "name") else i for i in ids if i in table]
 
 
+def _unknown(kind: str, label: str, text: str, resolution: Resolution, table: dict) -> QueryError:
+    cands = [c for c, _ in resolution.candidates]
+    closest = f"; closest: {', '.join(_names(cands, table))}" if cands else ""
+    return QueryError(f"unknown {label} {text!r}{closest}", {kind: cands})
+
+
 def resolve_request(query: EstimateQuery, catalog: Catalog) -> EstimateRequest:
     gpu_res = resolve_gpu(query.gpu, catalog)
     if not gpu_res.found:
-        cands = [c for c, _ in gpu_res.candidates]
-        raise QueryError(
-            f"unknown GPU {query.gpu!r}"
-            + (f"; closest: {', '.join(_names(cands, catalog.gpus))}" if cands else ""),
-            {"gpu": cands},
-        )
+        raise _unknown("gpu", "GPU", query.gpu, gpu_res, catalog.gpus)
     model_res = resolve_model(query.model, catalog)
     if not model_res.found:
-        cands = [c for c, _ in model_res.candidates]
-        raise QueryError(
-            f"unknown model {query.model!r}"
-            + (f"; closest: {', '.join(_names(cands, catalog.models))}" if cands else ""),
-            {"model": cands},
-        )
-    if not model_res.confident and model_res.also:
-        # Several readings are close: take the best but the caller may want to ask back; for the CLI
-        # the best reading is fine because it is printed in the answer.
-        pass
+        raise _unknown("model", "model", query.model, model_res, catalog.models)
     gpu = catalog.gpus[gpu_res.best_id]
     model = catalog.models[model_res.best_id]
     quants: list[str] = []

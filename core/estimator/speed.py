@@ -150,12 +150,14 @@ class SpeedRange:
     mid: float
     high: float
 
-    def scaled(self, factor: float) -> SpeedRange:
-        return SpeedRange(self.low * factor, self.mid * factor, self.high * factor)
+
+def backend_params(backend: str, cal: Calibration) -> BackendParams:
+    """A backend the fit never saw (none today) is priced like CUDA rather than failing."""
+    return cal.backends.get(backend) or cal.backends["cuda"]
 
 
 def decode_efficiency(gpu: Gpu, backend: str, quant_id: str, moe: bool, cal: Calibration) -> float:
-    params = cal.backends.get(backend) or cal.backends["cuda"]
+    params = backend_params(backend, cal)
     eff = params.bw_eff * cal.arch_decode.get(gpu.arch_family, 1.0)
     eff *= cal.quant_kind.get(quant_kind(quant_id), 1.0)
     if moe:
@@ -179,7 +181,7 @@ def decode_seconds(
     host_bandwidth_gbs: float = 0.0,
 ) -> float:
     """Mid estimate of the seconds one token takes."""
-    params = cal.backends.get(backend) or cal.backends["cuda"]
+    params = backend_params(backend, cal)
     eff = decode_efficiency(gpu, backend, inputs.quant_id, inputs.moe, cal)
     fixed = inputs.layers * params.us_per_layer * 1e-6
     bandwidth = gpu.bandwidth_gbs * 1e9 * eff
@@ -206,11 +208,6 @@ def band_for(gpu: Gpu, backend: str, cal: Calibration, phase: str = "decode") ->
     if gpu.id in cards and "card" in bands:
         return bands["card"]
     return bands["seen"] if f"{backend}/{gpu.arch_family}" in seen else bands["unseen"]
-
-
-def decode_range(seconds_mid: float, band: Band) -> SpeedRange:
-    mid = 1.0 / seconds_mid if seconds_mid > 0 else 0.0
-    return SpeedRange(mid * band.low, mid, mid * band.high)
 
 
 # --- prefill -------------------------------------------------------------------------------------
@@ -261,7 +258,7 @@ def prefill_seconds(
     count: int = 1,
     split: str = "layer",
 ) -> float:
-    params = cal.backends.get(backend) or cal.backends["cuda"]
+    params = backend_params(backend, cal)
     eff = params.pp_eff * cal.arch_prefill.get(gpu.arch_family, 1.0)
     eff *= cal.quant_kind_prefill.get(quant_kind(quant_id), 1.0)
     flops_per_s = matrix_tflops(gpu, cal) * 1e12 * eff
