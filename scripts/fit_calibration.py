@@ -89,8 +89,16 @@ def build_samples(test: str) -> list[Sample]:
     return out
 
 
-class DecodeFit:
-    """log tps = -log(layers*us[b]*1e-6 + bytes / (bw*1e9*eff)), eff = e[b]*arch[a]*kind[k]*moe."""
+class _LogFit:
+    """Least squares on log(tokens/s) over parameters laid out as
+    [backend eff | backend us | arch factors | quant-kind factors | extra factors], all in log space,
+    with a ridge that pulls every factor toward 1. Subclasses give `predict` and the bounds."""
+
+    EXTRAS: tuple[str, ...] = ()
+    EFF0, EFF_RANGE = 0.5, (0.1, 1.0)
+    US0, US_RANGE = 30.0, (1.0, 400.0)
+    FACTOR_BOUND = 1.0
+    F_SCALE = 0.15
 
     def __init__(self, samples: list[Sample]):
         self.samples = samples
@@ -98,16 +106,62 @@ class DecodeFit:
         self.archs = sorted({s.arch for s in samples})
         self.kinds = sorted({s.kind for s in samples})
 
+    def _n_factors(self) -> int:
+        return len(self.archs) + len(self.kinds) + len(self.EXTRAS)
+
     def unpack(self, x: np.ndarray) -> dict:
         nb, na, nk = len(self.backends), len(self.archs), len(self.kinds)
-        return {
+        params = {
             "eff": dict(zip(self.backends, np.exp(x[:nb]), strict=True)),
             "us": dict(zip(self.backends, np.exp(x[nb : 2 * nb]), strict=True)),
             "arch": dict(zip(self.archs, np.exp(x[2 * nb : 2 * nb + na]), strict=True)),
             "kind": dict(zip(self.kinds, np.exp(x[2 * nb + na : 2 * nb + na + nk]), strict=True)),
-            "moe": float(np.exp(x[-2])),
-            "hbm": float(np.exp(x[-1])),
         }
+        for i, name in enumerate(self.EXTRAS):
+            params[name] = float(np.exp(x[2 * nb + na + nk + i]))
+        return params
+
+    def predict(self, p: dict, s: Sample) -> float:
+        raise NotImplementedError
+
+    def residuals(self, x: np.ndarray) -> np.ndarray:
+        p = self.unpack(x)
+        res = [math.log(self.predict(p, s)) - math.log(s.row.tps) for s in self.samples]
+        nb, na, nk = len(self.backends), len(self.archs), len(self.kinds)
+        res += list(RIDGE["arch"] * x[2 * nb : 2 * nb + na] * 0.1)
+        res += list(RIDGE["quant"] * x[2 * nb + na : 2 * nb + na + nk] * 0.1)
+        res += list(RIDGE["moe"] * x[2 * nb + na + nk :] * 0.1)
+        return np.array(res)
+
+    def fit(self) -> dict:
+        nb, nf = len(self.backends), self._n_factors()
+        x0 = np.concatenate([np.full(nb, math.log(self.EFF0)), np.full(nb, math.log(self.US0)), np.zeros(nf)])
+        lo = np.concatenate(
+            [
+                np.full(nb, math.log(self.EFF_RANGE[0])),
+                np.full(nb, math.log(self.US_RANGE[0])),
+                np.full(nf, -self.FACTOR_BOUND),
+            ]
+        )
+        hi = np.concatenate(
+            [
+                np.full(nb, math.log(self.EFF_RANGE[1])),
+                np.full(nb, math.log(self.US_RANGE[1])),
+                np.full(nf, self.FACTOR_BOUND),
+            ]
+        )
+        sol = least_squares(self.residuals, x0, bounds=(lo, hi), loss="soft_l1", f_scale=self.F_SCALE)
+        return self.unpack(sol.x)
+
+
+class DecodeFit(_LogFit):
+    """log tps = -log(layers*us[b]*1e-6 + bytes / (bw*1e9*eff)), eff = e[b]*arch*kind*moe*hbm."""
+
+    EXTRAS = ("moe", "hbm")
+    EFF0, EFF_RANGE = 0.7, (0.2, 0.95)
+    US0, US_RANGE = 30.0, (1.0, 400.0)
+    FACTOR_BOUND = 1.0
+    F_SCALE = 0.15
 
     def predict(self, p: dict, s: Sample) -> float:
         eff = p["eff"].get(s.row.backend, 0.6) * p["arch"].get(s.arch, 1.0) * p["kind"].get(s.kind, 1.0)
@@ -119,46 +173,14 @@ class DecodeFit:
         seconds = s.layers * p["us"].get(s.row.backend, 30.0) * 1e-6 + s.gpu_bytes / (s.gpu_bw * 1e9 * eff)
         return 1.0 / seconds
 
-    def residuals(self, x: np.ndarray) -> np.ndarray:
-        p = self.unpack(x)
-        res = [math.log(self.predict(p, s)) - math.log(s.row.tps) for s in self.samples]
-        nb, na, nk = len(self.backends), len(self.archs), len(self.kinds)
-        res += list(RIDGE["arch"] * x[2 * nb : 2 * nb + na] * 0.1)
-        res += list(RIDGE["quant"] * x[2 * nb + na : 2 * nb + na + nk] * 0.1)
-        res.append(RIDGE["moe"] * x[-2] * 0.1)
-        res.append(RIDGE["moe"] * x[-1] * 0.1)
-        return np.array(res)
 
-    def fit(self) -> dict:
-        nb, na, nk = len(self.backends), len(self.archs), len(self.kinds)
-        x0 = np.concatenate([np.full(nb, math.log(0.7)), np.full(nb, math.log(30.0)), np.zeros(na + nk + 1)])
-        lo = np.concatenate(
-            [np.full(nb, math.log(0.2)), np.full(nb, math.log(1.0)), np.full(na + nk + 1, -1.0)]
-        )
-        hi = np.concatenate(
-            [np.full(nb, math.log(0.95)), np.full(nb, math.log(400.0)), np.full(na + nk + 1, 1.0)]
-        )
-        sol = least_squares(self.residuals, x0, bounds=(lo, hi), loss="soft_l1", f_scale=0.15)
-        return self.unpack(sol.x)
-
-
-class PrefillFit:
+class PrefillFit(_LogFit):
     """log tps = log(prompt) - log(flops/(tflops*1e12*eff) + ubatches*layers*us*1e-6)."""
 
-    def __init__(self, samples: list[Sample]):
-        self.samples = samples
-        self.backends = sorted({s.row.backend for s in samples})
-        self.archs = sorted({s.arch for s in samples})
-        self.kinds = sorted({s.kind for s in samples})
-
-    def unpack(self, x: np.ndarray) -> dict:
-        nb, na, nk = len(self.backends), len(self.archs), len(self.kinds)
-        return {
-            "eff": dict(zip(self.backends, np.exp(x[:nb]), strict=True)),
-            "us": dict(zip(self.backends, np.exp(x[nb : 2 * nb]), strict=True)),
-            "arch": dict(zip(self.archs, np.exp(x[2 * nb : 2 * nb + na]), strict=True)),
-            "kind": dict(zip(self.kinds, np.exp(x[2 * nb + na : 2 * nb + na + nk]), strict=True)),
-        }
+    EFF0, EFF_RANGE = 0.3, (0.01, 2.0)
+    US0, US_RANGE = 50.0, (1.0, 2000.0)
+    FACTOR_BOUND = 1.5
+    F_SCALE = 0.2
 
     def predict(self, p: dict, s: Sample) -> float:
         eff = p["eff"].get(s.row.backend, 0.3) * p["arch"].get(s.arch, 1.0) * p["kind"].get(s.kind, 1.0)
@@ -167,24 +189,6 @@ class PrefillFit:
             + s.ubatches * s.layers * p["us"].get(s.row.backend, 50.0) * 1e-6
         )
         return s.row.prompt / seconds
-
-    def residuals(self, x: np.ndarray) -> np.ndarray:
-        p = self.unpack(x)
-        res = [math.log(self.predict(p, s)) - math.log(s.row.tps) for s in self.samples]
-        nb, na, nk = len(self.backends), len(self.archs), len(self.kinds)
-        res += list(RIDGE["arch"] * x[2 * nb : 2 * nb + na] * 0.1)
-        res += list(RIDGE["quant"] * x[2 * nb + na : 2 * nb + na + nk] * 0.1)
-        return np.array(res)
-
-    def fit(self) -> dict:
-        nb, na, nk = len(self.backends), len(self.archs), len(self.kinds)
-        x0 = np.concatenate([np.full(nb, math.log(0.3)), np.full(nb, math.log(50.0)), np.zeros(na + nk)])
-        lo = np.concatenate([np.full(nb, math.log(0.01)), np.full(nb, math.log(1.0)), np.full(na + nk, -1.5)])
-        hi = np.concatenate(
-            [np.full(nb, math.log(2.0)), np.full(nb, math.log(2000.0)), np.full(na + nk, 1.5)]
-        )
-        sol = least_squares(self.residuals, x0, bounds=(lo, hi), loss="soft_l1", f_scale=0.2)
-        return self.unpack(sol.x)
 
 
 def leave_one_row_out(fit_cls, samples: list[Sample]) -> list[float]:
@@ -226,11 +230,20 @@ def band(residuals: list[float], floor: float = 0.08) -> dict[str, float]:
 
 def summarize(name: str, residuals: list[float]) -> str:
     ape = [abs(math.exp(r) - 1) for r in residuals]
-    return f"{name}: n={len(residuals)} median APE={np.median(ape) * 100:.1f}% p90={np.quantile(ape, 0.9) * 100:.1f}%"
+    median, p90 = np.median(ape) * 100, np.quantile(ape, 0.9) * 100
+    return f"{name}: n={len(residuals)} median APE={median:.1f}% p90={p90:.1f}%"
 
 
 def render_toml(
-    decode: dict, prefill: dict, d_bands: dict, p_bands: dict, seen_d, seen_p, cards_d, cards_p, seen_rows=((), ())
+    decode: dict,
+    prefill: dict,
+    d_bands: dict,
+    p_bands: dict,
+    seen_d,
+    seen_p,
+    cards_d,
+    cards_p,
+    seen_rows=((), ()),
 ) -> str:
     lines = [
         "# Speed-model calibration, written by scripts/fit_calibration.py from",
@@ -261,7 +274,13 @@ def render_toml(
     lines += ["", "[quant_kind_prefill]"]
     lines += [f'"{k}" = {v:.4f}' for k, v in sorted(prefill["kind"].items())]
     lines += ["", "[moe]", f"decode = {decode['moe']:.4f}", ""]
-    lines += ["[meta]", f"decode_rows = {len(seen_rows[0])}", f"prefill_rows = {len(seen_rows[1])}", f"rows = {len(seen_rows[0]) + len(seen_rows[1])}", ""]
+    lines += [
+        "[meta]",
+        f"decode_rows = {len(seen_rows[0])}",
+        f"prefill_rows = {len(seen_rows[1])}",
+        f"rows = {len(seen_rows[0]) + len(seen_rows[1])}",
+        "",
+    ]
     lines += ["[hbm]", f"decode = {decode['hbm']:.4f}", ""]
     lines += [
         "[seen]",
