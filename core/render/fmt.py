@@ -49,26 +49,19 @@ def speed_range(r: Range) -> str:
     return f"{r.low:.0f}-{r.high:.0f}"
 
 
+def _widths(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[int]:
+    return [max(len(header[i]), *(len(row[i]) for row in rows)) for i in range(len(header))]
+
+
 def table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1) -> tuple[str, ...]:
     """Columns separated by one space; the first `left` columns left-aligned, the rest right-aligned."""
-    cols = len(header)
-    widths = [len(h) for h in header]
-    for row in rows:
-        for i in range(cols):
-            if len(row[i]) > widths[i]:
-                widths[i] = len(row[i])
+    widths = _widths(header, rows)
     lines = []
     for row in (header, *rows):
-        cells = [row[i].ljust(widths[i]) if i < left else row[i].rjust(widths[i]) for i in range(cols)]
+        cells = [row[i].ljust(widths[i]) if i < left else row[i].rjust(widths[i]) for i in range(len(header))]
         lines.append(" ".join(cells))
     return pad_block(lines)
 
 
 def table_width(header: Sequence[str], rows: Sequence[Sequence[str]]) -> int:
-    cols = len(header)
-    widths = [len(h) for h in header]
-    for row in rows:
-        for i in range(cols):
-            if len(row[i]) > widths[i]:
-                widths[i] = len(row[i])
-    return sum(widths) + cols - 1
+    return sum(_widths(header, rows)) + len(header) - 1
