@@ -117,13 +117,17 @@ async def backup_database(source: str, destination: str) -> Path:
     partial = dest_path.with_name(dest_path.name + ".partial")
     for leftover in (partial, Path(f"{partial}-wal"), Path(f"{partial}-shm")):
         leftover.unlink(missing_ok=True)
-    async with aiosqlite.connect(src_path) as src, aiosqlite.connect(partial) as dst:
-        await src.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        await src.backup(dst)
-        # The copy carries the source's WAL flag; fold everything into the main file so that the one
-        # file we rename is the whole backup.
-        await dst.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    os.replace(partial, dest_path)
+    try:
+        async with aiosqlite.connect(src_path) as src, aiosqlite.connect(partial) as dst:
+            await src.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            await src.backup(dst)
+            # The copy carries the source's WAL flag; fold everything into the main file so that the one
+            # file we rename is the whole backup.
+            await dst.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        os.replace(partial, dest_path)
+    finally:
+        for leftover in (partial, Path(f"{partial}-wal"), Path(f"{partial}-shm")):
+            leftover.unlink(missing_ok=True)
     return dest_path
 
 
