@@ -13,12 +13,15 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
 
+from core.anchors.calibrate import calibrate
+from core.anchors.index import AnchorIndex
+from core.anchors.render import anchor_section
 from core.catalog.loader import Catalog
 from core.estimator.estimate import Estimate, EstimateRequest, estimate
 from core.estimator.setup import SetupError, build_setup
 from core.i18n import Lang, translate
 from core.render.compact import AskInfo, compact_reply, setup_title
-from core.render.doc import Doc, Para, render_first_fitting, truncate
+from core.render.doc import Doc, Para, Part, render_first_fitting, truncate
 from core.render.overview import gpu_overview, model_overview
 from core.understanding.parse import ParsedQuestion, parse_question
 from core.understanding.resolve import Resolution
@@ -144,7 +147,8 @@ def _said(raw: str, params_b: float) -> str:
     return ""
 
 
-def _full(parsed: ParsedQuestion, query: dict[str, Any], lang: Lang, target: str, catalog: Catalog) -> str:
+def _full(parsed: ParsedQuestion, query: dict[str, Any], lang: Lang, target: str, catalog: Catalog,
+          anchors: AnchorIndex | None = None) -> str:
     model_res, gpu_res = parsed.model, parsed.gpu
     also = tuple(catalog.models[m].name for m in model_res.also if m in catalog.models)  # type: ignore[union-attr]
     gpu_also = tuple(catalog.gpus[g].name for g in gpu_res.also if g in catalog.gpus)  # type: ignore[union-attr]
@@ -155,19 +159,36 @@ def _full(parsed: ParsedQuestion, query: dict[str, Any], lang: Lang, target: str
                    contexts=tuple(query["contexts"]), framework=query["framework"], intent=parsed.intent)
     return _full_text(
         catalog, gpu["id"], gpu["count"], gpu["memory_gib"], query["os"], query["model"]["id"],
-        info.quants, info.contexts, query["framework"], info, lang, target,
+        info.quants, info.contexts, query["framework"], info, lang, target, anchors,
     )  # fmt: skip
 
 
 @lru_cache(maxsize=1024)
 def _full_text(catalog: Catalog, gpu_id: str, count: int, memory: float, os_name: str | None, model_id: str,
                quants: tuple[str, ...], contexts: tuple[int, ...], framework: str | None, info: AskInfo,
-               lang: Lang, target: str) -> str:
+               lang: Lang, target: str, anchors: AnchorIndex | None = None) -> str:
     # The same question (same reading) gets the same text: render once, serve from memory after.
+    # An anchor index hashes by its version, so an approved or withdrawn anchor is a new key.
     query = {"gpu": {"id": gpu_id, "count": count, "memory_gib": memory}, "model": {"id": model_id},
              "quants": quants, "contexts": contexts, "os": os_name, "framework": framework}
     est = estimate_for(query, catalog)
-    return compact_reply(est, catalog, lang, target, info)
+    if anchors is None:
+        return compact_reply(est, catalog, lang, target, info)
+    est, calibration = calibrate(est, anchors, catalog)
+    section = anchor_section(est, anchors, catalog, lang, calibration, info.quants)
+    return compact_reply(est, catalog, lang, target, info, anchors=section)
+
+
+_seen_anchor_version = 0
+
+
+def _use_index(anchors: AnchorIndex | None) -> None:
+    """Drop cached replies when a new anchor index arrives: they were rendered with the old one and
+    would otherwise keep every old index alive as part of their cache keys."""
+    global _seen_anchor_version
+    if anchors is not None and anchors.version != _seen_anchor_version:
+        _seen_anchor_version = anchors.version
+        _full_text.cache_clear()
 
 
 @lru_cache(maxsize=256)
@@ -213,7 +234,7 @@ def _ask_back(parsed: ParsedQuestion, lang: Lang, catalog: Catalog) -> tuple[Sta
 
 
 def _decide(parsed: ParsedQuestion, query: dict[str, Any], lang: Lang, target: str,
-            catalog: Catalog) -> tuple[Status, str]:
+            catalog: Catalog, anchors: AnchorIndex | None = None) -> tuple[Status, str]:
     if parsed.gpu is None and parsed.model is None:
         return "help", _text((Para(translate("reply.help", lang)),), target)
     asked = _ask_back(parsed, lang, catalog)
@@ -226,7 +247,7 @@ def _decide(parsed: ParsedQuestion, query: dict[str, Any], lang: Lang, target: s
         if parsed.model is None:
             text = _gpu_text(catalog, gpu["id"], gpu["count"], gpu["memory_gib"], query["os"], lang, target)
             return "answer", text
-        return "answer", _full(parsed, query, lang, target, catalog)
+        return "answer", _full(parsed, query, lang, target, catalog, anchors)
     except SetupError as exc:
         return "error", _text((Para(translate("reply.error", lang, reason=str(exc))),), target)
 
@@ -237,8 +258,12 @@ def _setup_name(name: str, memory: float, default: float, count: int) -> str:
     return f"{count}× {name}" if count > 1 else name
 
 
-def answer(text: Any, catalog: Catalog, lang: str | None = None, target: str = "plain") -> Reply:
-    """The reply to one chat question. Never raises; the text fits one message of `target`."""
+def answer(text: Any, catalog: Catalog, lang: str | None = None, target: str = "plain",
+           anchors: AnchorIndex | None = None) -> Reply:
+    """The reply to one chat question. Never raises; the text fits one message of `target`.
+
+    `anchors`: approved measurements; when given, a full answer (card + model) is calibrated by the
+    community ones on that card and shows the measured-anchor lines (or the call for them)."""
     raw = text if isinstance(text, str) else ""
     raw = raw[:MAX_INPUT]
     query: dict[str, Any] = {}
@@ -249,7 +274,8 @@ def answer(text: Any, catalog: Catalog, lang: str | None = None, target: str = "
         chosen = _lang(lang, parsed.lang)
         query = _query(parsed, chosen, catalog)
         candidates = _candidates(parsed)
-        status, reply = _decide(parsed, query, chosen, target, catalog)
+        _use_index(anchors)
+        status, reply = _decide(parsed, query, chosen, target, catalog, anchors)
     except Exception:  # noqa: BLE001 - a chat bot answers calmly, whatever went wrong inside
         status = "error"
         reason = translate("reply.internal_error", chosen)
@@ -261,14 +287,19 @@ def answer(text: Any, catalog: Catalog, lang: str | None = None, target: str = "
 
 
 def follow_up(query: dict[str, Any], view: str, catalog: Catalog, lang: str | None = None,
-              target: str = "plain", quant: str | None = None) -> Reply:
+              target: str = "plain", quant: str | None = None, anchors: AnchorIndex | None = None) -> Reply:
     """A detail view for an earlier answer: "quant" (one quantization in full), "frameworks",
-    "speculative". Never raises."""
+    "speculative". Never raises. With `anchors`, speeds are calibrated as in `answer()` and the
+    measured-anchor lines follow the view."""
     chosen: Lang = _lang(lang, query.get("lang", "en") if isinstance(query, dict) else "en")
     try:
         from core.render import detail
 
         est = estimate_for(query, catalog)
+        section: tuple[Part, ...] = ()
+        if anchors is not None:
+            est, calibration = calibrate(est, anchors, catalog)
+            section = anchor_section(est, anchors, catalog, chosen, calibration, (quant,) if quant else ())
         if view == "quant":
             doc = detail.quant_detail(est, quant, catalog, chosen)
         elif view == "frameworks":
@@ -277,19 +308,23 @@ def follow_up(query: dict[str, Any], view: str, catalog: Catalog, lang: str | No
             doc = detail.speculative_view(est, quant, catalog, chosen)
         else:
             return Reply("help", query, {}, _text((Para(translate("reply.help", chosen)),), target))
-        return Reply("answer", query, {}, truncate(doc, target))
+        return Reply("answer", query, {}, truncate((*doc, *section), target))
     except Exception:  # noqa: BLE001 - see answer()
         reason = translate("reply.internal_error", chosen)
         return Reply("error", query if isinstance(query, dict) else {}, {},
                      _text((Para(translate("reply.error", chosen, reason=reason)),), target))
 
 
-def chart(query: dict[str, Any], catalog: Catalog, lang: str | None = None) -> bytes:
+def chart(query: dict[str, Any], catalog: Catalog, lang: str | None = None,
+          anchors: AnchorIndex | None = None) -> bytes:
     """PNG chart for an earlier answer; raises ChartUnavailable when matplotlib is not installed."""
     from core.render.chart import chart_png
 
     chosen: Lang = _lang(lang, query.get("lang", "en"))
-    return chart_png(estimate_for(query, catalog), chosen)
+    est = estimate_for(query, catalog)
+    if anchors is not None:
+        est = calibrate(est, anchors, catalog)[0]
+    return chart_png(est, chosen)
 
 
 __all__ = ["Reply", "answer", "chart", "clear_caches", "estimate_for", "follow_up", "setup_title"]

@@ -199,7 +199,10 @@ def _cards_needed(row: Row, count: int, lang: Lang) -> str:
     return translate("reply.cards", lang, quant=row.quant, ctx=ctx_label(row.context), cards=cards)
 
 
-def compact_doc(est: Estimate, catalog: Catalog, lang: Lang, info: AskInfo, level: _Level = LEVELS[0]) -> Doc:
+def compact_doc(est: Estimate, catalog: Catalog, lang: Lang, info: AskInfo, level: _Level = LEVELS[0],
+                anchors: tuple[Part, ...] | None = None) -> Doc:
+    """`anchors`: the measured-anchor lines (core/anchors/render.py) in place of the "none yet" line;
+    the tightest level keeps only the first of them."""
     quants, contexts, cells = _grid(est)
     focus_ctx = focus_context(contexts, info.contexts)
     row = focus_row(quants, focus_ctx, cells, info.quants)
@@ -245,14 +248,18 @@ def compact_doc(est: Estimate, catalog: Catalog, lang: Lang, info: AskInfo, leve
             parts.append(Para(spec))
     if level.method:
         parts.append(Para(method_line(est, catalog, lang)))
-    parts.append(Para(translate("reply.anchors.none", lang)))
+    if anchors is None:
+        parts.append(Para(translate("reply.anchors.none", lang)))
+    else:
+        parts.extend(anchors if level.method else anchors[:1])
     return tuple(parts)
 
 
-def compact_reply(est: Estimate, catalog: Catalog, lang: Lang, target: str, info: AskInfo) -> str:
+def compact_reply(est: Estimate, catalog: Catalog, lang: Lang, target: str, info: AskInfo,
+                  anchors: tuple[Part, ...] | None = None) -> str:
     text = ""
     for level in LEVELS:
-        text = render(compact_doc(est, catalog, lang, info, level), target)
+        text = render(compact_doc(est, catalog, lang, info, level, anchors), target)
         if fits(text, target):
             return text
-    return truncate(compact_doc(est, catalog, lang, info, LEVELS[-1]), target)
+    return truncate(compact_doc(est, catalog, lang, info, LEVELS[-1], anchors), target)

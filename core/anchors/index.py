@@ -1,0 +1,325 @@
+"""Approved measurements ("anchors") indexed for the reply: exact matches and the nearest ones.
+
+An anchor is a `Submission` with status "approved": a community run (credited to its submitter) or
+a published number (credited to its source). The command layer keeps one `AnchorIndex` in memory
+and swaps it for `index.with_added(sub)` / `index.without(id)` after an approve or withdraw: an
+index never changes after it is built, so a reply being rendered on another thread always sees one
+consistent state, and `version` (unique per state) lets reply caches notice the swap.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import statistics
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from core.catalog.loader import Catalog
+from core.community.records import Origin, Submission
+
+Combo = tuple[str, int, str]  # (gpu_id, gpu_count, model_id)
+Relation = Literal["other_count", "same_gpu", "same_model"]
+
+# Every index state gets its own number, even across instances, so a cache keyed on it can never
+# confuse an old index with a new one built from a different list.
+_VERSIONS = itertools.count(1)
+
+
+@dataclass(frozen=True, slots=True)
+class Credit:
+    """Who to thank for a run: the submitter's display name, or the short label of the source."""
+
+    name: str
+    origin: Origin
+    date: str  # "YYYY-MM" (community: when submitted; published: the source's date as printed)
+    url: str | None = None  # published: where the number was printed
+
+
+@dataclass(frozen=True, slots=True)
+class AnchorSummary:
+    """The runs of one card x count x model x quant, as one line of a reply shows them."""
+
+    gpu_id: str
+    gpu_count: int
+    model_id: str
+    quant: str
+    count: int
+    median_decode: float
+    low_decode: float
+    high_decode: float
+    median_prefill: float | None
+    credits: tuple[Credit, ...]  # newest first, one per distinct name
+    frameworks: tuple[str, ...]  # most used first
+    contexts: tuple[int, ...]  # context (or depth, when only that was given) of each run, most used first
+    anchor_ids: tuple[int, ...]
+    community: int  # how many of the runs are community ones
+
+
+@dataclass(frozen=True, slots=True)
+class NearAnchor:
+    """Runs on a setup close to the asked one, and how it differs."""
+
+    relation: Relation
+    distance: float  # smaller is closer; comparable within one relation
+    summary: AnchorSummary
+
+
+def anchor_date(sub: Submission) -> str:
+    if sub.origin == "published" and sub.source_date:
+        return sub.source_date
+    return sub.created_at.strftime("%Y-%m")
+
+
+def credit_of(sub: Submission) -> Credit:
+    url = sub.source if sub.origin == "published" else None
+    return Credit(sub.submitter.name, sub.origin, anchor_date(sub), url)
+
+
+def _most_used(values: Iterable[Any]) -> tuple[Any, ...]:
+    counts: dict[Any, int] = {}
+    for v in values:
+        counts[v] = counts.get(v, 0) + 1
+    return tuple(sorted(counts, key=lambda v: -counts[v]))
+
+
+def _run_context(sub: Submission) -> int:
+    m = sub.measurement
+    return m.context or m.depth or 0
+
+
+def summarize(anchors: Sequence[Submission]) -> AnchorSummary:
+    """One summary for runs of one card x count x model x quant (the caller groups them)."""
+    first = anchors[0].measurement
+    decode = sorted(a.measurement.decode_tps for a in anchors)
+    prefill = [a.measurement.prefill_tps for a in anchors if a.measurement.prefill_tps]
+    newest = sorted(anchors, key=lambda a: (anchor_date(a), a.id), reverse=True)
+    credits: list[Credit] = []
+    for a in newest:
+        c = credit_of(a)
+        if all(c.name != seen.name or c.origin != seen.origin for seen in credits):
+            credits.append(c)
+    return AnchorSummary(
+        gpu_id=first.gpu_id,
+        gpu_count=first.gpu_count,
+        model_id=first.model_id,
+        quant=first.quant,
+        count=len(anchors),
+        median_decode=round(statistics.median(decode), 1),
+        low_decode=decode[0],
+        high_decode=decode[-1],
+        median_prefill=round(statistics.median(prefill), 0) if prefill else None,
+        credits=tuple(credits),
+        frameworks=_most_used(a.measurement.framework for a in anchors),
+        contexts=_most_used(_run_context(a) for a in anchors),
+        anchor_ids=tuple(a.id for a in newest),
+        community=sum(1 for a in anchors if a.origin == "community"),
+    )
+
+
+def _combo(sub: Submission) -> Combo:
+    m = sub.measurement
+    return (m.gpu_id, m.gpu_count, m.model_id)
+
+
+def _log_ratio(a: float, b: float) -> float:
+    return abs(math.log(a / b)) if a > 0 and b > 0 else math.inf
+
+
+class AnchorIndex:
+    """Anchors by id, by card x count x model, by card and by model; lookups are dict reads.
+
+    Built once from the approved submissions (anything else in the list is ignored). Summaries and
+    nearest-lists are memoized per index: an index never changes, so they never go stale.
+    """
+
+    __slots__ = ("catalog", "version", "_by_id", "_by_combo", "_by_gpu", "_by_model", "_memo")
+
+    def __init__(self, anchors: Iterable[Submission], catalog: Catalog) -> None:
+        self.catalog = catalog
+        self.version = next(_VERSIONS)
+        self._by_id: dict[int, Submission] = {}
+        self._by_combo: dict[Combo, tuple[Submission, ...]] = {}
+        self._by_gpu: dict[str, tuple[Combo, ...]] = {}
+        self._by_model: dict[str, tuple[Combo, ...]] = {}
+        self._memo: dict[tuple[Any, ...], Any] = {}
+        grouped: dict[Combo, list[Submission]] = {}
+        for sub in anchors:
+            if sub.status != "approved":
+                continue
+            self._by_id[sub.id] = sub
+            grouped.setdefault(_combo(sub), []).append(sub)
+        for combo, subs in grouped.items():
+            self._set_combo(combo, tuple(subs))
+
+    @classmethod
+    def from_submissions(cls, anchors: Iterable[Submission], catalog: Catalog) -> AnchorIndex:
+        """The same as the constructor; reads well where storage hands over its approved rows."""
+        return cls(anchors, catalog)
+
+    # --- building -------------------------------------------------------------------------------
+
+    def _set_combo(self, combo: Combo, subs: tuple[Submission, ...]) -> None:
+        gpu_id, _, model_id = combo
+        had = combo in self._by_combo
+        if subs:
+            self._by_combo[combo] = subs
+            if not had:
+                self._by_gpu[gpu_id] = (*self._by_gpu.get(gpu_id, ()), combo)
+                self._by_model[model_id] = (*self._by_model.get(model_id, ()), combo)
+        elif had:
+            del self._by_combo[combo]
+            self._by_gpu[gpu_id] = tuple(c for c in self._by_gpu[gpu_id] if c != combo)
+            self._by_model[model_id] = tuple(c for c in self._by_model[model_id] if c != combo)
+
+    def _copy(self) -> AnchorIndex:
+        # Shallow copies of the dicts: the tuples and submissions inside are shared, so an update
+        # costs O(number of keys), not a rebuild of every group.
+        new = AnchorIndex.__new__(AnchorIndex)
+        new.catalog = self.catalog
+        new.version = next(_VERSIONS)
+        new._by_id = dict(self._by_id)
+        new._by_combo = dict(self._by_combo)
+        new._by_gpu = dict(self._by_gpu)
+        new._by_model = dict(self._by_model)
+        new._memo = {}
+        return new
+
+    def with_added(self, sub: Submission) -> AnchorIndex:
+        """A new index with `sub` added (or replaced, same id); `sub` must be approved to count."""
+        new = self.without(sub.id)
+        if sub.status != "approved":
+            return new
+        if new is self:
+            new = self._copy()
+        new._by_id[sub.id] = sub
+        combo = _combo(sub)
+        new._set_combo(combo, (*new._by_combo.get(combo, ()), sub))
+        return new
+
+    def without(self, anchor_id: int) -> AnchorIndex:
+        """A new index without that anchor (after a withdraw); the same index when it isn't there."""
+        old = self._by_id.get(anchor_id)
+        if old is None:
+            return self
+        new = self._copy()
+        del new._by_id[anchor_id]
+        combo = _combo(old)
+        new._set_combo(combo, tuple(s for s in new._by_combo[combo] if s.id != anchor_id))
+        return new
+
+    # --- reading --------------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    def __contains__(self, anchor_id: object) -> bool:
+        return anchor_id in self._by_id
+
+    def get(self, anchor_id: int) -> Submission | None:
+        return self._by_id.get(anchor_id)
+
+    def all(self) -> tuple[Submission, ...]:
+        return tuple(self._by_id.values())
+
+    def on_gpu(self, gpu_id: str, origin: Origin | None = None) -> tuple[Submission, ...]:
+        """Every anchor on this card (any model, any count), optionally of one origin."""
+        key = ("on_gpu", gpu_id, origin)
+        if key not in self._memo:
+            subs = [s for c in self._by_gpu.get(gpu_id, ()) for s in self._by_combo[c]]
+            self._memo[key] = tuple(s for s in subs if origin is None or s.origin == origin)
+        return self._memo[key]  # type: ignore[no-any-return]
+
+    def exact(self, gpu_id: str, gpu_count: int, model_id: str) -> tuple[Submission, ...]:
+        """The anchors for exactly this card, card count and model (any quant)."""
+        return self._by_combo.get((gpu_id, gpu_count, model_id), ())
+
+    def summaries(self, gpu_id: str, gpu_count: int, model_id: str) -> tuple[AnchorSummary, ...]:
+        """The exact anchors summarized per quant, most runs first (a median across quants would mix
+        a Q4 and an F16 speed into a number nobody measured)."""
+        key = ("summaries", gpu_id, gpu_count, model_id)
+        if key not in self._memo:
+            by_quant: dict[str, list[Submission]] = {}
+            for sub in self.exact(gpu_id, gpu_count, model_id):
+                by_quant.setdefault(sub.measurement.quant, []).append(sub)
+            groups = sorted(by_quant.values(), key=lambda g: (-len(g), g[0].measurement.quant))
+            self._memo[key] = tuple(summarize(g) for g in groups)
+        return self._memo[key]  # type: ignore[no-any-return]
+
+    def _pick(self, combo: Combo, quant: str | None) -> AnchorSummary:
+        groups = self.summaries(*combo)
+        return next((g for g in groups if g.quant == quant), groups[0])
+
+    def nearest(
+        self, gpu_id: str, gpu_count: int, model_id: str, limit: int = 3, quant: str | None = None
+    ) -> tuple[NearAnchor, ...]:
+        """Runs close to the asked setup, closest first: the same card and model on another card
+        count; the same card with a model of similar size; the same model on a similar card. The
+        two kinds alternate so a reply shows one of each. `quant` picks which quant's runs stand for
+        a setup when it has several (the asked one when present)."""
+        key = ("nearest", gpu_id, gpu_count, model_id, limit, quant)
+        if key not in self._memo:
+            self._memo[key] = self._nearest(gpu_id, gpu_count, model_id, limit, quant)
+        return self._memo[key]  # type: ignore[no-any-return]
+
+    def _nearest(
+        self, gpu_id: str, gpu_count: int, model_id: str, limit: int, quant: str | None
+    ) -> tuple[NearAnchor, ...]:
+        cfg = self.catalog.tables.get("anchors", {}).get("nearest", {})
+        count_step = float(cfg.get("other_count_distance", 0.2))
+        models, gpus = self.catalog.models, self.catalog.gpus
+        model, gpu = models.get(model_id), gpus.get(gpu_id)
+        other_count: list[NearAnchor] = []
+        same_gpu: list[NearAnchor] = []
+        same_model: list[NearAnchor] = []
+
+        for combo in self._by_gpu.get(gpu_id, ()):
+            other = models.get(combo[2])
+            if combo[2] == model_id:
+                if combo[1] != gpu_count:
+                    d = count_step * abs(math.log(combo[1] / gpu_count))
+                    other_count.append(NearAnchor("other_count", d, self._pick(combo, quant)))
+                continue
+            if model is None or other is None:
+                continue
+            ratio = _log_ratio(other.params_b, model.params_b)
+            if ratio > math.log(float(cfg.get("max_params_ratio", 3.0))):
+                continue
+            d = ratio + (float(cfg.get("moe_penalty", 0.5)) if other.is_moe != model.is_moe else 0.0)
+            d += count_step if combo[1] != gpu_count else 0.0
+            same_gpu.append(NearAnchor("same_gpu", d, self._pick(combo, quant)))
+
+        for combo in self._by_model.get(model_id, ()):
+            card = gpus.get(combo[0])
+            if combo[0] == gpu_id or card is None or gpu is None:
+                continue
+            d = _log_ratio(card.memory_gib, gpu.memory_gib) + _log_ratio(
+                card.bandwidth_gbs, gpu.bandwidth_gbs
+            )
+            if card.arch_family == gpu.arch_family:
+                d -= float(cfg.get("same_family_bonus", 0.3))
+            if card.vendor != gpu.vendor:
+                d += float(cfg.get("other_vendor_penalty", 0.7))
+            d += count_step if combo[1] != gpu_count else 0.0
+            if d <= float(cfg.get("max_distance", 2.5)):
+                same_model.append(NearAnchor("same_model", max(d, 0.0), self._pick(combo, quant)))
+
+        def order(items: list[NearAnchor]) -> list[NearAnchor]:
+            return sorted(
+                items, key=lambda n: (n.distance, -n.summary.count, n.summary.gpu_id, n.summary.model_id)
+            )
+
+        out = order(other_count)
+        for pair in itertools.zip_longest(order(same_gpu), order(same_model)):
+            out.extend(n for n in pair if n is not None)
+        return tuple(out[:limit])
+
+    def __hash__(self) -> int:
+        return hash(self.version)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, AnchorIndex) and other.version == self.version
+
+    def __repr__(self) -> str:
+        return f"AnchorIndex({len(self._by_id)} anchors, version {self.version})"
