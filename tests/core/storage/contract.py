@@ -7,6 +7,7 @@ explicit UTC datetimes, never the clock, so the tests are exact.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -428,6 +429,19 @@ class StorageContract:
         items[0].payload["mutated"] = True
         again = await storage.claim_outbox("discord", T0 + timedelta(hours=1), limit=10)
         assert all("mutated" not in i.payload for i in again)
+
+    # --- concurrency ----------------------------------------------------------------------------------
+    async def test_concurrent_changes_do_not_interleave(self, storage: Storage) -> None:
+        await storage.subscribe(sub("u1", "c1"))
+        added = await asyncio.gather(*(storage.add_submission(new(at=T0 + timedelta(seconds=i)))
+                                       for i in range(20)))
+        assert len({s.id for s in added}) == 20
+        await asyncio.gather(*(storage.approve(s.id, MOD, T0) for s in added[:10]),
+                             *(storage.reject(s.id, MOD, "no", T0) for s in added[10:]),
+                             *(storage.claim_outbox("telegram", T0, limit=5) for _ in range(5)))
+        assert len(await storage.submissions(status="approved")) == 10
+        assert (await storage.outbox_stats()).pending == 10 * 2 + 10
+        assert len(await storage.audit_log(limit=100)) == 20
 
     # --- lifecycle -----------------------------------------------------------------------------------
     async def test_open_is_idempotent(self, storage: Storage) -> None:

@@ -147,6 +147,25 @@ async def test_indexed_columns(sqlite_store: SqliteStorage) -> None:
     assert required <= indexed
 
 
+async def test_a_failure_inside_approve_rolls_everything_back(
+    sqlite_store: SqliteStorage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await sqlite_store.subscribe(sub("u1", "c1"))
+    s = await sqlite_store.add_submission(new())
+
+    async def broken(*args: object) -> None:  # fails after status, audit and fan-out were written
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(SqliteStorage, "_enqueue_decision", staticmethod(broken))
+    with pytest.raises(RuntimeError):
+        await sqlite_store.approve(s.id, MOD, T0)
+    assert (await sqlite_store.get_submission(s.id)).status == "pending"  # type: ignore[union-attr]
+    assert (await sqlite_store.outbox_stats()).pending == 0
+    assert await sqlite_store.audit_log() == []
+    monkeypatch.undo()
+    assert (await sqlite_store.approve(s.id, MOD, T0)).status == "approved"  # the writer is usable again
+
+
 async def test_reopen_keeps_everything(tmp_path: Path) -> None:
     path = str(tmp_path / "keep.db")
     store = SqliteStorage(path)
