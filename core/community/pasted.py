@@ -1,0 +1,560 @@
+"""Read benchmark numbers out of what people paste: the easy way to `/submit`.
+
+Recognised outputs (samples in tests/core/community/test_pasted.py, taken from GitHub issues):
+- `llama-bench` markdown tables (`pp512`, `tg128`, `pp512 @ d4096`, the old `pp 512`), with the
+  `ggml_cuda_init` device lines above them; one run per (model, settings, depth), pairing tg and pp;
+- llama.cpp timing lines (`llama_perf_context_print:` / `llama_print_timings:` / llama-server's
+  `print_timing`): `prompt eval time = ... tokens per second` and `eval time = ...`;
+- `ollama run --verbose` stats (`prompt eval rate:`, `eval rate:`, `prompt eval count:`);
+- vLLM / SGLang `Serving Benchmark Result` blocks, `benchmark_latency.py` and
+  `benchmark_throughput.py` summaries.
+Around any of them, log lines that name the card (`Device 0: NVIDIA GeForce RTX 4090, ...`,
+`using device CUDA0 (...)`, `ggml_vulkan: 0 = ...`), the file type, the model file, n_ctx and the
+build are read too. Everything is returned as the tool printed it (names unresolved): resolving and
+checking is `validate.py`'s job. Nothing here raises on odd input.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from core.catalog.loader import Catalog
+
+# Caveat codes a run can carry; validate.py turns them into moderator flags.
+BATCHED = "batched"  # measured under concurrent load: the per-request speed is below single-user speed
+PARTIAL_OFFLOAD = "partial_offload"  # some layers ran from system RAM
+LATENCY_INCLUDES_PREFILL = "latency_includes_prefill"  # decode derived from end-to-end latency
+THROUGHPUT_ONLY = "throughput_only"  # an aggregate batch throughput: no single-user decode in it
+QUANT_ASSUMED = "quant_assumed"  # the output does not say the quant; the tool's default was taken
+MODEL_FROM_ARCH = "model_from_arch"  # llama-bench names the architecture and size, not the model
+
+
+@dataclass(frozen=True, slots=True)
+class PastedRun:
+    """One measurement read from a tool's output; None where the output does not say."""
+
+    tool: str  # "llama-bench" | "llama.cpp" | "ollama" | "vllm-serve" | "vllm-latency" | "vllm-throughput"
+    decode_tps: float | None = None
+    prefill_tps: float | None = None
+    prompt_tokens: int | None = None  # prompt length of the prefill number
+    depth: int | None = None  # tokens in the KV cache while decoding
+    model: str | None = None  # as printed: "llama 8B", "Qwen3-8B-Q4_K_M.gguf", "qwen2.5:7b"
+    quant: str | None = None  # a catalog-style quant id ("Q4_K_M") when the output says it
+    params_b: float | None = None
+    backend: str | None = None  # as printed: "CUDA", "Vulkan", "Metal,BLAS"
+    n_gpu_layers: int | None = None
+    flash_attn: bool | None = None
+    kv_type: str | None = None
+    context: int | None = None
+    caveats: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Pasted:
+    runs: tuple[PastedRun, ...]
+    framework: str  # catalog framework id the tool belongs to
+    gpu: str | None = None  # device name as printed ("NVIDIA GeForce RTX 4090")
+    gpu_count: int | None = None
+    version: str | None = None  # "b7340" for llama.cpp builds
+    start: int = 0  # offset in the text where the tool output begins: what precedes is the user's words
+
+    def fields(self, run: PastedRun) -> dict[str, str]:
+        """The run as submission fields (canonical keys, text values), for merging with key=value."""
+        out: dict[str, str] = {"framework": self.framework}
+        pairs: list[tuple[str, object]] = [
+            ("gpu", self.gpu),
+            ("count", self.gpu_count),
+            ("version", self.version),
+            ("model", run.model),
+            ("quant", run.quant),
+            ("decode", run.decode_tps),
+            ("prefill", run.prefill_tps),
+            ("prompt", run.prompt_tokens),
+            ("depth", run.depth),
+            ("backend", run.backend),
+            ("kv", run.kv_type),
+            ("ctx", run.context),
+        ]
+        for key, value in pairs:
+            if value is not None:
+                out[key] = str(value)
+        if run.flash_attn is not None:
+            out["fa"] = "1" if run.flash_attn else "0"
+        return out
+
+
+# --- shared log lines ---------------------------------------------------------------------------
+
+_NUM = r"(\d+(?:\.\d+)?)"
+_DEVICE = re.compile(r"^\s*Device (\d+): ([^,\n]+?)(?:,|$)", re.M)
+_FOUND = re.compile(r"found (\d+) (?:CUDA|ROCm|SYCL|Vulkan) devices", re.I)
+_USING = re.compile(r"using device ([A-Za-z]+)(\d+) \(([^)\n]+)\)")
+_VULKAN = re.compile(r"ggml_vulkan: (\d+) = ([^(\n|]+?)\s*(?:\(|\||$)", re.M)
+_METAL = re.compile(r"(?:GPU name|found device):\s*(Apple [^\n]+?)\s*$", re.M)
+_BUILD = re.compile(r"\bbuild: [0-9a-f]+ \((\d+)\)")
+_FTYPE = re.compile(r"file type\s*=\s*([^\n]+?)\s*$", re.M)
+_PARAMS = re.compile(r"model params\s*=\s*" + _NUM + r"\s*([BMK])", re.M)
+_GENERAL_NAME = re.compile(r"general\.name\s+str\s*=\s*([^\n]+?)\s*$", re.M)
+_MODEL_FILE = re.compile(r"(?:(?:^|\s)(?:-m|--model)\s+|loading model ')([^\s']+\.gguf)", re.M)
+_N_CTX = re.compile(r"\bn_ctx(?:_slot)?\s*=\s*(\d+)")
+_OFFLOADED = re.compile(r"offloaded (\d+)/(\d+) layers to GPU")
+_FLASH = re.compile(r"\bflash_attn\s*=\s*(\w+)")
+_LOG_LINES = (_DEVICE, _FOUND, _USING, _VULKAN, _METAL, _BUILD, _FTYPE, _MODEL_FILE)
+_GUESSED = re.compile(r"\(guessed\)", re.I)
+# A quant code inside a file or tag name: "…-Q4_K_M.gguf", "…:8b-instruct-q4_K_M", "…-IQ3_XXS".
+_QUANT_IN_NAME = re.compile(
+    r"(?<![A-Za-z0-9])(UD-)?((?:I?Q\d(?:_[A-Z0-9]+)*)|BF16|F16|FP16|F32|MXFP4|FP8|AWQ|GPTQ(?:-INT\d)?)"
+    r"(?![A-Za-z0-9])",
+    re.I,
+)
+
+
+@cache
+def _ftype_table(catalog: Catalog) -> dict[str, str]:
+    return {k.lower(): v for k, v in catalog.tables.get("submit", {}).get("llama_ftype", {}).items()}
+
+
+def ftype_quant(name: str, catalog: Catalog) -> str | None:
+    """llama.cpp's file-type name ("Q4_K - Medium", "(guessed) Q8_0") -> a catalog quant id."""
+    clean = _GUESSED.sub("", name).strip().lower()
+    return _ftype_table(catalog).get(clean)
+
+
+def quant_in_name(name: str) -> str | None:
+    """The quant code a file or tag name carries ("Qwen3-8B-Q4_K_M.gguf" -> "Q4_K_M")."""
+    found = None
+    for m in _QUANT_IN_NAME.finditer(name.replace(".gguf", " ")):
+        found = (m.group(1) or "").upper() + m.group(2).upper()
+    return found
+
+
+def strip_quant(name: str) -> str:
+    """A file or repo name without its path, extension and quant code, as a model name to resolve."""
+    base = name.rsplit("/", 1)[-1].removesuffix(".gguf")
+    base = re.sub(r"-\d{5}-of-\d{5}$", "", base)  # split GGUF parts
+    return _QUANT_IN_NAME.sub(" ", base).replace("_", " ").strip(" -.")
+
+
+def _device(text: str) -> tuple[str | None, int | None]:
+    names: dict[str, str] = {}
+    for m in _DEVICE.finditer(text):
+        names[m.group(1)] = m.group(2).strip()
+    for m in _USING.finditer(text):
+        names.setdefault(m.group(2), m.group(3).strip())
+    for m in _VULKAN.finditer(text):
+        names.setdefault(m.group(1), m.group(2).strip())
+    found = [int(m.group(1)) for m in _FOUND.finditer(text)]
+    count = max([len(names), *found]) if names or found else None
+    if not names:
+        m = _METAL.search(text)
+        return (m.group(1), 1) if m else (None, count)
+    # Mixed cards ("4090 + 3090") are not one setup the estimator can price: name the first and let
+    # the submitter correct it with gpu=...
+    return next(iter(names.values())), count
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """What the log lines around the numbers say."""
+
+    gpu: str | None
+    count: int | None
+    version: str | None
+    quant: str | None
+    params_b: float | None
+    model: str | None
+    n_ctx: int | None
+    partial: bool
+    flash_attn: bool | None
+    first: int  # where the first recognised log line starts (len(text) when none)
+
+    def start(self, start: int) -> int:
+        return min(start, self.first)
+
+
+def _context(text: str, catalog: Catalog) -> _Context:
+    gpu, count = _device(text)
+    build = _BUILD.search(text)
+    quant = None
+    if m := _FTYPE.search(text):
+        quant = ftype_quant(m.group(1), catalog)
+    model = None
+    if m := _MODEL_FILE.search(text):
+        model = m.group(1)
+        quant = quant or quant_in_name(model)
+    elif m := _GENERAL_NAME.search(text):
+        model = m.group(1)
+    params = None
+    if m := _PARAMS.search(text):
+        params = float(m.group(1)) * {"B": 1.0, "M": 1e-3, "K": 1e-6}[m.group(2)]
+    n_ctx = None
+    for m in _N_CTX.finditer(text):
+        n_ctx = int(m.group(1))  # the last one: n_ctx_slot (per request) follows the context's n_ctx
+    partial = any(int(a) < int(b) for a, b in _OFFLOADED.findall(text))
+    fa = None
+    if m := _FLASH.search(text):
+        fa = {"1": True, "on": True, "enabled": True, "true": True}.get(
+            m.group(1).lower(), False if m.group(1).lower() in ("0", "off", "disabled", "false") else None
+        )
+    first = min(
+        (m.start() for pat in _LOG_LINES if (m := pat.search(text)) is not None),
+        default=len(text),
+    )
+    return _Context(
+        gpu, count, f"b{build.group(1)}" if build else None, quant, params, model, n_ctx, partial, fa, first
+    )
+
+
+# --- llama-bench ---------------------------------------------------------------------------------
+
+_TEST = re.compile(r"^(pp|tg)(\d+)(?:@d(\d+))?$")  # spaces removed first: "pp 512", "tg128 @ d4096"
+_SPEED_CELL = re.compile(r"^\s*" + _NUM)
+# "qwen3moe 30B.A3B Q4_K - Medium": architecture, size (MoE: total.Aactive), file type.
+_ARCH_MODEL = re.compile(
+    r"^(\S+)\s+(\d+(?:\.\d+)?(?:x\d+(?:\.\d+)?)?[BMK](?:\.A\d+(?:\.\d+)?[BMK])?)\s+(.*)$"
+)
+_SETTING_COLUMNS = ("model", "size", "params", "backend", "ngl", "fa", "type_k", "type_v", "n_ubatch")
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _bench_table(text: str) -> tuple[list[dict[str, str]], int] | None:
+    """Rows of the first llama-bench table (header names -> cells) and where it starts."""
+    lines = text.splitlines(keepends=True)
+    offset = 0
+    header: list[str] | None = None
+    rows: list[dict[str, str]] = []
+    start = 0
+    for line in lines:
+        stripped = line.strip()
+        if header is None:
+            if stripped.startswith("|") and "model" in stripped and "test" in stripped and "t/s" in stripped:
+                header = [c.lower() for c in _cells(stripped)]
+                start = offset
+        elif stripped.startswith("|"):
+            cells = _cells(stripped)
+            if set("".join(cells)) <= set("-: "):
+                pass  # the |---|---:| rule
+            elif len(cells) == len(header):
+                rows.append(dict(zip(header, cells, strict=True)))
+        elif stripped and rows:
+            break  # the table ended (a "build:" line or prose)
+        offset += len(line)
+    if header is None or not rows:
+        return None
+    return rows, start
+
+
+def _arch_model(cell: str, catalog: Catalog) -> tuple[str, str | None]:
+    """ "llama 8B Q4_K - Medium" -> ("llama 8B", "Q4_K_M"); "qwen3moe 30B.A3B Q4_K - Medium" too."""
+    m = _ARCH_MODEL.match(cell)
+    if not m:
+        return cell, None
+    arch, size, ftype = m.groups()
+    size = size.replace(".A", " A")  # "30B.A3B" -> "30B A3B": the resolver reads active params apart
+    return f"{arch} {size}", ftype_quant(ftype, catalog)
+
+
+def _to_int(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _llama_bench(text: str, ctx: _Context, catalog: Catalog) -> Pasted | None:
+    table = _bench_table(text)
+    if table is None:
+        return None
+    rows, start = table
+    groups: dict[tuple[tuple[str, str], ...], dict[str, Any]] = {}
+    for row in rows:
+        test = _TEST.match(re.sub(r"\s+", "", row.get("test", "")))
+        speed = _SPEED_CELL.match(row.get("t/s", ""))
+        if not test or not speed:
+            continue  # pp512+tg128 mixes both phases; ignore
+        kind, tokens, depth = test.group(1), int(test.group(2)), int(test.group(3) or 0)
+        settings = tuple((k, row[k]) for k in _SETTING_COLUMNS if k in row)
+        g = groups.setdefault((*settings, ("depth", str(depth))), {"row": row, "depth": depth})
+        # The first pp of a depth is taken (pp512 before pp4096): the standard prompt length.
+        g.setdefault(kind, (float(speed.group(1)), tokens))
+    runs: list[PastedRun] = []
+    for g in groups.values():
+        row = g["row"]
+        model, quant = _arch_model(row.get("model", ""), catalog)
+        params = None
+        if m := re.match(_NUM + r"\s*([BMK])", row.get("params", "")):
+            params = float(m.group(1)) * {"B": 1.0, "M": 1e-3, "K": 1e-6}[m.group(2)]
+        ngl = _to_int(row.get("ngl"))
+        fa_cell = row.get("fa")
+        caveats = [MODEL_FROM_ARCH]
+        if ctx.partial:
+            caveats.append(PARTIAL_OFFLOAD)
+        kv = row.get("type_k")
+        runs.append(
+            PastedRun(
+                tool="llama-bench",
+                decode_tps=g["tg"][0] if "tg" in g else None,
+                prefill_tps=g["pp"][0] if "pp" in g else None,
+                prompt_tokens=g["pp"][1] if "pp" in g else None,
+                depth=g["depth"],
+                model=model,
+                quant=quant or ctx.quant,
+                params_b=params,
+                backend=row.get("backend"),
+                n_gpu_layers=ngl,
+                flash_attn=None if fa_cell is None else fa_cell.strip() not in ("0", "off"),
+                kv_type=kv,
+                caveats=tuple(caveats),
+            )
+        )
+    # Only decode counts as a measurement; a table of pp rows alone still comes back (as one run
+    # without decode) so the reply can say the decode number is missing.
+    with_decode = [r for r in runs if r.decode_tps is not None]
+    return Pasted(
+        tuple(with_decode or runs[:1]),
+        "llama.cpp",
+        ctx.gpu,
+        ctx.count,
+        ctx.version,
+        ctx.start(start),
+    )
+
+
+# --- llama.cpp timing lines ----------------------------------------------------------------------
+
+_TIMING = r"\s*=\s*" + _NUM + r"\s*ms\s*/\s*(\d+)\s*(?:tokens|runs)\s*\(\s*" + _NUM + r"\s*ms per token,\s*"
+_PROMPT_EVAL = re.compile(r"prompt eval time" + _TIMING + r"([\d.]+|inf|nan)\s*tokens per second\)")
+_EVAL = re.compile(r"(?<!prompt )(?<![a-z])eval time" + _TIMING + r"([\d.]+|inf|nan)\s*tokens per second\)")
+
+
+def _rate(ms: str, count: str) -> float | None:
+    """Tokens per second from the ms/count pair (the printed rate is rounded; inf when ms is 0)."""
+    t, n = float(ms), int(count)
+    return round(n * 1000.0 / t, 2) if t > 0 and n > 0 else None
+
+
+def _llama_timings(text: str, ctx: _Context, catalog: Catalog) -> Pasted | None:
+    evals = list(_EVAL.finditer(text))
+    if not evals:
+        return None
+    # A server log holds one block per request: the last one is the run the submitter just made.
+    last = evals[-1]
+    prompts = [m for m in _PROMPT_EVAL.finditer(text) if m.start() < last.start()]
+    prompt = prompts[-1] if prompts else None
+    prefill = prompt_tokens = None
+    depth = None
+    if prompt is not None:
+        prompt_tokens = int(prompt.group(2))
+        min_tokens = int(catalog.tables.get("submit", {}).get("submit", {}).get("min_prefill_tokens", 32))
+        if prompt_tokens >= min_tokens:
+            prefill = _rate(prompt.group(1), prompt.group(2))
+        # Decode reads the prompt's KV plus, on average, half of what it generated.
+        depth = prompt_tokens + int(last.group(2)) // 2
+    model = ctx.model
+    quant = ctx.quant
+    if model and model.endswith(".gguf"):
+        quant = quant or quant_in_name(model)
+        model = strip_quant(model)
+    start = min(m.start() for m in (prompt, last) if m is not None)
+    run = PastedRun(
+        tool="llama.cpp",
+        decode_tps=_rate(last.group(1), last.group(2)),
+        prefill_tps=prefill,
+        prompt_tokens=prompt_tokens if prefill is not None else None,
+        depth=depth,
+        model=model,
+        quant=quant,
+        params_b=ctx.params_b,
+        flash_attn=ctx.flash_attn,
+        context=ctx.n_ctx,
+        caveats=(PARTIAL_OFFLOAD,) if ctx.partial else (),
+    )
+    return Pasted((run,), "llama.cpp", ctx.gpu, ctx.count, ctx.version, ctx.start(start))
+
+
+# --- ollama --verbose ----------------------------------------------------------------------------
+
+_OLLAMA_EVAL_RATE = re.compile(r"^\s*eval rate:\s*" + _NUM + r"\s*tokens/s", re.M)
+_OLLAMA_PROMPT_RATE = re.compile(r"^\s*prompt eval rate:\s*" + _NUM + r"\s*tokens/s", re.M)
+_OLLAMA_PROMPT_COUNT = re.compile(r"^\s*prompt eval count:\s*(\d+)\s*token", re.M)
+_OLLAMA_EVAL_COUNT = re.compile(r"^\s*eval count:\s*(\d+)\s*token", re.M)
+_OLLAMA_TOTAL = re.compile(r"^\s*total duration:", re.M)
+_OLLAMA_RUN = re.compile(r"ollama run\s+(?:--verbose\s+)?([^\s\"']+)(?:\s+--verbose)?")
+_OLLAMA_LAYERS = re.compile(r"GPU loaded layers:\s*(\d+)/(\d+)")
+_OLLAMA_LIBRARY = re.compile(r"llm library:\s*(\w+)")
+
+
+def _ollama_tag(tag: str) -> tuple[str, str | None]:
+    """ "qwen2.5:7b-instruct-q4_K_M" -> ("qwen2.5 7b", "Q4_K_M"); "llama3" -> ("llama3", None)."""
+    name, _, variant = tag.rpartition("/")[-1].partition(":")
+    quant = quant_in_name(variant) if variant else None
+    size = re.match(r"(\d+(?:\.\d+)?[bm])", variant or "", re.I)
+    return (f"{name} {size.group(1)}" if size else name), quant
+
+
+def _ollama(text: str, ctx: _Context, catalog: Catalog) -> Pasted | None:
+    rates = list(_OLLAMA_EVAL_RATE.finditer(text))
+    if not rates:
+        return None
+    last = rates[-1]  # one stats block per answer in a session: the last is the latest
+    before = text[: last.end()]
+    prompt_rates = list(_OLLAMA_PROMPT_RATE.finditer(before))
+    prompt_counts = list(_OLLAMA_PROMPT_COUNT.finditer(before))
+    eval_counts = list(_OLLAMA_EVAL_COUNT.finditer(before))
+    totals = [m.start() for m in _OLLAMA_TOTAL.finditer(before)]
+    prompt_tokens = int(prompt_counts[-1].group(1)) if prompt_counts else None
+    min_tokens = int(catalog.tables.get("submit", {}).get("submit", {}).get("min_prefill_tokens", 32))
+    prefill = None
+    if prompt_rates and prompt_tokens is not None and prompt_tokens >= min_tokens:
+        prefill = float(prompt_rates[-1].group(1))
+    depth = None
+    if prompt_tokens is not None:
+        depth = prompt_tokens + (int(eval_counts[-1].group(1)) // 2 if eval_counts else 0)
+    model = quant = None
+    caveats: list[str] = []
+    if m := _OLLAMA_RUN.search(text):
+        model, quant = _ollama_tag(m.group(1))
+        if quant is None:
+            # A library tag without a quant downloads the Q4_K_M build (core/estimator/frameworks.py
+            # _OLLAMA_DEFAULT_QUANT); said as an assumption so the moderator can check.
+            quant = "Q4_K_M"
+            caveats.append(QUANT_ASSUMED)
+    if any(int(a) < int(b) for a, b in _OLLAMA_LAYERS.findall(text)) or ctx.partial:
+        caveats.append(PARTIAL_OFFLOAD)
+    library = _OLLAMA_LIBRARY.search(text)
+    run = PastedRun(
+        tool="ollama",
+        decode_tps=float(last.group(1)),
+        prefill_tps=prefill,
+        prompt_tokens=prompt_tokens if prefill is not None else None,
+        depth=depth,
+        model=model,
+        quant=quant,
+        backend=library.group(1) if library else None,
+        caveats=tuple(caveats),
+    )
+    start = totals[-1] if totals else last.start()
+    if m := _OLLAMA_RUN.search(text):
+        start = min(start, m.start())
+    return Pasted((run,), "ollama", ctx.gpu, ctx.count, ctx.version, ctx.start(start))
+
+
+# --- vLLM / SGLang benchmarks --------------------------------------------------------------------
+
+_SERVE_HEADER = re.compile(r"=+\s*Serving Benchmark Result\s*=+")
+
+
+def _metric(text: str, label: str) -> float | None:
+    m = re.search(r"^\s*" + re.escape(label) + r"\s*:?\s+" + _NUM + r"\s*$", text, re.M)
+    return float(m.group(1)) if m else None
+
+
+_LAT = re.compile(r"^\s*Avg latency:\s*" + _NUM + r"\s*seconds", re.M)
+_THROUGHPUT = re.compile(r"Throughput:\s*" + _NUM + r"\s*requests/s,\s*" + _NUM + r"\s*(?:total )?tokens/s")
+_ARG_INT = r"(?:--{dash}\s*[= ]\s*|{under}\s*=\s*)(\d+)"
+_SERVE_MODEL = re.compile(r"(?:--model[= ]\s*|\bmodel\s*=\s*')([^\s',)]+)")
+_TP = re.compile(r"(?:--tensor-parallel-size[= ]|-tp[= ]|\btensor_parallel_size\s*=\s*)(\d+)")
+
+
+def _arg(text: str, dash: str, under: str) -> int | None:
+    m = re.search(_ARG_INT.format(dash=re.escape(dash), under=re.escape(under)), text)
+    return int(m.group(1)) if m else None
+
+
+def _repo_quant(repo: str) -> str | None:
+    """A serving quant a repo name announces ("…-AWQ", "…-FP8", "…-GPTQ-Int4")."""
+    low = repo.lower()
+    for word, quant in (("awq", "AWQ"), ("gptq-int8", "GPTQ-INT8"), ("gptq", "GPTQ-INT4"), ("fp8", "FP8")):
+        if word in low:
+            return quant
+    return None
+
+
+def _vllm(text: str, ctx: _Context, catalog: Catalog) -> Pasted | None:
+    framework = "sglang" if "sglang" in text.lower() else "vllm"
+    model_m = _SERVE_MODEL.search(text)
+    model = model_m.group(1) if model_m else None
+    quant = _repo_quant(model) if model else None
+    tp = _TP.search(text)
+    count = int(tp.group(1)) if tp else ctx.count
+    header = _SERVE_HEADER.search(text)
+    if header is not None:
+        block = text[header.end() :]
+        tpot = _metric(block, "Mean TPOT (ms)")
+        if tpot is None or tpot <= 0:
+            return None
+        concurrency = re.search(r"Max(?:imum)? request concurrency:\s*(\S+)", block)
+        single = concurrency is not None and concurrency.group(1) == "1"
+        # The single-user decode speed is 1000 / TPOT: the time between output tokens of one
+        # request. "Output token throughput" is the sum over all concurrent requests (and counts the
+        # prefill time in its denominator), so it is not what one user sees. Under concurrency > 1
+        # TPOT is slowed by batching: the number is a lower bound, flagged for the moderator.
+        decode = round(1000.0 / tpot, 2)
+        prefill = prompt = None
+        requests = _metric(block, "Successful requests")
+        inputs = _metric(block, "Total input tokens")
+        ttft = _metric(block, "Mean TTFT (ms)")
+        if single and requests and inputs and ttft:
+            # One request at a time: TTFT is the prefill of its prompt (plus one decode step).
+            prompt = int(inputs / requests)
+            prefill = round(prompt / (ttft / 1000.0), 1)
+        run = PastedRun(
+            tool="vllm-serve",
+            decode_tps=decode,
+            prefill_tps=prefill,
+            prompt_tokens=prompt,
+            model=model,
+            quant=quant,
+            caveats=() if single else (BATCHED,),
+        )
+        start = model_m.start() if model_m and model_m.start() < header.start() else header.start()
+        return Pasted((run,), framework, ctx.gpu, count, None, ctx.start(start))
+    lat = _LAT.search(text)
+    if lat is not None:
+        output_len = _arg(text, "--output-len", "output_len")
+        batch = _arg(text, "--batch-size", "batch_size") or 1
+        if output_len is None:
+            return None
+        # Each sequence of the batch got output_len tokens in that time, prefill included: the
+        # per-request decode is slightly underestimated (flagged), and batched when batch > 1.
+        caveats = [LATENCY_INCLUDES_PREFILL] + ([BATCHED] if batch > 1 else [])
+        run = PastedRun(
+            tool="vllm-latency",
+            decode_tps=round(output_len / float(lat.group(1)), 2),
+            prompt_tokens=None,
+            depth=_arg(text, "--input-len", "input_len"),
+            model=model,
+            quant=quant,
+            caveats=tuple(caveats),
+        )
+        start = min(lat.start(), model_m.start()) if model_m else lat.start()
+        return Pasted((run,), framework, ctx.gpu, count, None, ctx.start(start))
+    thr = _THROUGHPUT.search(text)
+    if thr is not None:
+        # Offline batch throughput: many sequences at once, no per-request speed in it. Returned
+        # without a decode number so the reply can say why it can't be used.
+        run = PastedRun(tool="vllm-throughput", model=model, quant=quant, caveats=(THROUGHPUT_ONLY,))
+        return Pasted((run,), framework, ctx.gpu, count, None, ctx.start(thr.start()))
+    return None
+
+
+# --- entry point ---------------------------------------------------------------------------------
+
+
+def read_pasted(text: str, catalog: Catalog) -> Pasted | None:
+    """The benchmark output in `text`, or None when there is none. Never raises."""
+    try:
+        ctx = _context(text, catalog)
+        for reader in (_llama_bench, _vllm, _ollama, _llama_timings):
+            pasted = reader(text, ctx, catalog)
+            if pasted is not None:
+                return pasted
+    except (ValueError, IndexError, KeyError, ZeroDivisionError):
+        return None
+    return None
