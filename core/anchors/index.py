@@ -52,7 +52,9 @@ class AnchorSummary:
     median_prefill: float | None
     credits: tuple[Credit, ...]  # newest first, one per distinct name
     frameworks: tuple[str, ...]  # most used first
-    contexts: tuple[int, ...]  # context (or depth, when only that was given) of each run, most used first
+    contexts: tuple[
+        int, ...
+    ]  # contexts (or depths, when only that was given) that were stated, most used first
     anchor_ids: tuple[int, ...]
     community: int  # how many of the runs are community ones
 
@@ -112,7 +114,7 @@ def summarize(anchors: Sequence[Submission]) -> AnchorSummary:
         median_prefill=round(statistics.median(prefill), 0) if prefill else None,
         credits=tuple(credits),
         frameworks=_most_used(a.measurement.framework for a in anchors),
-        contexts=_most_used(_run_context(a) for a in anchors),
+        contexts=_most_used(c for c in (_run_context(a) for a in anchors) if c > 0),
         anchor_ids=tuple(a.id for a in newest),
         community=sum(1 for a in anchors if a.origin == "community"),
     )

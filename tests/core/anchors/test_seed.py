@@ -1,0 +1,67 @@
+"""Published anchors from catalogs/published_anchors.csv: mapped ids, stable fingerprints, dates."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from core.anchors.index import AnchorIndex
+from core.anchors.seed import PUBLISHED_CSV, as_approved, published_anchors
+
+from .builders import CATALOG
+
+REPO = Path(__file__).resolve().parents[3]
+REFERENCE = REPO.parent / "shared" / "reference" / "measured_calibration.csv"
+
+
+def test_rows_map_to_catalog_and_are_published() -> None:
+    subs = published_anchors(CATALOG)
+    assert len(subs) > 50
+    for s in subs:
+        m = s.measurement
+        assert m.gpu_id in CATALOG.gpus and m.model_id in CATALOG.models and m.quant in CATALOG.quants
+        assert s.origin == "published" and s.chat_id == "" and s.submitter.platform == "published"
+        assert s.source and s.source.startswith("https://") and s.source_date
+        assert m.decode_tps > 0 and s.submitter.name
+    assert any(s.measurement.prefill_tps for s in subs)  # tg rows carry their pp pair
+
+
+def test_fingerprints_stable_and_unique() -> None:
+    a, b = published_anchors(CATALOG), published_anchors(CATALOG)
+    assert [s.fingerprint for s in a] == [s.fingerprint for s in b]
+    assert len({s.fingerprint for s in a}) == len(a)
+    assert all(s.fingerprint.startswith("published:") for s in a)
+
+
+def test_known_row_and_date() -> None:
+    subs = published_anchors(CATALOG)
+    row = next(s for s in subs if s.submitter.name == "XiongjieDai" and s.source_date == "2024-05")
+    assert row.created_at == datetime(2024, 5, 1, tzinfo=UTC)
+    assert row.measurement.framework == "llama.cpp" and row.submitter.user_id == "github.com"
+
+
+def test_rows_outside_the_catalog_are_dropped(tmp_path: Path) -> None:
+    text = PUBLISHED_CSV.read_text(encoding="utf-8").splitlines()
+    header, first = text[0], text[1]
+    bad = first.replace(first.split(",")[1], "no-such-gpu", 1)
+    path = tmp_path / "p.csv"
+    path.write_text("\n".join([header, first, bad]) + "\n", encoding="utf-8")
+    assert len(published_anchors(CATALOG, path)) == 1
+
+
+def test_as_approved_builds_an_index() -> None:
+    subs = as_approved(published_anchors(CATALOG))
+    assert all(s.id < 0 and s.status == "approved" for s in subs)
+    index = AnchorIndex(subs, CATALOG)
+    assert len(index) == len(subs)
+
+
+@pytest.mark.skipif(not REFERENCE.exists(), reason="shared reference data not present (CI)")
+def test_generated_file_is_up_to_date() -> None:
+    script = REPO / "scripts" / "build_published_anchors.py"
+    done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
