@@ -125,7 +125,11 @@ def anchor_estimate(catalog: Catalog, m: Measurement) -> tuple[float | None, flo
         framework=m.framework if m.framework in catalog.frameworks else None,
         kv_type=m.kv_type if m.kv_type in KV_TYPES else "f16",
     )
-    row = estimate(request, catalog).rows[0]
+    try:
+        row = estimate(request, catalog).rows[0]
+    except (ValueError, KeyError, ArithmeticError):
+        # One odd approved setup must not turn every answer about this card into an error reply.
+        return None, None
     decode = row.decode_tps.mid if row.decode_tps and row.decode_tps.mid > 0 else None
     prefill = row.prefill_tps.mid if row.prefill_tps and row.prefill_tps.mid > 0 else None
     return decode, prefill
