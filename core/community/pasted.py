@@ -102,7 +102,11 @@ _MODEL_FILE = re.compile(r"(?:(?:^|\s)(?:-m|--model)\s+|loading model ')([^\s']+
 _N_CTX = re.compile(r"\bn_ctx(?:_slot)?\s*=\s*(\d+)")
 _OFFLOADED = re.compile(r"offloaded (\d+)/(\d+) layers to GPU")
 _FLASH = re.compile(r"\bflash_attn\s*=\s*(\w+)")
-_LOG_LINES = (_DEVICE, _FOUND, _USING, _VULKAN, _METAL, _BUILD, _FTYPE, _MODEL_FILE)
+# Any line with a llama.cpp/ggml log prefix starts the tool output ("ggml_init_cublas: ...").
+_LOG_PREFIX = re.compile(
+    r"^\s*(?:ggml_\w+|llama_\w+|llm_\w+|print_info|load_tensors|system_info|slot \w+|srv \w+)\s*:", re.M
+)
+_LOG_LINES = (_LOG_PREFIX, _DEVICE, _FOUND, _USING, _VULKAN, _METAL, _BUILD, _FTYPE, _MODEL_FILE)
 _GUESSED = re.compile(r"\(guessed\)", re.I)
 # A quant code inside a file or tag name: "…-Q4_K_M.gguf", "…:8b-instruct-q4_K_M", "…-IQ3_XXS".
 _QUANT_IN_NAME = re.compile(
@@ -216,7 +220,6 @@ _SPEED_CELL = re.compile(r"^\s*" + _NUM)
 _ARCH_MODEL = re.compile(
     r"^(\S+)\s+(\d+(?:\.\d+)?(?:x\d+(?:\.\d+)?)?[BMK](?:\.A\d+(?:\.\d+)?[BMK])?)\s+(.*)$"
 )
-_SETTING_COLUMNS = ("model", "size", "params", "backend", "ngl", "fa", "type_k", "type_v", "n_ubatch")
 
 
 def _cells(line: str) -> list[str]:
@@ -279,7 +282,9 @@ def _llama_bench(text: str, ctx: _Context, catalog: Catalog) -> Pasted | None:
         if not test or not speed:
             continue  # pp512+tg128 mixes both phases; ignore
         kind, tokens, depth = test.group(1), int(test.group(2)), int(test.group(3) or 0)
-        settings = tuple((k, row[k]) for k in _SETTING_COLUMNS if k in row)
+        # Every column but the test and its speed is a setting (ngl, fa, nkvo, threads, ...): rows
+        # that differ in any of them are different runs.
+        settings = tuple((k, v) for k, v in row.items() if k not in ("test", "t/s"))
         g = groups.setdefault((*settings, ("depth", str(depth))), {"row": row, "depth": depth})
         # The first pp of a depth is taken (pp512 before pp4096): the standard prompt length.
         g.setdefault(kind, (float(speed.group(1)), tokens))

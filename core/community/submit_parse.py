@@ -107,7 +107,8 @@ _SPEED = re.compile(
 )
 _PREFILL_WORDS = re.compile(r"(pp\d*|prefill|pre-fill|prompt|预填充|预处理|提示词|首字)", re.I)
 _DECODE_WORDS = re.compile(r"(tg\d*|decode|decoding|generation|gen|eval|生成|输出|解码|推理)", re.I)
-_CLAUSE_END = re.compile(r"[,;，；。\n]")
+_BEFORE = re.compile(r"(\w+)[ \t]*[:：=]?[ \t]*$")
+_AFTER = re.compile(r"[ \t]*[-(（:：]?[ \t]*(\w+)")
 
 
 def _marker(window: str, last: bool) -> str | None:
@@ -123,18 +124,21 @@ def _marker(window: str, last: bool) -> str | None:
 def sentence_speeds(text: str) -> tuple[float | None, float | None, str]:
     """(decode, prefill, text with the speeds blanked) from a free sentence.
 
-    A speed is a number with a token-rate unit. What it measures is read from a marker word: first
-    one right after it in the same clause ("120 t/s decode"), else the nearest one before it since
-    the previous speed ("pp512 3500 t/s"). Unmarked numbers are decode (what people quote).
+    A speed is a number with a token-rate unit; what it measures is read from a marker word next to
+    it (pp/prefill/预填充 or tg/decode/生成). Unmarked numbers are decode (what people quote).
     """
     decode = prefill = None
     blanked = text
     prev_end = 0
     for m in _SPEED.finditer(text):
         value = float(m.group(1) or m.group(2))
-        after = text[m.end() : m.end() + 16]
-        end = _CLAUSE_END.search(after)
-        kind = _marker(after[: end.start()] if end else after, last=False)
+        # A marker word right before the number ("pp512 3500 t/s") names it; else one right after
+        # the unit ("120 t/s decode"); else the nearest one since the previous speed.
+        before = _BEFORE.search(text, prev_end, m.start())
+        kind = _marker(before.group(1), last=True) if before else None
+        after = _AFTER.match(text, m.end())
+        if kind is None and after:
+            kind = _marker(after.group(1), last=False)
         if kind is None:
             kind = _marker(text[prev_end : m.start()], last=True) or "decode"
         if kind == "prefill":
