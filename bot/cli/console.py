@@ -1,58 +1,142 @@
-"""`python -m bot console` / `python -m bot run` without tokens: the bot in a terminal.
+"""`python -m bot console [--user NAME] [--db PATH]`: the whole bot in a terminal.
 
-Reads one line at a time (interactively or piped) and prints each reply exactly as the chat would
-show it. Today it answers questions (`/ask TEXT` or plain text) and `/help`; the community commands
-(/submit, /review, /subscribe, ...) arrive with the storage layer.
+One line is one message, exactly as a chat would send it: `/submit ...`, `/review`, a plain
+question. Piped input (not a terminal) is read to the end, one reply printed per line, so a whole
+flow can be scripted over one database by several users in turn. Each console user is their own
+private chat: notices for them (a decision on their submission, a new anchor they subscribed to)
+wait in the outbox and are shown when that user next starts the console, or at once if they are
+the one at the keyboard.
+
+Buttons are printed as `[!1 Approve]`; typing `!1` presses it. A prompt (the reason for a
+rejection) takes the next line as its answer.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
+from pathlib import Path
 from typing import TextIO
 
+from bot.app import App, build_app
+from bot.settings import load_settings
+from core.commands.types import Button, Invocation, Prompt, Response, Where
+from core.community.notices import notice_text
+from core.community.records import Actor
+from core.i18n import translate
+
 PROMPT = "tokbot> "
-HELP = """Ask in English or Chinese, e.g.
-  V100 32G 27B 多少 token
-  双3090 跑 llama3 70b q4 速度
-  can my 4070 super run gemma 3 27b?
-Commands: /ask TEXT, /help, /quit"""
+QUIT = {"/quit", "/exit"}
 
 
-def reply_for(line: str) -> str | None:
-    """The reply to one console line; None means quit."""
-    from core.answer import answer
-    from core.catalog.loader import default_catalog
+class Console:
+    def __init__(self, app: App, user: str, out: TextIO, files_dir: Path):
+        self.app = app
+        self.actor = Actor("console", user, user)
+        self.where = Where(chat_id=user, private=True)
+        self.out = out
+        self.files_dir = files_dir
+        self.buttons: list[Button] = []
+        self.pending_prompt: Prompt | None = None
+        self.files_written = 0
 
-    text = line.strip()
-    if not text:
-        return ""
-    if text in ("/quit", "/exit"):
-        return None
-    if text == "/help":
-        return HELP
-    if text.startswith("/ask"):
-        text = text[4:].strip()
-    elif text.startswith("/"):
-        command = text.split()[0]
-        return f"{command}: not available in this version. {HELP}"
-    return answer(text, default_catalog()).text
+    def say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    async def show_notices(self, header: bool) -> int:
+        """Deliver this user's waiting notices here (the console is their private chat)."""
+        storage, now = self.app.storage, self.app.bot.clock()
+        items = await storage.claim_outbox("console", now, 1000, chat_id=self.actor.user_id)
+        if not items:
+            return 0
+        if header:
+            lang = items[0].lang if items[0].lang in ("en", "zh") else "en"
+            self.say(translate("console.notices", lang, n=len(items)))
+        for item in items:
+            self.say(f"* {notice_text(item, self.app.catalog)}")
+            await self.app.storage.mark_sent(item.id, self.app.bot.clock())
+        return len(items)
+
+    async def line(self, raw: str) -> bool:
+        """Handle one input line; False means quit."""
+        text = raw.strip()
+        if text in QUIT:
+            return False
+        if not text:
+            return True
+        if self.pending_prompt is not None:
+            prompt, self.pending_prompt = self.pending_prompt, None
+            responses = await self.app.router.handle_text(self.actor, self.where, f"/{prompt.command} {text}")
+        elif text.startswith("!") and text[1:].isdigit():
+            index = int(text[1:]) - 1
+            if not 0 <= index < len(self.buttons):
+                self.say(f"no button {text}")
+                return True
+            action = self.buttons[index].action
+            inv = Invocation(self.actor, self.where, "", action)
+            responses = await self.app.router.handle_action(inv)
+        else:
+            responses = await self.app.router.handle_text(self.actor, self.where, text)
+        self.buttons = []
+        for response in responses:
+            self.show(response)
+        await self.show_notices(header=False)
+        return True
+
+    def show(self, response: Response) -> None:
+        if response.text:
+            self.say(response.text)
+        if response.prompt is not None:
+            self.pending_prompt = response.prompt
+        for row in response.buttons:
+            labels = []
+            for button in row:
+                self.buttons.append(button)
+                labels.append(f"[!{len(self.buttons)} {button.label}]")
+            self.say(" ".join(labels))
+        for name, data in self._files(response):
+            path = self.files_dir / name
+            path.write_bytes(data)
+            self.say(f"(wrote {path})")
+
+    def _files(self, response: Response) -> list[tuple[str, bytes]]:
+        files = []
+        if response.attachment is not None:
+            files.append((response.attachment.filename, response.attachment.data))
+        if response.photo is not None:
+            self.files_written += 1
+            files.append((f"tokbot-chart-{self.files_written}.png", response.photo))
+        return files
+
+
+async def _run(args: argparse.Namespace, stdin: TextIO, out: TextIO) -> int:
+    overrides = {"db_path": Path(args.db)} if getattr(args, "db", None) else {}
+    settings = load_settings(**overrides)
+    app = build_app(settings)
+    await app.start()
+    try:
+        console = Console(app, args.user, out, Path.cwd())
+        interactive = stdin.isatty()
+        if interactive:
+            out.write(f"tokbot console ({args.user}, {settings.db_path}): /help lists commands, /quit ends\n")
+        await console.show_notices(header=True)
+        loop = asyncio.get_running_loop()
+        while True:
+            if interactive:
+                print(PROMPT, end="", file=out, flush=True)
+            raw = await loop.run_in_executor(None, stdin.readline) if interactive else stdin.readline()
+            if not raw or not await console.line(raw):
+                return 0
+    finally:
+        await app.close()
 
 
 def run_console(args: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None = None) -> int:
-    stdin = stdin or sys.stdin
-    out = out or sys.stdout
-    interactive = stdin.isatty()
-    if interactive:
-        print(f"tokbot console ({args.user}). {HELP}", file=out)
-    while True:
-        if interactive:
-            print(PROMPT, end="", file=out, flush=True)
-        line = stdin.readline()
-        if not line:
-            return 0
-        reply = reply_for(line)
-        if reply is None:
-            return 0
-        if reply:
-            print(reply, file=out, flush=True)
+    from bot.settings import SettingsError
+
+    try:
+        return asyncio.run(_run(args, stdin or sys.stdin, out or sys.stdout))
+    except SettingsError as exc:
+        print(f"tokbot: configuration problem:\n{exc}", file=sys.stderr)
+        return 2

@@ -46,6 +46,17 @@ def _console_parsers(sub: argparse._SubParsersAction) -> None:
                        ("run", "start the bot: the local console when no platform token is set")):
         p = sub.add_parser(name, help=text)
         p.add_argument("--user", default="console", help="who is typing (console user name)")
+        p.add_argument("--db", default=None, help="SQLite file (default: TOKBOT_DB_PATH or tokbot.db)")
+
+
+def _data_parsers(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("backup", help="consistent copy of the live database (safe while the bot runs)")
+    p.add_argument("destination", help="file to write, e.g. backups/tokbot-2026-11-30.db")
+    p.add_argument("--db", default=None, help="database to copy (default: TOKBOT_DB_PATH or tokbot.db)")
+    p = sub.add_parser("export", help="write every approved measured anchor as CSV or JSON")
+    p.add_argument("destination", help="file to write (- for stdout)")
+    p.add_argument("--format", choices=("csv", "json"), default=None, help="default: by file name, else csv")
+    p.add_argument("--db", default=None, help="database to read (default: TOKBOT_DB_PATH or tokbot.db)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     _estimate_parser(sub)
     _console_parsers(sub)
     _ask_parser(sub)
+    _data_parsers(sub)
     return parser
 
 
@@ -69,8 +81,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bot.cli.ask import run_ask
 
         return run_ask(args)
-    if args.command in ("console", "run"):
+    if args.command == "console":
         from bot.cli.console import run_console
 
         return run_console(args)
+    if args.command == "run":
+        from bot.runner import run_bot
+
+        return run_bot(args)
+    if args.command == "backup":
+        from bot.cli.backup import run_backup
+
+        return run_backup(args)
+    if args.command == "export":
+        from bot.cli.export import run_export
+
+        return run_export(args)
     return 2

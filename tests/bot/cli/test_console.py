@@ -1,23 +1,68 @@
-"""The console answers piped lines one by one, like a scripted chat."""
+"""The console runs the whole command set over one database, one user at a time, like a chat."""
 
 from __future__ import annotations
 
 import io
 from argparse import Namespace
 
-from bot.cli.console import reply_for, run_console
+import pytest
+
+from bot.cli.console import run_console
 
 
-def test_piped_session_answers_each_line():
-    stdin = io.StringIO("V100 32G 27B 多少 token\n/help\n/bogus\n/quit\nnever read\n")
+@pytest.fixture
+def db(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOKBOT_MODERATORS", "console:bob")
+    monkeypatch.chdir(tmp_path)
+    return str(tmp_path / "t.db")
+
+
+def session(db: str, user: str, *lines: str) -> str:
     out = io.StringIO()
-    assert run_console(Namespace(user="alice"), stdin, out) == 0
-    text = out.getvalue()
+    assert run_console(Namespace(user=user, db=db), io.StringIO("".join(f"{line}\n" for line in lines)), out) == 0
+    return out.getvalue()
+
+
+def test_questions_help_and_quit(db):
+    text = session(db, "alice", "V100 32G 27B 多少 token", "/help", "/bogus", "/quit", "never read")
     assert "gemma-3-27b" in text and "llama-server" in text
-    assert "/ask TEXT" in text and "/bogus: not available" in text
+    assert "/submit key=value" in text and "/subscribe" in text
+    assert "There is no /bogus command." in text
     assert "never read" not in text
 
 
-def test_blank_and_quit_lines():
-    assert reply_for("   ") == ""
-    assert reply_for("/quit") is None
+def test_submit_review_approve_notify_flow(db):
+    assert "Subscribed" in session(db, "carol", "/subscribe V100 32G")
+    out = session(db, "alice", '/submit gpu="V100 32G" model="gemma 3 27b" quant=Q4_K_M ctx=8k decode=21.5')
+    assert "Received as #" in out
+    sid = out.split("Received as #")[1].split(":")[0]
+    refused = session(db, "alice", f"/approve {sid}")
+    assert "Only moderators" in refused
+    review = session(db, "bob", "/review", "!1")
+    assert f"#{sid}" in review and f"Approved #{sid}" in review
+    carol = session(db, "carol", "")
+    assert f"New measured anchor #{sid}" in carol and "(by alice)" in carol
+    assert "New measured anchor" not in session(db, "carol", ""), "a notice is shown once"
+    alice = session(db, "alice", "V100 32G gemma 3 27b")
+    assert f"Your measurement #{sid} was approved" in alice
+    assert "by alice" in alice and "calibrated by 1 community measurement" in alice
+
+
+def test_reject_prompt_takes_next_line_as_reason(db):
+    out = session(db, "alice", '/submit gpu=4090 model="llama 3 8b" quant=Q4_K_M decode=120')
+    sid = out.split("Received as #")[1].split(":")[0]
+    bob = session(db, "bob", f"/reject {sid}", "no command line given")
+    assert "Why reject" in bob and f"Rejected #{sid}" in bob
+    assert "not approved: no command line given" in session(db, "alice", "")
+
+
+def test_guided_submit_dialogue(db):
+    out = session(db, "dave", "/submit", "RTX 4090", "llama 3 8b", "Q4_K_M", "131")
+    assert "Which card" in out and "Which model" in out and "Which quantization" in out
+    assert "Received as #" in out
+
+
+def test_export_writes_file_for_moderators(db, tmp_path):
+    out = session(db, "bob", "/export json")
+    assert "measured anchors as JSON" in out
+    assert (tmp_path / "tokbot-anchors.json").stat().st_size > 1000

@@ -1,0 +1,72 @@
+"""The composition root: settings -> catalog, storage, command layer, notification worker.
+
+Adapters (console, Telegram, Discord) get the `App`, call `app.router` and register a notifier;
+nothing else wires anything. Platform libraries are imported only by the adapters that start.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from bot.settings import Settings
+from core.catalog.loader import Catalog, default_catalog
+from core.commands.context import BotContext, FollowUps, Limits, utcnow
+from core.commands.router import CommandRouter
+from core.community.delivery import Notifier
+from core.community.worker import OutboxSettings, OutboxWorker
+from core.storage.interface import Storage
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class App:
+    settings: Settings
+    catalog: Catalog
+    storage: Storage
+    bot: BotContext
+    router: CommandRouter
+    worker: OutboxWorker
+    notifiers: dict[str, Notifier] = field(default_factory=dict)
+
+    async def start(self) -> None:
+        """Open the database (migrations), seed the published anchors, load the anchor index."""
+        await self.storage.open()
+        await load_anchors(self)
+
+    async def close(self) -> None:
+        await self.storage.close()
+
+    def add_notifier(self, notifier: Notifier) -> None:
+        self.notifiers[notifier.platform] = notifier
+        self.worker.add_notifier(notifier)
+
+
+async def load_anchors(app: App) -> None:
+    try:
+        from core.anchors.index import AnchorIndex
+        from core.anchors.seed import published_anchors
+    except ImportError:  # anchors package not present: estimates without anchors
+        return
+    added = await app.storage.add_published(published_anchors(app.catalog))
+    if added:
+        log.info("seeded %d published anchors", added)
+    approved = await app.storage.submissions(status="approved")
+    app.bot.anchors = AnchorIndex.from_submissions(approved, app.catalog)
+
+
+def build_app(settings: Settings, storage: Storage | None = None, catalog: Catalog | None = None,
+              clock=utcnow) -> App:  # noqa: ANN001 - a zero-argument callable returning an aware datetime
+    catalog = catalog or default_catalog()
+    if storage is None:
+        from core.storage.sqlite import SqliteStorage
+
+        settings.db_path.parent.mkdir(parents=True, exist_ok=True)
+        storage = SqliteStorage(str(settings.db_path))
+    limits = Limits.from_catalog(catalog, submissions_per_hour=settings.submissions_per_hour)
+    bot = BotContext(catalog=catalog, storage=storage, moderators=settings.moderator_policy(), limits=limits,
+                     clock=clock, followups=FollowUps(limits.followups_kept))
+    worker = OutboxWorker(storage, {}, catalog, OutboxSettings.from_catalog(catalog), clock)
+    bot.on_outbox = worker.wake
+    return App(settings, catalog, storage, bot, CommandRouter(bot), worker)

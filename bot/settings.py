@@ -1,0 +1,89 @@
+"""Settings from the environment and `.env` (pydantic-settings), validated at start.
+
+Every variable is `TOKBOT_<NAME>`; `deploy/.env.example` explains each. A missing or malformed
+value is reported by name (`SettingsError`), never as a stack trace.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from core.community.moderators import ModeratorPolicy
+
+_TELEGRAM_TOKEN = re.compile(r"^\d{5,}:[A-Za-z0-9_-]{30,}$")
+_DISCORD_TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}$")
+
+
+class SettingsError(ValueError):
+    """Bad configuration, with one line per problem naming the variable."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="TOKBOT_", env_file=".env", env_file_encoding="utf-8",
+                                      extra="ignore")
+
+    telegram_token: SecretStr | None = None
+    discord_token: SecretStr | None = None
+    db_path: Path = Path("tokbot.db")
+    moderators: str = ""  # console:bob,telegram:123,discord:456
+    moderator_roles: str = ""  # Discord role ids whose members moderate, comma-separated
+    default_lang: Literal["en", "zh"] = "en"
+    default_os: Literal["linux", "windows", "macos"] | None = None
+    submissions_per_hour: int | None = Field(default=None, ge=1, le=1000)
+
+    # Platform endpoints: the real APIs by default; tests point them at fakes on 127.0.0.1.
+    telegram_api_url: str = "https://api.telegram.org/bot"
+    telegram_file_url: str = "https://api.telegram.org/file/bot"
+    discord_guild_ids: str = ""  # guilds to sync slash commands to with `python -m bot sync`
+
+    # Observability: /healthz and /metrics on a local port (0 disables).
+    metrics_host: str = "127.0.0.1"
+    metrics_port: int = Field(default=9108, ge=0, le=65535)
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    log_format: Literal["json", "text"] = "json"
+
+    @field_validator("telegram_token", "discord_token", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("telegram_token")
+    @classmethod
+    def _telegram_shape(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not _TELEGRAM_TOKEN.match(value.get_secret_value().strip()):
+            raise ValueError("does not look like a Telegram bot token (123456789:AA... from @BotFather)")
+        return value
+
+    @field_validator("discord_token")
+    @classmethod
+    def _discord_shape(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not _DISCORD_TOKEN.match(value.get_secret_value().strip()):
+            raise ValueError("does not look like a Discord bot token (three dot-separated parts, from the "
+                             "Developer Portal's Bot page)")
+        return value
+
+    @field_validator("moderators")
+    @classmethod
+    def _moderators_shape(cls, value: str) -> str:
+        ModeratorPolicy.parse(value)  # raises ValueError naming the bad entry
+        return value
+
+    def moderator_policy(self) -> ModeratorPolicy:
+        return ModeratorPolicy.parse(self.moderators, self.moderator_roles)
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Settings from env/.env (+ overrides); raises SettingsError naming each bad variable."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors():
+            name = "TOKBOT_" + "_".join(str(p) for p in err["loc"]).upper()
+            lines.append(f"{name}: {err['msg'].removeprefix('Value error, ')}")
+        raise SettingsError("\n".join(lines)) from None

@@ -1,0 +1,39 @@
+"""/accuracy [CARD | MODEL]: tokbot's estimates against approved community measurements."""
+
+from __future__ import annotations
+
+from core.commands.context import BotContext, language
+from core.commands.subscribe import _what
+from core.commands.text import one
+from core.commands.types import Invocation, Response
+from core.community.accuracy import accuracy
+from core.i18n import translate
+
+
+async def run(bot: BotContext, inv: Invocation) -> list[Response]:
+    lang = language(inv.text, inv.lang)
+    text = inv.text.strip()
+    subs = await bot.storage.submissions(status="approved", origin="community")
+    scope = translate("accuracy.scope_all", lang)
+    if text:
+        gpu_id, model_id, problems = _what(bot, text, lang)
+        if problems:
+            return [Response(one(inv.target, *problems), private=True, status="clarify")]
+        subs = [s for s in subs if (gpu_id is None or s.measurement.gpu_id == gpu_id)
+                and (model_id is None or s.measurement.model_id == model_id)]
+        names = [bot.catalog.gpus[gpu_id].name if gpu_id else "",
+                 bot.catalog.models[model_id].name if model_id else ""]
+        scope = " + ".join(n for n in names if n)
+    report = accuracy(subs)
+    if report.n == 0:
+        return [Response(one(inv.target, translate("accuracy.none", lang, scope=scope)))]
+    lines = [
+        translate("accuracy.header", lang, scope=scope, n=report.n),
+        translate("accuracy.figures", lang, err=report.median_error_pct, inside=report.inside_band_pct,
+                  ratio=report.median_ratio),
+    ]
+    if report.worst:
+        worst = ", ".join(f"#{i} {e:g}%" for i, e in report.worst)
+        lines.append(translate("accuracy.worst", lang, worst=worst))
+    lines.append(translate("accuracy.method", lang))
+    return [Response(one(inv.target, *lines))]
