@@ -18,6 +18,7 @@ from core.anchors.index import AnchorIndex
 from core.anchors.render import anchor_section
 from core.catalog.loader import Catalog
 from core.estimator.estimate import Estimate, EstimateRequest, estimate
+from core.estimator.query import KV_TYPES
 from core.estimator.setup import SetupError, build_setup
 from core.i18n import Lang, translate
 from core.render.compact import AskInfo, compact_reply, setup_title
@@ -101,10 +102,12 @@ def _estimate(
     quants: tuple[str, ...],
     contexts: tuple[int, ...],
     framework: str | None,
+    kv_type: str = "f16",
 ) -> Estimate:
     # Chat groups ask the same few combinations over and over; the estimate is the costly step.
     setup = build_setup(catalog.gpus[gpu_id], catalog, count, memory, os_name)
-    request = EstimateRequest(setup, catalog.models[model_id], quants, contexts, framework=framework)
+    request = EstimateRequest(setup, catalog.models[model_id], quants, contexts, framework=framework,
+                              kv_type=kv_type)
     return estimate(request, catalog)
 
 
@@ -129,9 +132,12 @@ def estimate_for(query: dict[str, Any], catalog: Catalog) -> Estimate:
     if framework not in catalog.frameworks:
         framework = None
     memory = float(gpu.get("memory_gib") or catalog.gpus[gpu["id"]].memory_gib)
+    kv_type = query.get("kv_type") or "f16"
+    if kv_type not in KV_TYPES:
+        kv_type = "f16"
     return _estimate(
         catalog, gpu["id"], int(gpu.get("count") or 1), memory,
-        query.get("os"), model["id"], quants, contexts, _framework_for(quants, framework, catalog),
+        query.get("os"), model["id"], quants, contexts, _framework_for(quants, framework, catalog), kv_type,
     )  # fmt: skip
 
 
@@ -166,11 +172,12 @@ def _full(parsed: ParsedQuestion, query: dict[str, Any], lang: Lang, target: str
 @lru_cache(maxsize=1024)
 def _full_text(catalog: Catalog, gpu_id: str, count: int, memory: float, os_name: str | None, model_id: str,
                quants: tuple[str, ...], contexts: tuple[int, ...], framework: str | None, info: AskInfo,
-               lang: Lang, target: str, anchors: AnchorIndex | None = None) -> str:
+               lang: Lang, target: str, anchors: AnchorIndex | None = None, kv_type: str = "f16") -> str:
     # The same question (same reading) gets the same text: render once, serve from memory after.
     # An anchor index hashes by its version, so an approved or withdrawn anchor is a new key.
     query = {"gpu": {"id": gpu_id, "count": count, "memory_gib": memory}, "model": {"id": model_id},
-             "quants": quants, "contexts": contexts, "os": os_name, "framework": framework}
+             "quants": quants, "contexts": contexts, "os": os_name, "framework": framework,
+             "kv_type": kv_type}
     est = estimate_for(query, catalog)
     if anchors is None:
         return compact_reply(est, catalog, lang, target, info)
@@ -315,6 +322,29 @@ def follow_up(query: dict[str, Any], view: str, catalog: Catalog, lang: str | No
                      _text((Para(translate("reply.error", chosen, reason=reason)),), target))
 
 
+def answer_query(query: dict[str, Any], catalog: Catalog, lang: str | None = None, target: str = "plain",
+                 anchors: AnchorIndex | None = None) -> Reply:
+    """The full answer for an earlier reply's `query`, e.g. after a button switched its OS or KV cache
+    type ("kv_type": f16 | q8_0 | q4_0). Never raises."""
+    chosen: Lang = _lang(lang, query.get("lang", "en") if isinstance(query, dict) else "en")
+    try:
+        _use_index(anchors)
+        gpu = query["gpu"]
+        memory = float(gpu.get("memory_gib") or catalog.gpus[gpu["id"]].memory_gib)
+        info = AskInfo(quants=tuple(query.get("quants") or ()), contexts=tuple(query.get("contexts") or ()),
+                       framework=query.get("framework"), intent=query.get("intent") or "general")
+        kv_type = query.get("kv_type") if query.get("kv_type") in KV_TYPES else "f16"
+        text = _full_text(
+            catalog, gpu["id"], int(gpu.get("count") or 1), memory, query.get("os"), query["model"]["id"],
+            info.quants, info.contexts, info.framework, info, chosen, target, anchors, kv_type,
+        )  # fmt: skip
+        return Reply("answer", query, {}, text)
+    except Exception:  # noqa: BLE001 - see answer()
+        reason = translate("reply.internal_error", chosen)
+        return Reply("error", query if isinstance(query, dict) else {}, {},
+                     _text((Para(translate("reply.error", chosen, reason=reason)),), target))
+
+
 def chart(query: dict[str, Any], catalog: Catalog, lang: str | None = None,
           anchors: AnchorIndex | None = None) -> bytes:
     """PNG chart for an earlier answer; raises ChartUnavailable when matplotlib is not installed."""
@@ -327,4 +357,6 @@ def chart(query: dict[str, Any], catalog: Catalog, lang: str | None = None,
     return chart_png(est, chosen)
 
 
-__all__ = ["Reply", "answer", "chart", "clear_caches", "estimate_for", "follow_up", "setup_title"]
+__all__ = [
+    "Reply", "answer", "answer_query", "chart", "clear_caches", "estimate_for", "follow_up", "setup_title",
+]

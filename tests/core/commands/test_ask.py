@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+from core.commands.types import ACTION_MAX_BYTES
+
+
+async def test_question_gets_table_and_followup_buttons(h):
+    [r] = await h.say("alice", "V100 32G 27B 多少 token")
+    assert r.status == "ok" and "Q4_K_M" in r.text
+    actions = [b.action for row in r.buttons for b in row]
+    assert any(a.startswith("v:f:") for a in actions) and any(a.startswith("v:o:") for a in actions)
+    assert all(len(a.encode()) <= ACTION_MAX_BYTES for a in actions)
+
+
+async def test_every_followup_button_answers(h):
+    [r] = await h.say("alice", "/ask 4090 qwen3 32b q4_k_m 32k")
+    for row in r.buttons:
+        for button in row:
+            out = await h.press("alice", button.action)
+            assert out and out[0].status in ("ok", "error"), button
+            if button.action.startswith("v:c:"):
+                continue  # the chart needs matplotlib, an optional extra
+            assert out[0].status == "ok" and (out[0].text or out[0].photo), button.action
+
+
+async def test_os_and_kv_switch_change_the_answer(h):
+    [r] = await h.say("alice", "4090 qwen3 32b 32k")
+    os_button = next(b for row in r.buttons for b in row if b.action.startswith("v:o:"))
+    assert os_button.action.endswith(":linux"), "a GeForce card is assumed on Windows; offer Linux"
+    [linux] = await h.press("alice", os_button.action)
+    assert "Windows" not in linux.text and linux.text != r.text
+    kv_button = next(b for row in r.buttons for b in row if b.action.startswith("v:k:"))
+    [kv] = await h.press("alice", kv_button.action)
+    assert "q8_0" in kv.text and "--cache-type-k q8_0" in kv.text
+
+
+async def test_stale_or_forged_followup_is_calm(h):
+    [r] = await h.press("alice", "v:f:zzz")
+    assert r.status == "error" and "too old" in r.text
+    [r] = await h.press("alice", "nonsense")
+    assert r.status == "error"
+
+
+async def test_help_documents_every_command_in_both_languages(h):
+    from core.commands.types import COMMANDS
+
+    en = "\n".join(r.text for r in await h.say("alice", "/help"))
+    for name in COMMANDS:
+        assert f"/{name}" in en
+    assert en.count("e.g.") == len(COMMANDS)
+    zh = "\n".join(r.text for r in await h.say("alice", "/help", platform="telegram", chat="1"))
+    assert "/submit" in zh
+    [one] = await h.say("alice", "/help submit")
+    assert "/submit key=value" in one.text and "/review" not in one.text
+
+
+async def test_unknown_command_and_crash_are_friendly(h, monkeypatch):
+    [r] = await h.say("alice", "/bogus")
+    assert r.status == "error" and "/bogus" in r.text
+
+    async def boom(*a):
+        raise RuntimeError("x")
+
+    monkeypatch.setattr("core.commands.accuracy.run", boom)
+    [r] = await h.say("alice", "/accuracy")
+    assert r.status == "error" and "nothing was changed" in r.text
+    assert h.observed[-1][1:3] == ("accuracy", "error")
+
+
+async def test_plain_hello_gets_help(h):
+    [r] = await h.say("alice", "hello there")
+    assert r.status == "ok" and "V100 32G 27B" in r.text and not r.buttons
