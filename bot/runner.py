@@ -1,11 +1,243 @@
-"""`python -m bot run`: start every adapter that has a token, else the local console."""
+"""`python -m bot run`: every chat adapter that has a token, in one asyncio loop; else the console.
+
+With a Telegram and/or Discord token the process is a service: one loop runs the adapters, the
+notification worker and the /metrics + /healthz server until SIGTERM or SIGINT, then shuts down in
+the order that loses nothing:
+
+1. adapters stop receiving (polling stops, the gateway closes); replies already being written finish;
+2. the worker is told to stop and awaited (bounded; an item cut off mid-send is only leased, so it
+   is sent again after the lease: delivery is at-least-once);
+3. the database is closed (WAL checkpoint) once nothing can write any more;
+4. the HTTP server goes last, so /healthz answers until the end.
+
+With no token at all it is the local console on the SQLite file, so `bash scripts/run.sh` shows a
+newcomer the whole bot with no setup. Platform libraries are imported only for an adapter that
+starts (`platform_adapters`).
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import logging
+import signal
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from bot.adapter import Adapter
+from bot.app import App, build_app
+from bot.settings import Settings, SettingsError, load_settings
+
+__all__ = ["Adapter", "AdapterFactory", "Service", "platform_adapters", "run_bot", "serve"]
+
+log = logging.getLogger(__name__)
+
+AdapterFactory = Callable[[App, Settings], list[Adapter]]
+GRACE_SECONDS = 20.0  # per step; deploy/ gives the process 60 s (TimeoutStopSec, stop_grace_period)
 
 
-def run_bot(args: argparse.Namespace) -> int:
+def platform_adapters(app: App, settings: Settings) -> list[Adapter]:
+    """The adapters whose token is set; each platform library is imported only here, and only if used."""
+    adapters: list[Adapter] = []
+    if settings.telegram_token is not None:
+        from bot.telegram import TelegramAdapter
+
+        adapters.append(TelegramAdapter(app, settings.telegram_token.get_secret_value(),
+                                        base_url=settings.telegram_api_url,
+                                        base_file_url=settings.telegram_file_url))
+    if settings.discord_token is not None:
+        from bot.discord import DiscordAdapter
+
+        adapters.append(DiscordAdapter(app, settings.discord_token.get_secret_value()))
+    return adapters
+
+
+class Service:
+    """One run of the bot as a service: start everything, wait for the stop signal, stop in order."""
+
+    def __init__(self, app: App, adapters: Sequence[Adapter], *, metrics_host: str = "127.0.0.1",
+                 metrics_port: int = 0, serve_http: bool = True, grace_seconds: float = GRACE_SECONDS):
+        self.app = app
+        self.adapters = list(adapters)
+        self.metrics_host, self.metrics_port, self.serve_http = metrics_host, metrics_port, serve_http
+        self.grace = grace_seconds
+        self.stopping = asyncio.Event()  # set by a signal, by stop(), or by a failed component
+        self.exit_code = 0
+        self.up: dict[str, bool] = {a.platform: False for a in self.adapters}
+        self.observability = None  # bot.observability.Observability once started
+        self._worker_stop = asyncio.Event()
+        self._worker_task: asyncio.Task[None] | None = None
+        self._start_tasks: dict[str, asyncio.Task[None]] = {}
+
+    # --- lifecycle ----------------------------------------------------------------------------
+    def stop(self, reason: str = "requested") -> None:
+        """Begin a graceful shutdown (safe to call more than once, from a signal handler too)."""
+        if self.stopping.is_set():
+            log.info("already stopping (%s)", reason)
+            return
+        log.info("stopping: %s", reason)
+        self.stopping.set()
+
+    def _fail(self, what: str) -> None:
+        # A component that dies ends the process with status 1: the supervisor (systemd, Docker)
+        # restarts a clean one, which is better than a bot that silently answers on one platform only.
+        self.exit_code = 1
+        self.stop(f"{what} failed")
+
+    async def run(self) -> int:
+        from bot.observability import Observability, instrument
+
+        metrics = instrument(self.app)
+        self.observability = Observability(self.app, metrics, adapters=lambda: dict(self.up),
+                                           worker=self._worker_alive)
+        try:
+            await self.app.start()
+        except Exception:
+            log.exception("could not open the database %s", self.app.settings.db_path)
+            await self._close_app()
+            return 1
+        try:
+            if self.serve_http and self.metrics_port:
+                await self.observability.start(self.metrics_host, self.metrics_port)
+            for adapter in self.adapters:
+                self.app.add_notifier(adapter.notifier)  # before the worker's first round
+            worker = self.app.worker.run(self._worker_stop)
+            self._worker_task = asyncio.create_task(worker, name="outbox-worker")
+            self._worker_task.add_done_callback(self._worker_done)
+            for adapter in self.adapters:
+                self._start(adapter)
+            log.info("tokbot running", extra={"platforms": [a.platform for a in self.adapters]})
+            await self.stopping.wait()
+        except Exception:
+            log.exception("start-up failed")
+            self.exit_code = 1
+        finally:
+            await self._shutdown()
+        return self.exit_code
+
+    def _start(self, adapter: Adapter) -> None:
+        # A task per adapter, because start() may either return once running (python-telegram-bot)
+        # or block until stop() (discord.py's Client.start): both count as running until they fail.
+        self.up[adapter.platform] = True
+        task = asyncio.create_task(adapter.start(), name=f"adapter-{adapter.platform}")
+        self._start_tasks[adapter.platform] = task
+
+        def done(t: asyncio.Task[None]) -> None:
+            if t.cancelled():
+                self.up[adapter.platform] = False
+            elif t.exception() is not None:
+                self.up[adapter.platform] = False
+                log.error("%s adapter failed", adapter.platform, exc_info=t.exception())
+                if not self.stopping.is_set():
+                    self._fail(f"{adapter.platform} adapter")
+
+        task.add_done_callback(done)
+
+    def _worker_alive(self) -> bool:
+        return self._worker_task is not None and not self._worker_task.done()
+
+    def _worker_done(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            log.error("outbox worker died", exc_info=task.exception())
+        if not self.stopping.is_set():
+            self._fail("outbox worker")
+
+    async def _shutdown(self) -> None:
+        self.stopping.set()
+        # 1. Adapters, all at once (they are independent); each bounded by the grace period.
+        await asyncio.gather(*(self._stop_adapter(a) for a in self.adapters))
+        pending = [t for t in self._start_tasks.values() if not t.done()]
+        if pending:  # a blocking start() returns once its adapter stopped; give it a moment
+            _, late = await asyncio.wait(pending, timeout=self.grace)
+            for task in late:
+                task.cancel()
+            await asyncio.gather(*late, return_exceptions=True)
+        # 2. The worker: it finishes the round it is in, up to the grace period, then is cancelled.
+        self._worker_stop.set()
+        if self._worker_task is not None:
+            _, late = await asyncio.wait({self._worker_task}, timeout=self.grace)
+            if late:
+                log.warning("outbox worker did not stop within %.0f s; cancelled (leased items are retried)",
+                            self.grace)
+                self._worker_task.cancel()
+            await asyncio.gather(self._worker_task, return_exceptions=True)
+        # 3. The database, after everything that writes to it.
+        await self._close_app()
+        # 4. HTTP last: health stays observable during the shutdown.
+        if self.observability is not None:
+            await self.observability.stop()
+        log.info("tokbot stopped", extra={"exit_code": self.exit_code})
+
+    async def _stop_adapter(self, adapter: Adapter) -> None:
+        try:
+            await asyncio.wait_for(adapter.stop(), self.grace)
+        except Exception:  # noqa: BLE001 - one adapter failing to stop must not keep the others running
+            log.exception("%s adapter did not stop cleanly", adapter.platform)
+        self.up[adapter.platform] = False
+
+    async def _close_app(self) -> None:
+        try:
+            await self.app.close()
+        except Exception:  # noqa: BLE001 - logged; the process is ending anyway
+            log.exception("closing the database failed")
+
+
+async def serve(app: App, adapters: Sequence[Adapter], *, handle_signals: bool = True,
+                service: Service | None = None) -> int:
+    """Run `adapters` until SIGTERM/SIGINT (or `service.stop()`); returns the exit status."""
+    service = service or Service(app, adapters, metrics_host=app.settings.metrics_host,
+                                 metrics_port=app.settings.metrics_port)
+    loop = asyncio.get_running_loop()
+    installed: list[signal.Signals] = []
+    if handle_signals:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            try:
+                loop.add_signal_handler(sig, service.stop, sig.name)
+                installed.append(sig)
+            except (NotImplementedError, RuntimeError):  # not the main thread, or no Unix signals
+                pass
+    try:
+        return await service.run()
+    finally:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+
+
+def _console(args: argparse.Namespace, settings: Settings, stdin: TextIO | None, out: TextIO | None) -> int:
     from bot.cli.console import run_console
+    from bot.logging_setup import configure_logging
 
-    return run_console(args)
+    # The terminal is the user's screen: human-readable warnings only, unless DEBUG was asked for.
+    level = "DEBUG" if settings.log_level == "DEBUG" else "WARNING"
+    configure_logging(settings.model_copy(update={"log_format": "text"}), level=level)
+    return run_console(args, stdin, out)
+
+
+def run_bot(args: argparse.Namespace, *, adapters: AdapterFactory | None = None,
+            stdin: TextIO | None = None, out: TextIO | None = None) -> int:
+    """The `run` command. `adapters` replaces the token-based choice (tests pass fakes)."""
+    overrides = {"db_path": Path(args.db)} if getattr(args, "db", None) else {}
+    try:
+        settings = load_settings(**overrides)
+    except SettingsError as exc:
+        print(f"tokbot: configuration problem:\n{exc}", file=sys.stderr)
+        return 2
+    if adapters is None and settings.telegram_token is None and settings.discord_token is None:
+        return _console(args, settings, stdin, out)
+    from bot.logging_setup import configure_logging
+
+    configure_logging(settings)
+    factory = adapters or platform_adapters
+    return asyncio.run(_serve_settings(settings, factory))
+
+
+async def _serve_settings(settings: Settings, factory: AdapterFactory) -> int:
+    app = build_app(settings)
+    try:
+        chosen = factory(app, settings)
+    except ImportError as exc:  # an adapter package missing from this install
+        log.error("cannot load a platform adapter: %s", exc)
+        return 1
+    return await serve(app, chosen)

@@ -59,6 +59,14 @@ def _data_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--db", default=None, help="database to read (default: TOKBOT_DB_PATH or tokbot.db)")
 
 
+def _sync_discord_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("sync-discord",
+                       help="register the slash commands with Discord (after an install or update)")
+    p.add_argument("--guild", action="append", type=int, default=None, metavar="ID",
+                   help="sync to this server only, visible at once (repeatable); "
+                        "without --guild: globally, which Discord may take up to an hour to show")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m bot", description="tokbot: does this model fit my GPU, and how fast?"
@@ -68,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     _console_parsers(sub)
     _ask_parser(sub)
     _data_parsers(sub)
+    _sync_discord_parser(sub)
     return parser
 
 
@@ -89,6 +98,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bot.runner import run_bot
 
         return run_bot(args)
+    if args.command == "sync-discord":
+        from bot.discord.sync import run_sync
+
+        return run_sync(args)
     if args.command == "backup":
         from bot.cli.backup import run_backup
 
