@@ -16,11 +16,16 @@ class Adapter(Protocol):
     platform: str  # "telegram" | "discord": the label on metrics and in /healthz
     notifier: Notifier  # registered with the outbox worker before the adapter starts
 
-    async def start(self) -> None:
-        """Connect and begin receiving (polling / gateway).
+    # Optional, not part of the Protocol's required shape: a `running: bool` attribute or property.
+    # When an adapter has one, /healthz reports the platform down while it is False (e.g. the
+    # gateway connection died after start() had returned).
 
-        May return once running (the library keeps going in the background) or block until stop();
-        the runner supports both. Raising means the adapter could not start (bad token, no network).
+    async def start(self) -> None:
+        """Connect and begin receiving (polling / gateway), and return once running.
+
+        The runner registers `notifier` with the outbox worker when start() returns. An adapter whose
+        start() blocks until stop() is supported too, but must then register its notifier itself
+        (`app.add_notifier`) once connected. Raising means it could not start (bad token, no network).
         """
         ...
 

@@ -90,7 +90,7 @@ class Service:
         from bot.observability import Observability, instrument
 
         metrics = instrument(self.app)
-        self.observability = Observability(self.app, metrics, adapters=lambda: dict(self.up),
+        self.observability = Observability(self.app, metrics, adapters=self.adapters_up,
                                            worker=self._worker_alive)
         try:
             await self.app.start()
@@ -101,8 +101,6 @@ class Service:
         try:
             if self.serve_http and self.metrics_port:
                 await self.observability.start(self.metrics_host, self.metrics_port)
-            for adapter in self.adapters:
-                self.app.add_notifier(adapter.notifier)  # before the worker's first round
             worker = self.app.worker.run(self._worker_stop)
             self._worker_task = asyncio.create_task(worker, name="outbox-worker")
             self._worker_task.add_done_callback(self._worker_done)
@@ -127,6 +125,11 @@ class Service:
         def done(t: asyncio.Task[None]) -> None:
             if t.cancelled():
                 self.up[adapter.platform] = False
+            elif t.exception() is None and not self.stopping.is_set():
+                # Connected: from now on its notices can go out (before, a send would only fail and
+                # burn one of the item's attempts). Wake the worker for any backlog.
+                self.app.add_notifier(adapter.notifier)
+                self.app.worker.wake()
             elif t.exception() is not None:
                 self.up[adapter.platform] = False
                 log.error("%s adapter failed", adapter.platform, exc_info=t.exception())
@@ -134,6 +137,11 @@ class Service:
                     self._fail(f"{adapter.platform} adapter")
 
         task.add_done_callback(done)
+
+    def adapters_up(self) -> dict[str, bool]:
+        """Per platform: started and not failed or stopped, and not reporting itself down."""
+        return {a.platform: self.up[a.platform] and getattr(a, "running", True) is not False
+                for a in self.adapters}
 
     def _worker_alive(self) -> bool:
         return self._worker_task is not None and not self._worker_task.done()

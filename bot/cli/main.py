@@ -62,8 +62,8 @@ def _data_parsers(sub: argparse._SubParsersAction) -> None:
 def _sync_discord_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("sync-discord",
                        help="register the slash commands with Discord (after an install or update)")
-    p.add_argument("--guild", action="append", type=int, default=None, metavar="ID",
-                   help="sync to this server only, visible at once (repeatable); "
+    p.add_argument("--guild", action="append", default=None, metavar="ID",
+                   help="sync to this server only, visible at once (repeatable, or ID,ID); "
                         "without --guild: globally, which Discord may take up to an hour to show")
 
 

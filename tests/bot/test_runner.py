@@ -16,7 +16,7 @@ import pytest
 
 from bot.adapter import Adapter
 from bot.app import App, build_app
-from bot.runner import Service, run_bot, serve
+from bot.runner import Service, platform_adapters, run_bot, serve
 from bot.settings import load_settings
 from core.commands.context import utcnow
 from core.community.delivery import Delivery
@@ -122,7 +122,8 @@ async def test_signal_stops_adapter_then_worker_then_database(tmp_path, sig):
     adapter = FakeAdapter(events)
     task = asyncio.create_task(serve(app, [adapter]))
     await asyncio.wait_for(adapter.started.wait(), 30)
-    assert app.notifiers["fake"] is adapter.notifier, "the adapter's notifier is registered with the worker"
+    await asyncio.sleep(0)  # start() returns right after `started`; its done callback runs next
+    assert app.notifiers["fake"] is adapter.notifier, "the adapter's notifier is registered once it started"
     os.kill(os.getpid(), sig)
     assert await asyncio.wait_for(task, 30) == 0
     assert events == ["worker.start", "fake.start", "fake.stop", "worker.stop", "db.close"]
@@ -143,6 +144,20 @@ async def test_both_platforms_run_in_one_loop_and_a_blocking_start_is_fine(tmp_p
     assert events.index("worker.stop") > max(events.index("telegram.stop"), events.index("discord.stop"))
     assert events[-1] == "db.close"
     assert service.up == {"telegram": False, "discord": False}
+
+
+async def test_an_adapter_reporting_itself_down_makes_health_degraded(tmp_path):
+    app = recording_app(tmp_path, [])
+    adapter = FakeAdapter([], "discord")
+    service = Service(app, [adapter])
+    task = asyncio.create_task(serve(app, [adapter], service=service, handle_signals=False))
+    await asyncio.wait_for(adapter.started.wait(), 30)
+    assert (await service.observability.check()).ok
+    adapter.running = False  # e.g. the gateway connection died after start() returned
+    health = await service.observability.check()
+    assert not health.ok and health.adapters == {"discord": False}
+    service.stop()
+    assert await asyncio.wait_for(task, 30) == 0
 
 
 async def test_worker_delivers_through_the_adapters_notifier_and_counts_it(tmp_path):
@@ -213,3 +228,31 @@ def test_settings_error_exits_2_with_the_variable_named_and_no_traceback(tmp_pat
     assert "TOKBOT_TELEGRAM_TOKEN" in proc.stderr and "TOKBOT_METRICS_PORT" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert "not-a-token-secret" not in proc.stderr, "a malformed token is still a secret"
+
+
+TELEGRAM_TOKEN = "123456789:AAF" + "x" * 32
+DISCORD_TOKEN = "M" * 24 + ".Gabcde." + "y" * 27
+
+
+def _real_adapter_or_skip(module: str, name: str) -> None:
+    try:
+        getattr(__import__(module, fromlist=[name]), name)
+    except (ImportError, AttributeError):
+        pytest.skip(f"{module}.{name} not available in this tree yet")
+
+
+@pytest.mark.parametrize(("field", "token", "module", "name"), [
+    ("discord_token", DISCORD_TOKEN, "bot.discord", "DiscordAdapter"),
+    ("telegram_token", TELEGRAM_TOKEN, "bot.telegram", "TelegramAdapter"),
+])
+def test_platform_adapters_follow_the_tokens_and_fit_the_protocol(tmp_path, field, token, module, name):
+    _real_adapter_or_skip(module, name)
+    settings = load_settings(db_path=tmp_path / "p.db", **{field: token})
+    adapters = platform_adapters(build_app(settings), settings)
+    assert [type(a).__name__ for a in adapters] == [name]
+    assert isinstance(adapters[0], Adapter) and adapters[0].notifier.platform == adapters[0].platform
+
+
+def test_no_token_no_adapter(tmp_path):
+    settings = load_settings(db_path=tmp_path / "n.db")
+    assert platform_adapters(build_app(settings), settings) == []
