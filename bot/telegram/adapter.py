@@ -1,0 +1,94 @@
+"""`TelegramAdapter`: python-telegram-bot polling, wired to the command layer and the outbox worker.
+
+One PTB `Application`: long polling, updates handled concurrently (a slow chart must not hold up
+everyone else's questions), every outgoing call through PTB's `AIORateLimiter` (Telegram's ~30
+messages/s overall and 20/min per group; a 429 is waited out and retried).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import Update
+from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
+from telegram.request import BaseRequest
+
+from bot.app import App
+from bot.telegram.handlers import Handlers
+from bot.telegram.menu import set_menus
+from bot.telegram.notifier import TelegramNotifier
+from bot.telegram.prompts import Prompts
+from bot.telegram.replies import Replier
+from core.community.worker import OutboxSettings
+
+log = logging.getLogger(__name__)
+
+CONCURRENT_UPDATES = 64
+POLL_TIMEOUT_SECONDS = 10  # long-poll length: an idle bot makes one request per this many seconds
+RATE_RETRIES = 3  # a 429 is retried this often (after Telegram's retry_after) before it is an error
+ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.INLINE_QUERY]
+
+
+def rate_limiter(retries: int = RATE_RETRIES) -> AIORateLimiter:
+    # PTB's defaults are Telegram's documented limits (30/s overall, 20/min per group).
+    return AIORateLimiter(max_retries=retries)
+
+
+class TelegramAdapter:
+    platform = "telegram"
+
+    def __init__(self, app: App, token: str, base_url: str | None = None, base_file_url: str | None = None,
+                 *, concurrent_updates: int = CONCURRENT_UPDATES, rate_limit: bool = True,
+                 poll_timeout: float = POLL_TIMEOUT_SECONDS, request: BaseRequest | None = None):
+        """`rate_limit=False` is for benchmarks of the adapter itself; `request` replaces the HTTP
+        transport (handler tests) and then no updater is built: updates are fed to `process_update`."""
+        self.app = app
+        self.poll_timeout = poll_timeout
+        builder = ApplicationBuilder().token(token).concurrent_updates(concurrent_updates)
+        if base_url:
+            builder = builder.base_url(base_url)
+        if base_file_url:
+            builder = builder.base_file_url(base_file_url)
+        if rate_limit:
+            builder = builder.rate_limiter(rate_limiter())
+        if request is not None:
+            builder = builder.request(request).get_updates_request(request).updater(None)
+        self.application: Application = builder.build()
+        ttl = app.bot.limits.dialogue_minutes * 60.0
+        self.replier = Replier(self.application.bot, Prompts(ttl_seconds=ttl))
+        self.handlers = Handlers(app, self.replier)
+        self.handlers.install(self.application)
+        per_second = OutboxSettings.from_catalog(app.catalog).per_second.get("telegram", 25.0)
+        self.notifier = TelegramNotifier(self.application.bot, per_second)
+        self._started = False
+
+    @property
+    def username(self) -> str:
+        return self.handlers.username
+
+    async def start(self) -> None:
+        """getMe, command menus, notifier, then polling; returns once updates are being fetched."""
+        await self.application.initialize()  # getMe; raises InvalidToken / NetworkError if it can't
+        self.handlers.bind(self.application.bot.bot)
+        menus = await set_menus(self.application.bot)
+        self.app.add_notifier(self.notifier)
+        await self.application.start()
+        if self.application.updater is not None:
+            await self.application.updater.start_polling(timeout=self.poll_timeout,
+                                                         allowed_updates=ALLOWED_UPDATES)
+        self._started = True
+        log.info("telegram adapter running", extra={"bot": self.username, "menus": menus,
+                                                    "polling": self.application.updater is not None})
+
+    async def stop(self) -> None:
+        """Stop fetching, let handlers in flight finish their replies, close the HTTP clients.
+        Idempotent, and safe after a start() that failed half-way."""
+        updater = self.application.updater
+        if updater is not None and updater.running:
+            await updater.stop()
+        if self.application.running:
+            await self.application.stop()  # waits for the update queue and handler tasks
+        await self.application.shutdown()  # no-op if never initialized
+        if self._started:
+            log.info("telegram adapter stopped", extra={"bot": self.username})
+        self._started = False

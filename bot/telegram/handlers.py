@@ -1,0 +1,244 @@
+"""Telegram updates -> `Invocation`s -> the command router -> `Replier`. Translation only: every
+decision (what a command means, who may approve) is the router's.
+
+What reaches the router:
+- a command from `COMMANDS` as /cmd, or /cmd@thisbot in groups (PTB drops /cmd@otherbot);
+- /start (private welcome = /help; `/start subscribe` from the deep link explains /subscribe);
+- free text: any in a private chat; in a group only a mention of the bot or a reply to it (with privacy
+  mode on Telegram sends nothing else anyway), so a reply to the guided /submit question gets through;
+- a reply answering a ForceReply question (a `Prompt`), dispatched as `/<prompt.command> <text>`;
+- button presses (callback_data is the action string, checked by the router like any command);
+- inline queries (`@thisbot V100 27B` in any chat): one article with the answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import time
+
+from telegram import (
+    Chat,
+    InlineQueryResultArticle,
+    InlineQueryResultsButton,
+    InputTextMessageContent,
+    Message,
+    MessageEntity,
+    Update,
+    User,
+)
+from telegram.constants import ChatType, ParseMode
+from telegram.error import TelegramError
+from telegram.ext import (
+    Application,
+    CallbackQueryHandler,
+    CommandHandler,
+    ContextTypes,
+    InlineQueryHandler,
+    MessageHandler,
+    filters,
+)
+
+from bot.app import App
+from bot.telegram.replies import NO_PREVIEW, Destination, Replier, plain
+from core.commands.context import language
+from core.commands.types import COMMANDS, Invocation, Response, Where
+from core.community.records import Actor
+from core.i18n import translate
+
+log = logging.getLogger(__name__)
+
+TARGET = "telegram"
+INLINE_CACHE_SECONDS = 30  # answers change only when anchors do; short so a new anchor shows soon
+START_PAYLOADS = {"subscribe": "subscribe"}  # deep-link payload -> the command /help explains
+
+
+def actor_of(user: User) -> Actor:
+    name = user.full_name or (f"@{user.username}" if user.username else str(user.id))
+    return Actor("telegram", str(user.id), name)
+
+
+def where_of(chat: Chat) -> Where:
+    return Where(str(chat.id), private=chat.type == ChatType.PRIVATE)
+
+
+def lang_of(user: User | None) -> str:
+    code = (user.language_code or "") if user is not None else ""
+    return "zh" if code.lower().startswith("zh") else "en"
+
+
+class Handlers:
+    def __init__(self, app: App, replier: Replier):
+        self.app = app
+        self.router = app.router
+        self.replier = replier
+        self.prompts = replier.prompts
+        self.username = ""  # set by bind() from getMe
+        self.bot_id = 0
+        self._mention: re.Pattern[str] | None = None
+
+    def bind(self, me: User) -> None:
+        """Learn the bot's own name (getMe): needed for mentions, /cmd@name and deep links."""
+        self.username = me.username or ""
+        self.bot_id = me.id
+        self.replier.username = self.username or None
+        name = re.escape(self.username)
+        self._mention = re.compile(rf"@{name}\b", re.IGNORECASE) if self.username else None
+
+    def install(self, application: Application) -> None:
+        new_message = filters.UpdateType.MESSAGE  # edits of old messages are not new questions
+        application.add_handler(CommandHandler("start", self.on_start, filters=new_message))
+        application.add_handler(CommandHandler(list(COMMANDS), self.on_command, filters=new_message))
+        application.add_handler(MessageHandler(filters.COMMAND & new_message, self.on_unknown_command))
+        application.add_handler(MessageHandler(filters.TEXT & ~filters.COMMAND & new_message, self.on_text))
+        application.add_handler(CallbackQueryHandler(self.on_callback))
+        application.add_handler(InlineQueryHandler(self.on_inline))
+        application.add_error_handler(self.on_error)
+
+    # --- messages ------------------------------------------------------------------------------
+    async def on_command(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        message, user = update.message, update.effective_user
+        if message is None or user is None or not message.text:
+            return
+        inv = self.router.parse(actor_of(user), where_of(message.chat), message.text, lang_of(user), TARGET)
+        await self._run(update.update_id, message, inv)
+
+    async def on_start(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        message, user = update.message, update.effective_user
+        if message is None or user is None:
+            return
+        payload = context.args[0] if context.args else ""
+        topic = START_PAYLOADS.get(payload, "")
+        inv = Invocation(actor_of(user), where_of(message.chat), "help", topic, lang_of(user), TARGET)
+        await self._run(update.update_id, message, inv)
+
+    async def on_unknown_command(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """/bogus: answered in a private chat, or in a group when addressed to this bot by name;
+        a group's other /commands belong to other bots."""
+        message, user = update.message, update.effective_user
+        if message is None or user is None or not message.text:
+            return
+        head = message.text.split(maxsplit=1)[0]
+        _, _, addressee = head.partition("@")
+        if message.chat.type != ChatType.PRIVATE and addressee.lower() != self.username.lower():
+            return
+        inv = self.router.parse(actor_of(user), where_of(message.chat), message.text, lang_of(user), TARGET)
+        await self._run(update.update_id, message, inv)
+
+    async def on_text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        message, user = update.message, update.effective_user
+        if message is None or user is None or message.text is None:
+            return
+        private = message.chat.type == ChatType.PRIVATE
+        where, actor, lang = where_of(message.chat), actor_of(user), lang_of(user)
+        replied = message.reply_to_message
+        command = self.prompts.take(where.chat_id, actor.user_id, replied.message_id if replied else None,
+                                    private)
+        if command is not None:  # the answer to a question the bot asked (e.g. a rejection reason)
+            inv = self.router.parse(actor, where, f"/{command} {message.text}", lang, TARGET)
+            await self._run(update.update_id, message, inv)
+            return
+        text = message.text
+        if not private:
+            author = replied.from_user if replied is not None else None
+            to_bot = author is not None and author.id == self.bot_id
+            if not (to_bot or self._mentioned(message)):
+                return
+            if self._mention is not None:
+                text = self._mention.sub(" ", text)
+        await self._run(update.update_id, message, Invocation(actor, where, "", text.strip(), lang, TARGET))
+
+    def _mentioned(self, message: Message) -> bool:
+        if not self.username:
+            return False
+        kinds = [MessageEntity.MENTION, MessageEntity.TEXT_MENTION]
+        for entity, said in message.parse_entities(kinds).items():
+            if entity.type == MessageEntity.TEXT_MENTION and entity.user is not None:
+                if entity.user.id == self.bot_id:
+                    return True
+            elif said.lower() == f"@{self.username.lower()}":
+                return True
+        return False
+
+    async def _run(self, update_id: int, message: Message, inv: Invocation) -> None:
+        started = time.perf_counter()
+        responses = await self.router.handle(inv)
+        private = message.chat.type == ChatType.PRIVATE
+        to = Destination(message.chat.id, private, inv.actor.user_id, language(inv.text, inv.lang),
+                         reply_to=None if private else message.message_id,
+                         thread_id=message.message_thread_id if message.is_topic_message else None)
+        await self.replier.send(to, responses)
+        self._log(update_id, inv.command or "text", inv, responses, started)
+
+    # --- buttons -------------------------------------------------------------------------------
+    async def on_callback(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.callback_query
+        if query is None:
+            return
+        try:  # first, always: until answered the button shows a spinner
+            await query.answer()
+        except TelegramError as exc:  # too old to answer: the action itself may still work
+            log.info("callback answer failed", extra={"update_id": update.update_id, "error": str(exc)})
+        message = query.message
+        if message is None:  # a button under an inline-mode message: we never put any there
+            return
+        started = time.perf_counter()
+        user, chat = query.from_user, message.chat
+        # The action goes to the router as it came: it checks permission itself (a forged "m:a:5" from
+        # someone who is not a moderator is refused and audited there, never pre-filtered here).
+        inv = Invocation(actor_of(user), where_of(chat), "", query.data or "", lang_of(user), TARGET)
+        responses = await self.router.handle_action(inv)
+        private = chat.type == ChatType.PRIVATE
+        to = Destination(chat.id, private, inv.actor.user_id, language(inv.text, inv.lang),
+                         reply_to=None if private else message.message_id, button_message=message.message_id,
+                         thread_id=getattr(message, "message_thread_id", None)
+                         if getattr(message, "is_topic_message", False) else None)
+        await self.replier.send(to, responses)
+        self._log(update.update_id, f"button:{inv.text.partition(':')[0]}", inv, responses, started)
+
+    # --- inline mode ---------------------------------------------------------------------------
+    async def on_inline(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.inline_query
+        if query is None:
+            return
+        started = time.perf_counter()
+        lang = lang_of(query.from_user)
+        text = query.query.strip()
+        if not text:  # nothing typed yet: a hint above the (empty) results, nothing computed
+            hint = InlineQueryResultsButton(text=translate("telegram.inline_hint", lang),
+                                            start_parameter="inline")
+            await query.answer([], cache_time=INLINE_CACHE_SECONDS, button=hint)
+            return
+        actor = actor_of(query.from_user)
+        # "ask", not free text: an inline query is never the answer to a /submit dialogue question.
+        inv = Invocation(actor, Where(actor.user_id, private=True), "ask", text, lang, TARGET)
+        responses = await self.router.handle(inv)
+        answer = next((r.text for r in responses if r.text), "")
+        results = []
+        if answer:
+            lines = [line for line in plain(answer).splitlines() if line.strip()]
+            results.append(InlineQueryResultArticle(
+                id=hashlib.sha1(text.encode()).hexdigest()[:32],
+                title=(lines[0] if lines else translate("telegram.inline_title", lang))[:120],
+                description=" ".join(lines[1:3])[:200] or translate("telegram.inline_title", lang),
+                input_message_content=InputTextMessageContent(answer, parse_mode=ParseMode.HTML,
+                                                              link_preview_options=NO_PREVIEW),
+            ))  # fmt: skip
+        await query.answer(results, cache_time=INLINE_CACHE_SECONDS)
+        self._log(update.update_id, "inline", inv, responses, started)
+
+    # --- errors and logs -----------------------------------------------------------------------
+    async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+        update_id = update.update_id if isinstance(update, Update) else None
+        log.error("telegram update failed", exc_info=context.error, extra={"update_id": update_id})
+
+    @staticmethod
+    def _log(update_id: int, kind: str, inv: Invocation, responses: list[Response], started: float) -> None:
+        status = next((r.status for r in responses if r.status != "ok"), "ok")
+        log.debug("telegram update handled", extra={
+            "update_id": update_id, "kind": kind, "chat_id": inv.where.chat_id, "user": inv.actor.key,
+            "status": status, "responses": len(responses),
+            "ms": round((time.perf_counter() - started) * 1000, 1),
+        })  # fmt: skip
+

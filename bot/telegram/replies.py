@@ -1,0 +1,143 @@
+"""`Response`s as Telegram messages: HTML text, keyboards, photos, files, ForceReply questions, edits.
+
+The command layer already rendered and escaped the text for Telegram (`target="telegram"`), so it is
+sent with parse_mode=HTML as is. Only if Telegram still refuses the markup (a core bug) is the text
+sent once more as plain text, so the person gets an answer anyway.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+from dataclasses import dataclass
+
+from telegram import Bot, LinkPreviewOptions, Message, ReplyParameters
+from telegram.constants import MessageLimit, ParseMode
+from telegram.error import BadRequest, Forbidden, TelegramError
+
+from bot.telegram.keyboards import deep_link, force_reply, inline_keyboard
+from bot.telegram.prompts import Prompts
+from core.commands.types import Response
+from core.i18n import translate
+
+log = logging.getLogger(__name__)
+
+_TAG = re.compile(r"<[^>]+>")
+# Tables are monospace text, and a link preview card under an estimate only pushes it off screen.
+NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+
+
+def plain(text: str) -> str:
+    """HTML as Telegram would show it, for the fallback and for inline result titles."""
+    return html.unescape(_TAG.sub("", text))
+
+
+@dataclass(frozen=True, slots=True)
+class Destination:
+    """Where the responses to one update go, and what they answer."""
+
+    chat_id: int
+    private: bool
+    user_id: str
+    lang: str
+    reply_to: int | None = None  # the message to quote (groups: the question or command)
+    button_message: int | None = None  # the message whose button was pressed (for edit=True)
+    thread_id: int | None = None  # forum topic, so an answer stays in the topic it was asked in
+
+
+class Replier:
+    def __init__(self, bot: Bot, prompts: Prompts):
+        self.bot = bot
+        self.prompts = prompts
+        self.username: str | None = None  # the bot's @name, known after getMe
+
+    async def send(self, to: Destination, responses: list[Response]) -> list[Message]:
+        sent: list[Message] = []
+        for response in responses:
+            try:
+                message = await self._one(to, response)
+            except Forbidden as exc:  # removed from the group or blocked: nothing more can be sent there
+                log.warning("telegram chat refused the reply",
+                            extra={"chat_id": to.chat_id, "error": str(exc)})
+                break
+            except TelegramError:  # one failed part (say, a photo) must not lose the rest of the answer
+                log.exception("telegram reply failed",
+                              extra={"chat_id": to.chat_id, "status": response.status})
+                continue
+            if message is not None:
+                sent.append(message)
+        return sent
+
+    async def _one(self, to: Destination, r: Response) -> Message | None:
+        link = None
+        payload = r.extra.get("deep_link")
+        if payload and self.username:
+            link = (translate("telegram.open_private", to.lang), deep_link(self.username, payload))
+        markup = inline_keyboard(r.buttons, link)
+        if r.edit and to.button_message is not None and r.text and r.photo is None and r.attachment is None:
+            if await self._edit(to, r.text, markup):
+                return None
+        quote = None
+        if to.reply_to is not None:  # the question may be deleted meanwhile: answer anyway
+            quote = ReplyParameters(to.reply_to, allow_sending_without_reply=True)
+        if r.photo is not None or r.attachment is not None:
+            return await self._file(to, r, markup, quote)
+        if r.prompt is not None:
+            question = r.text or r.prompt.title
+            message = await self._text(to, question, force_reply(r.prompt.placeholder), quote)
+            self.prompts.remember(str(to.chat_id), message.message_id, r.prompt.command, to.user_id,
+                                  to.private)
+            return message
+        if not r.text:
+            return None
+        if markup is None and r.extra.get("expects_reply") and not to.private:
+            # The guided /submit asks a question; in a group only a reply reaches the bot (privacy mode).
+            return await self._text(to, r.text, force_reply(), quote)
+        return await self._text(to, r.text, markup, quote)
+
+    async def _text(self, to: Destination, text: str, markup, quote: ReplyParameters | None  # noqa: ANN001
+                    ) -> Message:
+        if len(text) > MessageLimit.MAX_TEXT_LENGTH:
+            log.warning("telegram reply over 4096 characters", extra={"length": len(text)})
+        try:
+            return await self.bot.send_message(to.chat_id, text, parse_mode=ParseMode.HTML,
+                                               reply_markup=markup, reply_parameters=quote,
+                                               link_preview_options=NO_PREVIEW,
+                                               message_thread_id=to.thread_id)
+        except BadRequest as exc:
+            if "parse entities" not in exc.message.lower():
+                raise
+            log.error("telegram refused the reply's HTML; sent as plain text", extra={"error": exc.message})
+            return await self.bot.send_message(to.chat_id, plain(text), reply_markup=markup,
+                                               reply_parameters=quote, link_preview_options=NO_PREVIEW,
+                                               message_thread_id=to.thread_id)
+
+    async def _edit(self, to: Destination, text: str, markup) -> bool:  # noqa: ANN001
+        """Replace the message whose button was pressed; its keyboard goes (none is passed) unless the
+        response brings one. False if it can't be edited, so the caller sends a new message instead."""
+        try:
+            await self.bot.edit_message_text(text, chat_id=to.chat_id, message_id=to.button_message,
+                                             parse_mode=ParseMode.HTML, reply_markup=markup,
+                                             link_preview_options=NO_PREVIEW)
+        except BadRequest as exc:
+            if "not modified" in exc.message.lower():  # pressed twice: it already says this
+                return True
+            log.info("telegram edit refused; sending instead", extra={"error": exc.message})
+            return False
+        return True
+
+    async def _file(self, to: Destination, r: Response, markup, quote: ReplyParameters | None  # noqa: ANN001
+                    ) -> Message:
+        caption: str | None = r.text or None
+        if caption is not None and len(caption) > MessageLimit.CAPTION_LENGTH:
+            await self._text(to, caption, None, quote)  # too long for a caption: its own message first
+            caption = None
+        if r.photo is not None:
+            return await self.bot.send_photo(to.chat_id, r.photo, caption=caption, parse_mode=ParseMode.HTML,
+                                             reply_markup=markup, reply_parameters=quote,
+                                             message_thread_id=to.thread_id)
+        assert r.attachment is not None
+        return await self.bot.send_document(to.chat_id, r.attachment.data, filename=r.attachment.filename,
+                                            caption=caption, parse_mode=ParseMode.HTML, reply_markup=markup,
+                                            reply_parameters=quote, message_thread_id=to.thread_id)
