@@ -1,0 +1,232 @@
+"""`DiscordAdapter`: slash commands, buttons, modals and mentions/DMs in; the router's responses out.
+
+It only translates: an interaction or a message becomes an `Invocation` (or a button's action
+string), `app.router` decides everything (including who may moderate), and each `Response` becomes
+a message, an ephemeral reply, an edit, a modal or a file. The command tree is not synced here:
+`python -m bot sync-discord` does that once (sync.py), not on every start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import Awaitable
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from bot.app import App
+from bot.discord.commands import SLOW, I18nTranslator, build_commands
+from bot.discord.convert import NO_MENTIONS, actor_of, lang_of, strip_mentions
+from bot.discord.notifier import DiscordNotifier
+from bot.discord.reply import Responder, files_of
+from bot.discord.views import ActionButton, view_for
+from core.commands.types import Invocation, Prompt, Response, Where
+
+log = logging.getLogger(__name__)
+
+TARGET = "discord"
+DEFER_AFTER = 2.0  # s: anything not answered by then is deferred (Discord drops answers after 3 s)
+READY_TIMEOUT = 60.0
+STOP_GRACE = 10.0  # s that stop() waits for interactions still being answered
+PENDING_PROMPTS_MAX = 1000
+SLOW_ACTIONS = ("v:c:",)  # chart buttons render a PNG
+
+
+class DiscordStartError(RuntimeError):
+    """The bot could not connect: a bad token, missing intents, or Discord unreachable."""
+
+
+class TokbotClient(discord.Client):
+    def __init__(self, adapter: DiscordAdapter, **options: Any):
+        intents = discord.Intents.default()
+        # Mentions and DMs carry their text without the privileged message-content intent.
+        intents.message_content = False
+        intents.members = False
+        intents.presences = False
+        super().__init__(intents=intents, allowed_mentions=NO_MENTIONS, **options)
+        self.adapter = adapter
+        self.tree = app_commands.CommandTree(self)
+        for command in build_commands():
+            self.tree.add_command(command)
+        self.tree.on_error = self._on_tree_error  # type: ignore[method-assign]
+
+    async def setup_hook(self) -> None:
+        # Buttons of any earlier message (a /review card from yesterday) are routed by custom_id.
+        self.add_dynamic_items(ActionButton)
+        await self.tree.set_translator(I18nTranslator())
+
+    async def on_message(self, message: discord.Message) -> None:
+        await self.adapter.on_message(message)
+
+    async def _on_tree_error(self, interaction: discord.Interaction,
+                             error: app_commands.AppCommandError) -> None:
+        log.error("slash command failed", exc_info=error)
+
+
+class DiscordAdapter:
+    platform = "discord"
+
+    def __init__(self, app: App, token: str, **client_options: Any):
+        """`client_options` go to discord.Client (tests shorten guild_ready_timeout)."""
+        self.app = app
+        self.token = token.strip()
+        client_options.setdefault("max_ratelimit_timeout", 30.0)  # longer waits come back as "retry"
+        self.client = TokbotClient(self, **client_options)
+        self.notifier = DiscordNotifier(self.client)
+        self._task: asyncio.Task[None] | None = None
+        self._inflight: set[asyncio.Task[Any]] = set()
+        # (user id, channel id) -> a prompt asked in a plain message; that user's next message there
+        # is its answer (no modal outside interactions).
+        self._prompts: OrderedDict[tuple[int, int], Prompt] = OrderedDict()
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        try:
+            await self.client.login(self.token)
+        except discord.LoginFailure as exc:
+            await self.client.close()
+            raise DiscordStartError("Discord refused TOKBOT_DISCORD_TOKEN (401): copy the token again from "
+                                    "the Developer Portal's Bot page") from exc
+        self._task = asyncio.create_task(self.client.connect(reconnect=True), name="discord-gateway")
+        ready = asyncio.create_task(self.client.wait_until_ready())
+        done, _ = await asyncio.wait({self._task, ready}, timeout=READY_TIMEOUT,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        if ready not in done:
+            ready.cancel()
+            error = self._task.exception() if self._task in done else None
+            await self.stop()
+            if isinstance(error, discord.PrivilegedIntentsRequired):
+                raise DiscordStartError("Discord requires a privileged intent this bot lacks") from error
+            reason = error or "timed out"
+            raise DiscordStartError(f"could not connect to the Discord gateway: {reason}") from error
+        self.app.add_notifier(self.notifier)
+        log.info("discord connected as %s (%s guilds)", self.client.user, len(self.client.guilds))
+
+    async def stop(self) -> None:
+        if self._inflight:
+            await asyncio.wait(set(self._inflight), timeout=STOP_GRACE)
+        await self.client.close()
+        if self._task is not None:
+            try:
+                await self._task
+            except Exception:  # noqa: BLE001 - closing: the gateway task's end is not news
+                log.debug("gateway task ended with an error", exc_info=True)
+            self._task = None
+
+    # -- interactions ------------------------------------------------------------------------------
+
+    def _invocation(self, interaction: discord.Interaction, command: str, text: str) -> Invocation:
+        where = Where(str(interaction.channel_id), private=interaction.guild_id is None)
+        lang = lang_of(interaction.locale)
+        return Invocation(actor_of(interaction.user), where, command, text, lang, TARGET)
+
+    async def run_command(self, interaction: discord.Interaction, name: str, text: str) -> None:
+        inv = self._invocation(interaction, name, text)
+        await self._answer(interaction, self.app.router.handle(inv), slow=name in SLOW,
+                           ephemeral=SLOW.get(name, False))
+
+    async def run_action(self, interaction: discord.Interaction, action: str) -> None:
+        """A button press; the router checks the action and the presser's rights."""
+        inv = self._invocation(interaction, "", action)
+        slow = action.startswith(SLOW_ACTIONS)
+        await self._answer(interaction, self.app.router.handle_action(inv), slow=slow)
+
+    async def run_line(self, interaction: discord.Interaction, line: str) -> None:
+        """A modal's answer, as the command line it completes ("/reject 42 no log")."""
+        inv = self.app.router.parse(actor_of(interaction.user),
+                                    Where(str(interaction.channel_id), private=interaction.guild_id is None),
+                                    line, lang_of(interaction.locale), TARGET)
+        await self._answer(interaction, self.app.router.handle(inv), slow=inv.command in SLOW,
+                           ephemeral=SLOW.get(inv.command, False))
+
+    async def _answer(self, interaction: discord.Interaction, work: Awaitable[list[Response]], slow: bool,
+                      ephemeral: bool = False) -> None:
+        task = asyncio.ensure_future(work)
+        self._track(task)
+        responder = Responder(interaction)
+        try:
+            if slow:
+                await responder.defer(ephemeral=ephemeral)
+            else:
+                done, _ = await asyncio.wait({task}, timeout=DEFER_AFTER)
+                if not done:  # unexpectedly slow (a cold cache, a busy database): keep the interaction alive
+                    await responder.defer(ephemeral=ephemeral, thinking=not responder.is_component)
+            await responder.send_all(await task)
+        except discord.HTTPException:
+            log.exception("answering interaction %s failed", interaction.id)
+
+    def _track(self, task: asyncio.Future[Any]) -> None:
+        self._inflight.add(task)  # type: ignore[arg-type]
+        task.add_done_callback(self._inflight.discard)
+
+    # -- mentions and DMs --------------------------------------------------------------------------
+
+    async def on_message(self, message: discord.Message) -> None:
+        me = self.client.user
+        if me is None or message.author.bot or message.author.id == me.id:
+            return
+        private = message.guild is None
+        if not private and not any(u.id == me.id for u in message.mentions):
+            return  # a channel message not addressed to the bot (its text isn't even delivered)
+        text = strip_mentions(message.content, me.id)
+        if not text:
+            return
+        task = asyncio.current_task()
+        if task is not None:
+            self._track(task)
+        actor = actor_of(message.author)
+        where = Where(str(message.channel.id), private=private)
+        prompt = self._prompts.pop((message.author.id, message.channel.id), None)
+        if prompt is not None and not text.startswith("/"):
+            text = f"/{prompt.command} {text}"
+        async with message.channel.typing():
+            responses = await self.app.router.handle_text(actor, where, text, None, TARGET)
+        for response in responses:
+            await self._reply(message, response, private)
+
+    async def _reply(self, message: discord.Message, response: Response, private: bool) -> None:
+        kwargs = _message_kwargs(response, with_view=True)
+        sent_in = message.channel.id
+        try:
+            if kwargs is None:
+                pass
+            elif response.private and not private:
+                # Only the asker should see it: their DMs rather than the channel.
+                try:
+                    sent = await message.author.send(**kwargs)
+                    sent_in = sent.channel.id
+                except discord.Forbidden:
+                    log.info("DMs closed for %s; answering in the channel", message.author.id)
+                    # Without buttons: a moderation card's buttons don't belong in a public channel.
+                    public = _message_kwargs(response, with_view=False) or {}
+                    await message.reply(mention_author=False, **public)
+            else:
+                await message.reply(mention_author=False, **kwargs)
+        except discord.HTTPException:
+            log.exception("reply in channel %s failed", message.channel.id)
+            return
+        if response.prompt is not None:
+            self._remember_prompt(message.author.id, sent_in, response.prompt)
+
+    def _remember_prompt(self, user_id: int, channel_id: int, prompt: Prompt) -> None:
+        self._prompts[(user_id, channel_id)] = prompt
+        while len(self._prompts) > PENDING_PROMPTS_MAX:
+            self._prompts.popitem(last=False)
+
+
+def _message_kwargs(response: Response, with_view: bool) -> dict[str, Any] | None:
+    """send()/reply() arguments for a response; None when there is nothing to send."""
+    kwargs: dict[str, Any] = {"allowed_mentions": NO_MENTIONS}
+    if response.text:
+        kwargs["content"] = response.text
+    files = files_of(response)
+    if files:
+        kwargs["files"] = files
+    view = view_for(response) if with_view else None
+    if view is not None:
+        kwargs["view"] = view
+    return kwargs if len(kwargs) > 1 else None
