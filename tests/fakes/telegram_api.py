@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
+from telegram.request import BaseRequest, RequestData
 
 TOKEN = "123456789:TEST-token-for-the-fake-telegram-api"
 BOT_ID = 777000
@@ -214,13 +215,19 @@ class FakeTelegram:
     def group(self, chat_id: int = -100123, title: str = "LLM hardware") -> dict[str, Any]:
         return self.build.group(chat_id, title)
 
-    def push(self, update: dict[str, Any]) -> dict[str, Any]:
-        """Queue an update for the next getUpdates (and wake a long poll)."""
+    def register(self, update: dict[str, Any]) -> dict[str, Any]:
+        """Learn the update's chat (so replies there carry its type); handler tests call this and then
+        `process_update` themselves instead of queueing."""
         for key in ("message", "callback_query"):
             if key in update:
                 chat = (update[key].get("chat") or update[key].get("message", {}).get("chat"))
                 if chat:
                     self._chats[chat["id"]] = chat
+        return update
+
+    def push(self, update: dict[str, Any]) -> dict[str, Any]:
+        """Queue an update for the next getUpdates (and wake a long poll)."""
+        self.register(update)
         self.pending.append(update)
         self.injected_at[update["update_id"]] = time.perf_counter()
         self._arrived.set()
@@ -282,23 +289,33 @@ class FakeTelegram:
     async def _handle(self, request: web.Request) -> web.Response:
         if request.match_info["token"] != self.token:
             return _error(401, "Unauthorized")
-        method = request.match_info["method"]
         params, files = await _read(request)
-        call = Call(method, params, time.perf_counter(), files)
+        status, body = await self.answer(request.match_info["method"], params, files)
+        return web.json_response(body, status=status)
+
+    async def answer(self, method: str, params: dict[str, Any],
+                     files: dict[str, tuple[str, bytes]] | None = None) -> tuple[int, dict[str, Any]]:
+        """One Bot API call -> (HTTP status, JSON body); shared by the HTTP server and `request()`."""
+        call = Call(method, params, time.perf_counter(), files or {})
         if method == "getUpdates":  # not recorded: a poll every few ms would drown the calls list
-            return web.json_response({"ok": True, "result": await self._get_updates(params)})
+            return 200, {"ok": True, "result": await self._get_updates(params)}
         failure = self._failure(method, params)
         if failure is not None:
             call.error = failure.status
             await self._record(call)
             extra = {"retry_after": failure.retry_after} if failure.retry_after is not None else None
-            return _error(failure.status, failure.description, extra)
+            return failure.status, _error_body(failure.status, failure.description, extra)
         handler = getattr(self, f"_m_{method}", None)
         if handler is None:
-            return _error(404, "Not Found: method not found")
-        call.result = handler(params, files)
+            return 404, _error_body(404, "Not Found: method not found")
+        call.result = handler(params, call.files)
         await self._record(call)
-        return web.json_response({"ok": True, "result": call.result})
+        return 200, {"ok": True, "result": call.result}
+
+    def request(self) -> RecordingRequest:
+        """A PTB transport that answers in-process, without sockets (handler-level tests):
+        `ApplicationBuilder().request(fake.request()).get_updates_request(fake.request()).updater(None)`."""
+        return RecordingRequest(self)
 
     async def _record(self, call: Call) -> None:
         self.calls.append(call)
@@ -399,11 +416,47 @@ def _caption(params: dict[str, Any]) -> dict[str, Any]:
     return {"caption": params["caption"]} if params.get("caption") else {}
 
 
-def _error(status: int, description: str, parameters: dict[str, Any] | None = None) -> web.Response:
+def _error_body(status: int, description: str, parameters: dict[str, Any] | None = None) -> dict[str, Any]:
     body: dict[str, Any] = {"ok": False, "error_code": status, "description": description}
     if parameters:
         body["parameters"] = parameters
-    return web.json_response(body, status=status)
+    return body
+
+
+def _error(status: int, description: str, parameters: dict[str, Any] | None = None) -> web.Response:
+    return web.json_response(_error_body(status, description, parameters), status=status)
+
+
+class RecordingRequest(BaseRequest):
+    """PTB's transport seam (`BaseRequest.do_request`): every call goes to the fake's handlers in
+    process and is recorded in `fake.calls`, exactly as over HTTP."""
+
+    def __init__(self, fake: FakeTelegram):
+        self.fake = fake
+
+    @property
+    def read_timeout(self) -> float | None:
+        return None
+
+    async def initialize(self) -> None:
+        pass
+
+    async def shutdown(self) -> None:
+        pass
+
+    async def do_request(self, url: str, method: str, request_data: RequestData | None = None,
+                         read_timeout: Any = None, write_timeout: Any = None, connect_timeout: Any = None,
+                         pool_timeout: Any = None) -> tuple[int, bytes]:
+        params: dict[str, Any] = dict(request_data.parameters) if request_data else {}
+        files: dict[str, tuple[str, bytes]] = {}
+        for part, content in (request_data.multipart_data if request_data else {}).items():
+            data = content[1] if isinstance(content[1], bytes) else content[1].read()
+            files[part] = (content[0], data)
+        for key, value in list(params.items()):
+            if isinstance(value, str) and value.startswith("attach://") and value[9:] in files:
+                files[key] = files[value[9:]]
+        status, body = await self.fake.answer(url.rsplit("/", 1)[-1], params, files)
+        return status, json.dumps(body).encode()
 
 
 async def _read(request: web.Request) -> tuple[dict[str, Any], dict[str, tuple[str, bytes]]]:
