@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import logging
+import warnings
 from datetime import timedelta
 
 from telegram import Bot
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
+from telegram.warnings import PTBDeprecationWarning
 
 from core.community.delivery import Delivery
 
@@ -21,8 +23,12 @@ def chat_ref(chat_id: str) -> int | str:
     return int(chat_id) if chat_id.lstrip("-").isdigit() else chat_id
 
 
-def seconds(value: float | timedelta) -> float:
-    # PTB gives an int today and a timedelta once PTB_TIMEDELTA is the default.
+def retry_seconds(exc: RetryAfter) -> float:
+    # PTB gives an int today (with a deprecation warning) and a timedelta once PTB_TIMEDELTA is the
+    # default; both are handled, so the warning says nothing to us.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        value = exc.retry_after
     return value.total_seconds() if isinstance(value, timedelta) else float(value)
 
 
@@ -38,7 +44,7 @@ class TelegramNotifier:
         try:
             await self.bot.send_message(chat_ref(chat_id), text)
         except RetryAfter as exc:  # still limited after the rate limiter's own retries
-            return self._log(chat_id, Delivery("retry", retry_after=seconds(exc.retry_after), error=str(exc)))
+            return self._log(chat_id, Delivery("retry", retry_after=retry_seconds(exc), error=str(exc)))
         except Forbidden as exc:  # blocked, or never started a private chat with the bot
             return self._log(chat_id, Delivery("forbidden", error=str(exc)))
         except BadRequest as exc:
