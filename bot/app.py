@@ -54,6 +54,17 @@ async def load_anchors(app: App) -> None:
         log.info("seeded %d published anchors", added)
     approved = await app.storage.submissions(status="approved")
     app.bot.anchors = AnchorIndex.from_submissions(approved, app.catalog)
+    warm_calibration(app)
+
+
+def warm_calibration(app: App) -> None:
+    """Price every community anchor once now (~0.3 ms each), so the first question about a card
+    with anchors doesn't pay for all of them while someone waits."""
+    from core.anchors.calibrate import anchor_estimate
+
+    for sub in app.bot.anchors.all():
+        if sub.origin == "community":
+            anchor_estimate(app.catalog, sub.measurement)
 
 
 def build_app(settings: Settings, storage: Storage | None = None, catalog: Catalog | None = None,
