@@ -28,8 +28,15 @@ EVERYTHING = "2147483647"  # permissions: all bits a bot could need
 
 
 def user_payload(user_id: int, name: str, bot: bool = False) -> dict[str, Any]:
-    return {"id": str(user_id), "username": name, "global_name": name, "discriminator": "0", "avatar": None,
-            "bot": bot, "public_flags": 0}  # fmt: skip
+    return {
+        "id": str(user_id),
+        "username": name,
+        "global_name": name,
+        "discriminator": "0",
+        "avatar": None,
+        "bot": bot,
+        "public_flags": 0,
+    }
 
 
 @dataclass
@@ -63,14 +70,23 @@ class Reply:
 
     @property
     def custom_ids(self) -> list[str]:
-        return [c["custom_id"] for row in self.data.get("components") or [] for c in row.get("components", [])
-                if "custom_id" in c]  # fmt: skip
+        return [
+            c["custom_id"]
+            for row in self.data.get("components") or []
+            for c in row.get("components", [])
+            if "custom_id" in c
+        ]
 
 
 class FakeDiscord:
-    def __init__(self, bot_id: int = 900000000000000001, app_id: int = 900000000000000002,
-                 guild_id: int = 900000000000000010, channel_id: int = 900000000000000011,
-                 roles: dict[int, str] | None = None):
+    def __init__(
+        self,
+        bot_id: int = 900000000000000001,
+        app_id: int = 900000000000000002,
+        guild_id: int = 900000000000000010,
+        channel_id: int = 900000000000000011,
+        roles: dict[int, str] | None = None,
+    ):
         self.bot_id, self.app_id, self.guild_id, self.channel_id = bot_id, app_id, guild_id, channel_id
         self.roles = roles or {}
         self.valid_token: str | None = None  # None: any token logs in; else only this one
@@ -121,59 +137,157 @@ class FakeDiscord:
         return user_payload(self.bot_id, "tokbot", bot=True)
 
     def channel(self) -> dict[str, Any]:
-        return {"id": str(self.channel_id), "type": 0, "guild_id": str(self.guild_id), "name": "general",
-                "position": 0, "permission_overwrites": [], "nsfw": False, "parent_id": None, "topic": None,
-                "last_message_id": None, "rate_limit_per_user": 0}  # fmt: skip
+        return {
+            "id": str(self.channel_id),
+            "type": 0,
+            "guild_id": str(self.guild_id),
+            "name": "general",
+            "position": 0,
+            "permission_overwrites": [],
+            "nsfw": False,
+            "parent_id": None,
+            "topic": None,
+            "last_message_id": None,
+            "rate_limit_per_user": 0,
+        }
 
     def guild(self) -> dict[str, Any]:
-        everyone = {"id": str(self.guild_id), "name": "@everyone", "permissions": "1071698660929", "position": 0}
-        roles = [everyone] + [{"id": str(rid), "name": name, "permissions": "0", "position": 1}
-                              for rid, name in self.roles.items()]  # fmt: skip
+        everyone = {
+            "id": str(self.guild_id),
+            "name": "@everyone",
+            "permissions": "1071698660929",
+            "position": 0,
+        }
+        roles = [everyone] + [
+            {"id": str(rid), "name": name, "permissions": "0", "position": 1}
+            for rid, name in self.roles.items()
+        ]
         for role in roles:
             role.update(color=0, hoist=False, managed=False, mentionable=False, flags=0)
         return {
-            "id": str(self.guild_id), "name": "llm-lab", "icon": None, "splash": None, "discovery_splash": None,
-            "owner_id": "1", "afk_channel_id": None, "afk_timeout": 300, "verification_level": 0,
-            "default_message_notifications": 0, "explicit_content_filter": 0, "roles": roles, "emojis": [],
-            "features": [], "mfa_level": 0, "application_id": None, "system_channel_id": None,
-            "system_channel_flags": 0, "rules_channel_id": None, "vanity_url_code": None, "description": None,
-            "banner": None, "premium_tier": 0, "preferred_locale": "en-US", "public_updates_channel_id": None,
-            "nsfw_level": 0, "stickers": [], "premium_progress_bar_enabled": False, "member_count": 3,
-            "channels": [self.channel()], "members": [], "threads": [], "voice_states": [], "presences": [],
-            "joined_at": TIMESTAMP, "large": False, "unavailable": False,
-        }  # fmt: skip
+            "id": str(self.guild_id),
+            "name": "llm-lab",
+            "icon": None,
+            "splash": None,
+            "discovery_splash": None,
+            "owner_id": "1",
+            "afk_channel_id": None,
+            "afk_timeout": 300,
+            "verification_level": 0,
+            "default_message_notifications": 0,
+            "explicit_content_filter": 0,
+            "roles": roles,
+            "emojis": [],
+            "features": [],
+            "mfa_level": 0,
+            "application_id": None,
+            "system_channel_id": None,
+            "system_channel_flags": 0,
+            "rules_channel_id": None,
+            "vanity_url_code": None,
+            "description": None,
+            "banner": None,
+            "premium_tier": 0,
+            "preferred_locale": "en-US",
+            "public_updates_channel_id": None,
+            "nsfw_level": 0,
+            "stickers": [],
+            "premium_progress_bar_enabled": False,
+            "member_count": 3,
+            "channels": [self.channel()],
+            "members": [],
+            "threads": [],
+            "voice_states": [],
+            "presences": [],
+            "joined_at": TIMESTAMP,
+            "large": False,
+            "unavailable": False,
+        }
 
-    def message(self, channel_id: int, data: dict[str, Any], author: dict[str, Any] | None = None) -> dict[str, Any]:
+    def message(
+        self, channel_id: int, data: dict[str, Any], author: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         return {
-            "id": str(self.next_id()), "channel_id": str(channel_id), "author": author or self.bot_user(),
-            "content": data.get("content") or "", "timestamp": TIMESTAMP, "edited_timestamp": None, "tts": False,
-            "mention_everyone": False, "mentions": [], "mention_roles": [], "attachments": [], "embeds": [],
-            "pinned": False, "type": 0, "flags": data.get("flags") or 0, "components": data.get("components") or [],
-        }  # fmt: skip
+            "id": str(self.next_id()),
+            "channel_id": str(channel_id),
+            "author": author or self.bot_user(),
+            "content": data.get("content") or "",
+            "timestamp": TIMESTAMP,
+            "edited_timestamp": None,
+            "tts": False,
+            "mention_everyone": False,
+            "mentions": [],
+            "mention_roles": [],
+            "attachments": [],
+            "embeds": [],
+            "pinned": False,
+            "type": 0,
+            "flags": data.get("flags") or 0,
+            "components": data.get("components") or [],
+        }
 
     def _who(self, user_id: int, name: str, roles: list[int] | None, guild: bool) -> dict[str, Any]:
         user = user_payload(user_id, name)
         if not guild:
             return {"user": user}
-        return {"member": {"user": user, "roles": [str(r) for r in roles or []], "joined_at": TIMESTAMP,
-                           "deaf": False, "mute": False, "flags": 0, "permissions": EVERYTHING, "nick": None,
-                           "avatar": None, "premium_since": None, "pending": False}}  # fmt: skip
+        return {
+            "member": {
+                "user": user,
+                "roles": [str(r) for r in roles or []],
+                "joined_at": TIMESTAMP,
+                "deaf": False,
+                "mute": False,
+                "flags": 0,
+                "permissions": EVERYTHING,
+                "nick": None,
+                "avatar": None,
+                "premium_since": None,
+                "pending": False,
+            }
+        }
 
-    def _interaction(self, type_: int, data: dict[str, Any], user_id: int, name: str, roles: list[int] | None,
-                     guild: bool, locale: str, message: dict[str, Any] | None) -> dict[str, Any]:
+    def _interaction(
+        self,
+        type_: int,
+        data: dict[str, Any],
+        user_id: int,
+        name: str,
+        roles: list[int] | None,
+        guild: bool,
+        locale: str,
+        message: dict[str, Any] | None,
+    ) -> dict[str, Any]:
         token = f"itoken{self.next_id()}"
         payload: dict[str, Any] = {
-            "id": str(self.next_id()), "application_id": str(self.app_id), "type": type_, "data": data,
-            "token": token, "version": 1, "locale": locale, "app_permissions": EVERYTHING, "entitlements": [],
-            "attachment_size_limit": 10 * 1024 * 1024, **self._who(user_id, name, roles, guild),
-        }  # fmt: skip
+            "id": str(self.next_id()),
+            "application_id": str(self.app_id),
+            "type": type_,
+            "data": data,
+            "token": token,
+            "version": 1,
+            "locale": locale,
+            "app_permissions": EVERYTHING,
+            "entitlements": [],
+            "attachment_size_limit": 10 * 1024 * 1024,
+            **self._who(user_id, name, roles, guild),
+        }
         if guild:
-            payload.update(guild_id=str(self.guild_id), channel_id=str(self.channel_id), channel=self.channel(),
-                           guild_locale="en-US", context=0, authorizing_integration_owners={"0": str(self.guild_id)})
+            payload.update(
+                guild_id=str(self.guild_id),
+                channel_id=str(self.channel_id),
+                channel=self.channel(),
+                guild_locale="en-US",
+                context=0,
+                authorizing_integration_owners={"0": str(self.guild_id)},
+            )
         else:
             dm = self.dm_channels.setdefault(user_id, self.next_id())
-            payload.update(channel_id=str(dm), context=1, authorizing_integration_owners={"1": str(user_id)},
-                           channel={"id": str(dm), "type": 1, "recipients": [user_payload(user_id, name)]})
+            payload.update(
+                channel_id=str(dm),
+                context=1,
+                authorizing_integration_owners={"1": str(user_id)},
+                channel={"id": str(dm), "type": 1, "recipients": [user_payload(user_id, name)]},
+            )
         if message is not None:
             payload["message"] = message
         self.replies[token] = []
@@ -187,26 +301,49 @@ class FakeDiscord:
         for ws in list(self._sockets):
             await ws.send_str(frame)
 
-    async def slash(self, name: str, options: dict[str, Any] | None = None, *, user_id: int, user_name: str = "",
-                    roles: list[int] | None = None, guild: bool = True, locale: str = "en-US") -> str:
+    async def slash(
+        self,
+        name: str,
+        options: dict[str, Any] | None = None,
+        *,
+        user_id: int,
+        user_name: str = "",
+        roles: list[int] | None = None,
+        guild: bool = True,
+        locale: str = "en-US",
+    ) -> str:
         """Dispatch a slash command; returns the interaction token (the key of `self.replies`)."""
         types = {str: 3, int: 4, bool: 5, float: 10}
         opts = [{"name": k, "type": types[type(v)], "value": v} for k, v in (options or {}).items()]
         data = {"id": str(self.next_id()), "name": name, "type": 1, "options": opts}
-        payload = self._interaction(2, data, user_id, user_name or f"user{user_id}", roles, guild, locale, None)
+        payload = self._interaction(
+            2, data, user_id, user_name or f"user{user_id}", roles, guild, locale, None
+        )
         await self.dispatch("INTERACTION_CREATE", payload)
         return payload["token"]
 
-    async def press(self, custom_id: str, message: dict[str, Any], *, user_id: int, user_name: str = "",
-                    roles: list[int] | None = None, guild: bool = True, locale: str = "en-US") -> str:
+    async def press(
+        self,
+        custom_id: str,
+        message: dict[str, Any],
+        *,
+        user_id: int,
+        user_name: str = "",
+        roles: list[int] | None = None,
+        guild: bool = True,
+        locale: str = "en-US",
+    ) -> str:
         """Dispatch a button press on `message` (a message payload the bot sent)."""
         data = {"custom_id": custom_id, "component_type": 2}
-        payload = self._interaction(3, data, user_id, user_name or f"user{user_id}", roles, guild, locale, message)
+        payload = self._interaction(
+            3, data, user_id, user_name or f"user{user_id}", roles, guild, locale, message
+        )
         await self.dispatch("INTERACTION_CREATE", payload)
         return payload["token"]
 
     async def wait_for(self, check: Callable[[], Any], timeout: float = 10.0) -> Any:
         """Until `check()` is truthy (re-checked after every request the bot makes)."""
+
         async def until() -> Any:
             async with self._changed:
                 while not (result := check()):
@@ -217,14 +354,20 @@ class FakeDiscord:
 
     async def answers(self, token: str, count: int = 1, timeout: float = 10.0) -> list[Reply]:
         """The bot's visible answers to one interaction (deferrals left out), once there are `count`."""
+
         def visible() -> list[Reply] | None:
             shown = [r for r in self.replies.get(token, []) if r.kind != "delete" and r.type not in (5, 6)]
             return shown if len(shown) >= count else None
 
         return await self.wait_for(visible, timeout)
 
-    def fail_channel(self, channel_id: int, status: int, body: dict[str, Any] | None = None,
-                     headers: dict[str, str] | None = None) -> None:
+    def fail_channel(
+        self,
+        channel_id: int,
+        status: int,
+        body: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         self.failures[channel_id] = (status, body or {"message": "failed", "code": 0}, headers or {})
 
     # -- gateway ---------------------------------------------------------------------------------
@@ -242,13 +385,20 @@ class FakeDiscord:
                 if frame["op"] == 1:
                     await ws.send_str(json.dumps({"op": 11}))
                 elif frame["op"] == 2:
-                    ready = {"v": 10, "user": self.bot_user(), "guilds": [{"id": str(self.guild_id),
-                             "unavailable": True}], "session_id": "fake-session", "resume_gateway_url":
-                             self.gateway_url, "application": {"id": str(self.app_id), "flags": 0},
-                             "private_channels": [], "relationships": []}  # fmt: skip
+                    ready = {
+                        "v": 10,
+                        "user": self.bot_user(),
+                        "guilds": [{"id": str(self.guild_id), "unavailable": True}],
+                        "session_id": "fake-session",
+                        "resume_gateway_url": self.gateway_url,
+                        "application": {"id": str(self.app_id), "flags": 0},
+                        "private_channels": [],
+                        "relationships": [],
+                    }
                     await ws.send_str(json.dumps({"op": 0, "t": "READY", "s": next(self._seq), "d": ready}))
-                    await ws.send_str(json.dumps({"op": 0, "t": "GUILD_CREATE", "s": next(self._seq),
-                                                  "d": self.guild()}))
+                    await ws.send_str(
+                        json.dumps({"op": 0, "t": "GUILD_CREATE", "s": next(self._seq), "d": self.guild()})
+                    )
                     self.identified.set()
         finally:
             self._sockets.remove(ws)
@@ -259,7 +409,9 @@ class FakeDiscord:
     async def _rest(self, request: web.Request) -> web.Response:
         path = "/" + request.match_info["tail"]
         body, files = await _read_body(request)
-        call = Call(request.method, path, body, files, dict(request.query), request.headers.get("Authorization", ""))
+        call = Call(
+            request.method, path, body, files, dict(request.query), request.headers.get("Authorization", "")
+        )
         self.calls.append(call)
         try:
             status, data, headers = self._route(call)
@@ -269,8 +421,11 @@ class FakeDiscord:
         if status == 204:
             return web.Response(status=204)
         # discord.py only parses JSON when the Content-Type is exactly application/json.
-        return web.Response(status=status, body=json.dumps(data).encode(),
-                            headers={"Content-Type": "application/json", **headers})
+        return web.Response(
+            status=status,
+            body=json.dumps(data).encode(),
+            headers={"Content-Type": "application/json", **headers},
+        )
 
     def _route(self, call: Call) -> tuple[int, Any, dict[str, str]]:  # noqa: C901 - one table of routes
         parts = call.path.strip("/").split("/")
@@ -280,16 +435,38 @@ class FakeDiscord:
                 return 401, {"message": "401: Unauthorized", "code": 0}, {}
             return 200, self.bot_user(), {}
         if m == "GET" and parts == ["oauth2", "applications", "@me"]:
-            return 200, {"id": str(self.app_id), "name": "tokbot", "description": "", "icon": None,
-                         "bot_public": True, "bot_require_code_grant": False, "verify_key": "00",
-                         "owner": user_payload(1, "owner"), "flags": 0, "team": None}, {}  # fmt: skip
+            return (
+                200,
+                {
+                    "id": str(self.app_id),
+                    "name": "tokbot",
+                    "description": "",
+                    "icon": None,
+                    "bot_public": True,
+                    "bot_require_code_grant": False,
+                    "verify_key": "00",
+                    "owner": user_payload(1, "owner"),
+                    "flags": 0,
+                    "team": None,
+                },
+                {},
+            )
         if m == "GET" and len(parts) == 2 and parts[0] == "users":
             return 200, user_payload(int(parts[1]), f"user{parts[1]}"), {}
         if m == "PUT" and parts[:2] == ["applications", str(self.app_id)] and parts[-1] == "commands":
             where = parts[3] if len(parts) == 5 else "global"
-            synced = [{**c, "id": str(self.next_id()), "application_id": str(self.app_id), "version": "1",
-                       "default_member_permissions": None, "dm_permission": True, "nsfw": False}
-                      for c in body]  # fmt: skip
+            synced = [
+                {
+                    **c,
+                    "id": str(self.next_id()),
+                    "application_id": str(self.app_id),
+                    "version": "1",
+                    "default_member_permissions": None,
+                    "dm_permission": True,
+                    "nsfw": False,
+                }
+                for c in body
+            ]
             if where != "global":
                 for c in synced:
                     c["guild_id"] = where
@@ -302,8 +479,16 @@ class FakeDiscord:
         if m == "POST" and parts == ["users", "@me", "channels"]:
             user_id = int(body["recipient_id"])
             dm = self.dm_channels.setdefault(user_id, self.next_id())
-            return 200, {"id": str(dm), "type": 1, "last_message_id": None,
-                         "recipients": [user_payload(user_id, f"user{user_id}")]}, {}  # fmt: skip
+            return (
+                200,
+                {
+                    "id": str(dm),
+                    "type": 1,
+                    "last_message_id": None,
+                    "recipients": [user_payload(user_id, f"user{user_id}")],
+                },
+                {},
+            )
         if m == "POST" and parts[0] == "channels" and parts[-1] == "messages":
             channel_id = int(parts[1])
             if channel_id in self.failures:
@@ -315,13 +500,18 @@ class FakeDiscord:
             return 204, None, {}
         return 404, {"message": f"fake discord: no route {m} {call.path}", "code": 0}, {}
 
-    def _callback(self, token: str, body: dict[str, Any], files: list[tuple[str, int]]) -> tuple[int, Any, dict]:
+    def _callback(
+        self, token: str, body: dict[str, Any], files: list[tuple[str, int]]
+    ) -> tuple[int, Any, dict]:
         type_ = body.get("type")
         data = body.get("data") or {}
         self.replies.setdefault(token, []).append(Reply("callback", type_, data, files))
-        interaction = {"id": str(self.next_id()), "type": type_,
-                       "response_message_loading": type_ == 5,
-                       "response_message_ephemeral": bool((data.get("flags") or 0) & 64)}  # fmt: skip
+        interaction = {
+            "id": str(self.next_id()),
+            "type": type_,
+            "response_message_loading": type_ == 5,
+            "response_message_ephemeral": bool((data.get("flags") or 0) & 64),
+        }
         resource: dict[str, Any] = {"type": type_}
         if type_ in (4, 7):
             msg = self.message(self.channel_id, data)
@@ -329,8 +519,9 @@ class FakeDiscord:
             interaction["response_message_id"] = msg["id"]
         return 200, {"interaction": interaction, "resource": resource}, {}
 
-    def _webhook(self, method: str, token: str, rest: list[str], body: dict[str, Any],
-                 files: list[tuple[str, int]]) -> tuple[int, Any, dict]:
+    def _webhook(
+        self, method: str, token: str, rest: list[str], body: dict[str, Any], files: list[tuple[str, int]]
+    ) -> tuple[int, Any, dict]:
         kind = {"POST": "followup", "PATCH": "edit", "DELETE": "delete"}.get(method, method.lower())
         self.replies.setdefault(token, []).append(Reply(kind, None, body, files))
         if method == "DELETE":

@@ -28,8 +28,12 @@ async def fake(monkeypatch):
 
 @pytest.fixture
 async def bot(fake, tmp_path):
-    settings = Settings(discord_token=TOKEN, moderators=f"discord:{BOB}", moderator_roles=str(MOD_ROLE),
-                        db_path=tmp_path / "t.db")
+    settings = Settings(
+        discord_token=TOKEN,
+        moderators=f"discord:{BOB}",
+        moderator_roles=str(MOD_ROLE),
+        db_path=tmp_path / "t.db",
+    )
     app = build_app(settings, storage=MemoryStorage())
     await app.start()
     adapter = DiscordAdapter(app, TOKEN, guild_ready_timeout=0.05)
@@ -40,9 +44,18 @@ async def bot(fake, tmp_path):
 
 
 async def submit_one(fake: FakeDiscord) -> int:
-    token = await fake.slash("submit", {"gpu": "Tesla V100 PCIe 32GB", "model": "gemma-3-27b-it",
-                                        "quant": "Q4_K_M", "decode": 21.5, "ctx": "8k"},
-                             user_id=ALICE, user_name="alice")  # fmt: skip
+    token = await fake.slash(
+        "submit",
+        {
+            "gpu": "Tesla V100 PCIe 32GB",
+            "model": "gemma-3-27b-it",
+            "quant": "Q4_K_M",
+            "decode": 21.5,
+            "ctx": "8k",
+        },
+        user_id=ALICE,
+        user_name="alice",
+    )
     [received] = await fake.answers(token)
     assert "Received as #" in received.content, received.content
     return int(re.search(r"Received as #(\d+)", received.content).group(1))
@@ -107,8 +120,9 @@ async def test_moderator_by_role_can_approve(fake, bot):
     app, _ = bot
     sid = await submit_one(fake)
     card = await review_card(fake, sid, DANA, roles=[MOD_ROLE])
-    press = await fake.press(f"m:a:{sid}", fake.message(fake.channel_id, card.data), user_id=DANA,
-                             roles=[MOD_ROLE])
+    press = await fake.press(
+        f"m:a:{sid}", fake.message(fake.channel_id, card.data), user_id=DANA, roles=[MOD_ROLE]
+    )
     [decided] = await fake.answers(press)
     assert f"Approved #{sid}" in decided.content
     assert (await app.storage.get_submission(sid)).decided_by.user_id == str(DANA)
