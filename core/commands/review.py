@@ -64,6 +64,22 @@ async def _list(bot: BotContext, inv: Invocation, lang: str) -> list[Response]:
     return out
 
 
+AUDIT_SHOWN = 20
+
+
+async def _audit(bot: BotContext, inv: Invocation, lang: str) -> list[Response]:
+    entries = await bot.storage.audit_log(AUDIT_SHOWN)
+    if not entries:
+        return [Response(translate("review.audit_empty", lang), private=True)]
+    lines = [translate("review.audit_header", lang, n=len(entries))]
+    for e in entries:
+        who = f"{e.actor.platform}:{e.actor.name or e.actor.user_id}"
+        target = f" #{e.submission_id}" if e.submission_id is not None else ""
+        detail = f" ({e.detail})" if e.detail else ""
+        lines.append(f"{e.at:%Y-%m-%d %H:%M} {who} {e.action}{target}{detail}")
+    return [Response(one(inv.target, *lines), private=True)]
+
+
 async def _decide(bot: BotContext, inv: Invocation, verb: str, submission_id: int, reason: str,
                   lang: str) -> list[Response]:
     now = bot.clock()
@@ -106,6 +122,8 @@ async def run(bot: BotContext, inv: Invocation) -> list[Response]:
     if not bot.moderators.allows(inv.actor):
         return await _refuse(bot, inv, inv.command, submission_id)
     if inv.command == "review":
+        if inv.text.strip().lower() in ("audit", "log", "日志"):
+            return await _audit(bot, inv, lang)
         return await _list(bot, inv, lang)
     if submission_id is None:
         usage = translate(f"cmd.{inv.command}.usage", lang)

@@ -223,3 +223,14 @@ async def test_worker_retries_then_gives_up_and_forbidden_deactivates(h):
         h.clock.advance(hours=2)
         await w.run_once()
     assert w.counts.dead == 2 and (await h.storage.outbox_stats()).dead == 2
+
+
+async def test_audit_log_view_for_moderators(h):
+    [r] = await h.say("alice", SUBMIT)
+    sid = submission_id(r.text)
+    await h.press("mallory", f"m:a:{sid}")
+    await h.say("bob", f"/approve {sid}")
+    [log] = await h.say("bob", "/review audit")
+    assert f"console:Bob approve #{sid}" in log.text and f"console:Mallory refused:approve #{sid}" in log.text
+    [r] = await h.say("alice", "/review audit")
+    assert r.status == "refused"
