@@ -145,8 +145,10 @@ class DiscordAdapter:
 
     async def _answer(self, interaction: discord.Interaction, work: Awaitable[list[Response]], slow: bool,
                       ephemeral: bool = False) -> None:
+        current = asyncio.current_task()
+        if current is not None:  # stop() waits for the whole answer, sending included
+            self._track(current)
         task = asyncio.ensure_future(work)
-        self._track(task)
         responder = Responder(interaction)
         try:
             if slow:
