@@ -26,6 +26,8 @@ _TELEGRAM_TOKEN = re.compile(r"\d{5,}:[A-Za-z0-9_-]{30,}")
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
 # Libraries that log every HTTP request at INFO (with the token in the URL, for Telegram).
 _CHATTY = ("httpx", "httpcore", "aiohttp.access", "discord.gateway", "discord.http")
+# One DEBUG line per SQL statement, with its parameters (user data): never useful in the bot's log.
+_SQL = ("aiosqlite",)
 
 
 class _Redactor:
@@ -97,3 +99,5 @@ def configure_logging(settings: Settings, stream: TextIO | None = None, level: s
     quiet = logging.DEBUG if (level or settings.log_level) == "DEBUG" else logging.WARNING
     for name in _CHATTY:
         logging.getLogger(name).setLevel(quiet)
+    for name in _SQL:
+        logging.getLogger(name).setLevel(logging.INFO)

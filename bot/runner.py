@@ -35,7 +35,7 @@ __all__ = ["Adapter", "AdapterFactory", "Service", "platform_adapters", "run_bot
 log = logging.getLogger(__name__)
 
 AdapterFactory = Callable[[App, Settings], list[Adapter]]
-GRACE_SECONDS = 20.0  # per step; deploy/ gives the process 60 s (TimeoutStopSec, stop_grace_period)
+GRACE_SECONDS = 15.0  # per step (3 steps can wait); deploy/ gives the process 60 s to stop
 
 
 def platform_adapters(app: App, settings: Settings) -> list[Adapter]:
