@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -34,6 +35,12 @@ def clean_env(tmp_path, monkeypatch):
         if name.startswith("TOKBOT_"):
             monkeypatch.delenv(name)
     monkeypatch.chdir(tmp_path)
+    # run_bot configures the root logger for the process; later tests must get it back as it was.
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
 
 
 class FakeNotifier:
