@@ -17,15 +17,16 @@ class Adapter(Protocol):
     notifier: Notifier  # registered with the outbox worker before the adapter starts
 
     # Optional, not part of the Protocol's required shape: a `running: bool` attribute or property.
-    # When an adapter has one, /healthz reports the platform down while it is False (e.g. the
-    # gateway connection died after start() had returned).
+    # Where present, /healthz reports it (e.g. False once the gateway connection died after start()
+    # returned); without it, a platform is up from the moment start() returns until stop().
 
     async def start(self) -> None:
         """Connect and begin receiving (polling / gateway), and return once running.
 
         The runner registers `notifier` with the outbox worker when start() returns. An adapter whose
         start() blocks until stop() is supported too, but must then register its notifier itself
-        (`app.add_notifier`) once connected. Raising means it could not start (bad token, no network).
+        (`app.add_notifier`) and expose `running`. Raising means it could not start (bad token, no
+        network).
         """
         ...
 

@@ -65,7 +65,8 @@ class Service:
         self.grace = grace_seconds
         self.stopping = asyncio.Event()  # set by a signal, by stop(), or by a failed component
         self.exit_code = 0
-        self.up: dict[str, bool] = {a.platform: False for a in self.adapters}
+        # Per platform: None while start() runs, True once it returned, False after a failure or stop.
+        self.up: dict[str, bool | None] = {a.platform: None for a in self.adapters}
         self.observability = None  # bot.observability.Observability once started
         self._worker_stop = asyncio.Event()
         self._worker_task: asyncio.Task[None] | None = None
@@ -116,9 +117,8 @@ class Service:
         return self.exit_code
 
     def _start(self, adapter: Adapter) -> None:
-        # A task per adapter, because start() may either return once running (python-telegram-bot)
-        # or block until stop() (discord.py's Client.start): both count as running until they fail.
-        self.up[adapter.platform] = True
+        # A task per adapter: they connect concurrently, and an adapter whose start() blocks until
+        # stop() (discord.py's Client.start style) does not hold up the others.
         task = asyncio.create_task(adapter.start(), name=f"adapter-{adapter.platform}")
         self._start_tasks[adapter.platform] = task
 
@@ -126,6 +126,7 @@ class Service:
             if t.cancelled():
                 self.up[adapter.platform] = False
             elif t.exception() is None and not self.stopping.is_set():
+                self.up[adapter.platform] = True
                 # Connected: from now on its notices can go out (before, a send would only fail and
                 # burn one of the item's attempts). Wake the worker for any backlog.
                 self.app.add_notifier(adapter.notifier)
@@ -139,9 +140,14 @@ class Service:
         task.add_done_callback(done)
 
     def adapters_up(self) -> dict[str, bool]:
-        """Per platform: started and not failed or stopped, and not reporting itself down."""
-        return {a.platform: self.up[a.platform] and getattr(a, "running", True) is not False
-                for a in self.adapters}
+        """Per platform for /healthz: its own `running` flag where it has one (the only way to know
+        for a start() that blocks), else whether start() returned; never up once failed or stopped."""
+        result = {}
+        for adapter in self.adapters:
+            state, own = self.up[adapter.platform], getattr(adapter, "running", None)
+            up = own if isinstance(own, bool) else state is True
+            result[adapter.platform] = state is not False and up
+        return result
 
     def _worker_alive(self) -> bool:
         return self._worker_task is not None and not self._worker_task.done()

@@ -70,13 +70,17 @@ class FakeAdapter:
         self.events.append(f"{self.platform}.start")
         if self.fail:
             raise RuntimeError("401 Unauthorized")
+        if self.block:  # Client.start style: runs until stop(), so it says itself whether it is up
+            self.running = True
         self.started.set()
-        if self.block:  # discord.py style: start() runs until the client is closed
+        if self.block:
             await self._stopped.wait()
 
     async def stop(self) -> None:
         self.events.append(f"{self.platform}.stop")
         self._stopped.set()
+        if self.block:
+            self.running = False
 
 
 def recording_app(tmp_path: Path, events: list[str], **overrides: object) -> App:
@@ -143,14 +147,16 @@ async def test_both_platforms_run_in_one_loop_and_a_blocking_start_is_fine(tmp_p
     service = Service(app, [telegram, discord])
     task = asyncio.create_task(serve(app, [telegram, discord], service=service, handle_signals=False))
     await asyncio.wait_for(asyncio.gather(telegram.started.wait(), discord.started.wait()), 30)
-    assert service.up == {"telegram": True, "discord": True}
+    await asyncio.sleep(0)
+    assert service.up == {"telegram": True, "discord": None}, "discord's start() is still running"
+    assert service.adapters_up() == {"telegram": True, "discord": True}
     health = await service.observability.check()
     assert health.ok and health.worker is True and health.db is True
     service.stop()
     assert await asyncio.wait_for(task, 30) == 0
     assert events.index("worker.stop") > max(events.index("telegram.stop"), events.index("discord.stop"))
     assert events[-1] == "db.close"
-    assert service.up == {"telegram": False, "discord": False}
+    assert service.adapters_up() == {"telegram": False, "discord": False}
 
 
 async def test_an_adapter_reporting_itself_down_makes_health_degraded(tmp_path):
@@ -159,6 +165,7 @@ async def test_an_adapter_reporting_itself_down_makes_health_degraded(tmp_path):
     service = Service(app, [adapter])
     task = asyncio.create_task(serve(app, [adapter], service=service, handle_signals=False))
     await asyncio.wait_for(adapter.started.wait(), 30)
+    await asyncio.sleep(0)
     assert (await service.observability.check()).ok
     adapter.running = False  # e.g. the gateway connection died after start() returned
     health = await service.observability.check()
