@@ -77,7 +77,8 @@ def build_app(settings: Settings, storage: Storage | None = None, catalog: Catal
         storage = SqliteStorage(str(settings.db_path))
     limits = Limits.from_catalog(catalog, submissions_per_hour=settings.submissions_per_hour)
     bot = BotContext(catalog=catalog, storage=storage, moderators=settings.moderator_policy(), limits=limits,
-                     clock=clock, followups=FollowUps(limits.followups_kept))
+                     clock=clock, followups=FollowUps(limits.followups_kept),
+                     default_lang=settings.default_lang, default_os=settings.default_os)
     worker = OutboxWorker(storage, {}, catalog, OutboxSettings.from_catalog(catalog), clock)
     bot.on_outbox = worker.wake
     return App(settings, catalog, storage, bot, CommandRouter(bot), worker)

@@ -266,11 +266,13 @@ def _setup_name(name: str, memory: float, default: float, count: int) -> str:
 
 
 def answer(text: Any, catalog: Catalog, lang: str | None = None, target: str = "plain",
-           anchors: AnchorIndex | None = None) -> Reply:
+           anchors: AnchorIndex | None = None, default_os: str | None = None) -> Reply:
     """The reply to one chat question. Never raises; the text fits one message of `target`.
 
     `anchors`: approved measurements; when given, a full answer (card + model) is calibrated by the
-    community ones on that card and shows the measured-anchor lines (or the call for them)."""
+    community ones on that card and shows the measured-anchor lines (or the call for them).
+    `default_os`: the OS to assume when the question names none (a deployment's setting); without
+    it the card decides (GeForce: Windows desktop, datacenter: headless Linux, Apple: macOS)."""
     raw = text if isinstance(text, str) else ""
     raw = raw[:MAX_INPUT]
     query: dict[str, Any] = {}
@@ -280,6 +282,8 @@ def answer(text: Any, catalog: Catalog, lang: str | None = None, target: str = "
         parsed = parse_question(raw, catalog)
         chosen = _lang(lang, parsed.lang)
         query = _query(parsed, chosen, catalog)
+        if default_os and query["os"] is None and query["gpu"]["id"]:
+            query["os"] = default_os
         candidates = _candidates(parsed)
         _use_index(anchors)
         status, reply = _decide(parsed, query, chosen, target, catalog, anchors)

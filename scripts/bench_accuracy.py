@@ -98,10 +98,12 @@ def main() -> None:
     if tg_err:
         print(
             f"decode  n={len(tg_err)}  median APE {pct(statistics.median(tg_err))}  "
-            f"inside [low, high] {pct(sum(tg_in) / len(tg_in))}  median half-width {pct(statistics.median(tg_half))}"
+            f"inside [low, high] {pct(sum(tg_in) / len(tg_in))}  "
+            f"median half-width {pct(statistics.median(tg_half))}"
         )
         print(
-            f"  seed method   median APE {pct(statistics.median(seed_err))}  inside its band {pct(sum(seed_in) / len(seed_in))}"
+            f"  seed method   median APE {pct(statistics.median(seed_err))}  "
+            f"inside its band {pct(sum(seed_in) / len(seed_in))}"
         )
         print(f"  flat 0.55     median APE {pct(statistics.median(flat_err))}")
     if pp_err:

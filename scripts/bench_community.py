@@ -50,7 +50,8 @@ async def bench(submissions: int, subscribers: int) -> None:
             ids.append(int(r.text.split("Received as #")[1].split(":")[0]))
         dt = time.perf_counter() - t0
         print(f"submissions through the command layer (parse, validate, estimate, dedupe, store): "
-              f"{submissions} in {dt:.2f} s = {submissions / dt:.0f}/s ({dt / submissions * 1000:.2f} ms each)")
+              f"{submissions} in {dt:.2f} s = {submissions / dt:.0f}/s "
+              f"({dt / submissions * 1000:.2f} ms each)")
 
         for i in range(subscribers):
             await app.storage.subscribe(Subscription("bench", str(10_000 + i), str(10_000 + i), lang="en"))
@@ -67,10 +68,12 @@ async def bench(submissions: int, subscribers: int) -> None:
         again = await app.worker.run_once("bench")
         print(f"approve with {subscribers} subscribers (status + audit + outbox rows, one transaction): "
               f"{approve * 1000:.0f} ms")
-        print(f"fan-out delivery of {handled} notices by the worker (claim, render, send, mark): {deliver:.2f} s "
-              f"= {handled / deliver:.0f}/s; each subscriber exactly one: {exactly_once}; second run sent {again}")
+        print(f"fan-out delivery of {handled} notices by the worker (claim, render, send, mark): "
+              f"{deliver:.2f} s = {handled / deliver:.0f}/s; each subscriber exactly one: {exactly_once}; "
+              f"second run sent {again}")
         rate = app.worker.settings.per_second.get("telegram", 25.0)
-        print(f"with Telegram's pacing ({rate:g}/s) the same fan-out takes ~{subscribers / rate / 60:.1f} min")
+        minutes = subscribers / rate / 60
+        print(f"with Telegram's pacing ({rate:g}/s) the same fan-out takes ~{minutes:.1f} min")
         await app.close()
 
 

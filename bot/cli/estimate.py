@@ -53,7 +53,8 @@ def _text(result: dict[str, Any]) -> str:
         f"{result['gpu']['count']}x {result['gpu']['name']} ({result['gpu']['memory_gib']:g} GiB) · "
         f"{result['model']['name']} · {result['framework']} ({result['backend']}) · {result['os']}",
         "assumed: " + "; ".join(result["assumptions"]),
-        f"{'quant':<9} {'ctx':>6} {'weights':>7} {'KV':>6} {'total':>7} {'usable':>7} {'status':<7} {'decode tok/s':>16} {'prefill':>7}",
+        f"{'quant':<9} {'ctx':>6} {'weights':>7} {'KV':>6} {'total':>7} {'usable':>7} {'status':<7} "
+        f"{'decode tok/s':>16} {'prefill':>7}",
     ]
     for r in result["rows"]:
         d = r["decode_tps"]

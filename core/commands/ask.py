@@ -8,6 +8,7 @@ memory (`FollowUps`).
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from core.answer import Reply, answer, answer_query, chart, follow_up
@@ -17,6 +18,7 @@ from core.commands.text import one
 from core.commands.types import Button, Invocation, Response
 from core.estimator.memory import default_os
 from core.i18n import translate
+from core.understanding.language import question_language
 
 VIEWS = {"f": "frameworks", "s": "speculative", "q": "quant", "c": "chart", "o": "os", "k": "kv"}
 OS_CHOICES = ("linux", "windows")
@@ -25,7 +27,7 @@ Rows = tuple[tuple[Button, ...], ...]
 
 
 def _answer(bot: BotContext, text: str, lang: str | None, target: str) -> Reply:
-    return answer(text, bot.catalog, lang=lang, target=target, anchors=bot.anchors)
+    return answer(text, bot.catalog, lang=lang, target=target, anchors=bot.anchors, default_os=bot.default_os)
 
 
 def _current_os(query: dict[str, Any], catalog: Catalog) -> str:
@@ -67,7 +69,8 @@ def _with_buttons(bot: BotContext, reply: Reply, status: str = "ok") -> Response
 
 async def run(bot: BotContext, inv: Invocation) -> list[Response]:
     text = inv.text.strip()
-    reply = _answer(bot, text, inv.lang if inv.lang in ("en", "zh") and not text else None, inv.target)
+    lang = question_language(text, bot.catalog, inv.lang or bot.default_lang)
+    reply = _answer(bot, text, lang, inv.target)
     if reply.status == "help" and not text:
         from core.commands import help as help_cmd
 
@@ -85,7 +88,8 @@ async def act(bot: BotContext, inv: Invocation, parts: list[str]) -> list[Respon
     arg = parts[2] if len(parts) > 2 else None
     if view == "chart":
         try:
-            png = chart(query, bot.catalog, lang, anchors=bot.anchors)
+            # Drawing takes ~0.1-0.7 s of matplotlib: off the event loop, so other chats keep going.
+            png = await asyncio.to_thread(chart, query, bot.catalog, lang, anchors=bot.anchors)
         except Exception:  # noqa: BLE001 - matplotlib missing or a bad query: say so, don't crash
             return [Response(translate("ask.no_chart", lang), private=True, status="error")]
         return [Response(text=translate("ask.chart_caption", lang), photo=png)]

@@ -77,6 +77,8 @@ class BotContext:
     # Called after every decision that changes the anchors (approve / withdraw), e.g. to wake the
     # notification worker at once instead of at its next poll.
     on_outbox: Callable[[], None] | None = None
+    default_lang: str = "en"  # for chats that give no language and questions that show none
+    default_os: str | None = None  # assumed when a question names no OS (None: the card decides)
     # Metrics hook: (platform, command, status, seconds) after every handled invocation or action.
     observe: Callable[[str, str, str, float], None] | None = None
 

@@ -12,6 +12,7 @@ import logging
 import re
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 
 from core.commands.context import BotContext, language
 from core.commands.types import COMMANDS, Invocation, Response, Where
@@ -39,6 +40,7 @@ _MODULES = {
 }
 # button action prefix -> module
 _ACTIONS = {"v": "ask", "m": "review", "s": "submit"}
+CANCEL_WORDS = ("cancel", "stop")
 _COMMAND_TEXT = re.compile(r"^/([A-Za-z_]+)(?:@\S+)?(?:\s+|$)(.*)$", re.DOTALL)
 
 assert set(_MODULES) == set(COMMANDS), "every command needs a handler module"
@@ -94,11 +96,16 @@ class CommandRouter:
         return responses
 
     async def _dispatch(self, inv: Invocation) -> list[Response]:
+        dialogue = _module("submit")
         if not inv.command:
-            dialogue = _module("submit")
             if dialogue.in_dialogue(self.bot, inv):
                 return await dialogue.continue_dialogue(self.bot, inv)
             return await _module("ask").run(self.bot, inv)
+        if inv.command in CANCEL_WORDS:
+            # Not a command of its own: the word that ends a guided /submit, typed with a slash.
+            if dialogue.in_dialogue(self.bot, inv):
+                return await dialogue.continue_dialogue(self.bot, replace(inv, command="", text="cancel"))
+            return [Response(translate("cmd.nothing_to_cancel", language(inv.text, inv.lang)), private=True)]
         module = _MODULES.get(inv.command)
         if module is None:
             lang = language(inv.text, inv.lang)

@@ -19,7 +19,8 @@ def db(tmp_path, monkeypatch):
 
 def session(db: str, user: str, *lines: str) -> str:
     out = io.StringIO()
-    assert run_console(Namespace(user=user, db=db), io.StringIO("".join(f"{line}\n" for line in lines)), out) == 0
+    stdin = io.StringIO("".join(f"{line}\n" for line in lines))
+    assert run_console(Namespace(user=user, db=db), stdin, out) == 0
     return out.getvalue()
 
 

@@ -234,3 +234,19 @@ async def test_audit_log_view_for_moderators(h):
     assert f"console:Bob approve #{sid}" in log.text and f"console:Mallory refused:approve #{sid}" in log.text
     [r] = await h.say("alice", "/review audit")
     assert r.status == "refused"
+
+
+async def test_slash_cancel_ends_a_guided_submit(h):
+    await h.say("alice", "/submit")
+    [r] = await h.say("alice", "/cancel")
+    assert "nothing was stored" in r.text
+    [r] = await h.say("alice", "/cancel")
+    assert "nothing to cancel" in r.text
+
+
+async def test_default_language_and_os_apply_only_when_the_question_is_silent(h):
+    h.bot.default_lang, h.bot.default_os = "zh", "linux"
+    [r] = await h.say("alice", "4090 qwen3 32b")
+    assert "生成速度" in r.text and "Windows" not in r.text
+    [r] = await h.say("alice", "can a 4090 run qwen3 32b on windows")
+    assert "decode" in r.text and "Windows" in r.text
