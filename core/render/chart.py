@@ -1,6 +1,6 @@
 """A PNG for people who would rather look than read: decode speed against context per quant, and
-memory against context with the card's usable line. matplotlib is an optional extra (`chart`) and
-is imported here, inside the function, so nothing else pays for it.
+memory against context with the card's usable line. matplotlib is imported here, inside the
+function, so start-up and every other answer don't pay for it.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from core.render.fmt import ctx_label
 
 
 class ChartUnavailable(RuntimeError):
-    """matplotlib is not installed: `pip install 'tokbot[chart]'`."""
+    """matplotlib could not be imported (a trimmed install): the chart button says so calmly."""
 
 
 def chart_png(est: Estimate, lang: Lang = "en", dpi: int = 110) -> bytes:
