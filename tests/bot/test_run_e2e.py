@@ -11,11 +11,9 @@ import socket
 import sys
 from pathlib import Path
 
-import pytest
 from aiohttp import ClientSession
 
 ROOT = Path(__file__).resolve().parents[2]
-pytest.importorskip("bot.telegram.adapter")
 from tests.fakes.telegram_api import FakeTelegram  # noqa: E402
 
 
