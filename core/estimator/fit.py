@@ -18,6 +18,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from core.catalog.loader import Catalog
+from core.catalog.quant import Quant
 from core.estimator import speed
 from core.estimator.memory import (
     GIB,
@@ -236,16 +237,7 @@ def find_remedy(
             )
 
     # 4. A lower quant of the same format that fits.
-    current = catalog.quants[quant_id]
-    lower = sorted(
-        (
-            q
-            for q in catalog.quants.values()
-            if q.format == current.format and q.quality < current.quality and _is_ladder_quant(q.id, catalog)
-        ),
-        key=lambda q: -q.quality,
-    )
-    for q in lower:
+    for q in _lower_quants(quant_id, catalog):
         w = weight_breakdown(model, q, catalog)
         total = _total(request, w, ctx, request.kv_type, catalog)
         if verdict(total, usable_bytes, catalog) != "no_fit":
@@ -303,6 +295,18 @@ def _best(options: list[Remedy], catalog: Catalog) -> Remedy:
             if o.kind == kind:
                 return o
     return max(options, key=lambda o: (o.decode_mid or 0.0) * _preference(o, catalog))
+
+
+@cache
+def _lower_quants(quant_id: str, catalog: Catalog) -> tuple[Quant, ...]:
+    """Ladder quants of the same format below this one, best first (the same for every row)."""
+    current = catalog.quants[quant_id]
+    lower = (
+        q
+        for q in catalog.quants.values()
+        if q.format == current.format and q.quality < current.quality and _is_ladder_quant(q.id, catalog)
+    )
+    return tuple(sorted(lower, key=lambda q: -q.quality))
 
 
 def _is_ladder_quant(quant_id: str, catalog: Catalog) -> bool:

@@ -319,8 +319,10 @@ def render_command(template: str, values: dict[str, str]) -> str:
 # gating
 
 
-def evaluate(fw: Framework, q: FrameworkQuery) -> FrameworkOption:
-    """Judge one framework for the query."""
+def evaluate(fw: Framework, q: FrameworkQuery, with_command: bool = True) -> FrameworkOption:
+    """Judge one framework for the query. `with_command=False` skips filling the launch command and
+    its notes: choosing a framework needs only whether each one runs, and filling eight commands
+    was most of the cost of an answer."""
     params = _params(fw, q)
     blockers: list[Note] = []
     notes: list[Note] = []
@@ -373,7 +375,7 @@ def evaluate(fw: Framework, q: FrameworkQuery) -> FrameworkOption:
     show_command = runnable or (wsl_only and len(blockers) == 1)
     if not show_command:
         notes = []  # caveats of a combination that doesn't run only distract from why it doesn't
-    if show_command:
+    if show_command and with_command:
         values, fill_notes = _command_values(fw, q, backend)
         command = render_command(fw.command, values)
         notes.extend(fill_notes)
@@ -421,10 +423,11 @@ def _framework_notes(fw: Framework, q: FrameworkQuery, params: dict[str, object]
     return out
 
 
-def framework_options(q: FrameworkQuery, catalog: Catalog | None = None) -> tuple[FrameworkOption, ...]:
+def framework_options(q: FrameworkQuery, catalog: Catalog | None = None,
+                      with_commands: bool = True) -> tuple[FrameworkOption, ...]:
     """Every catalog framework judged for the query, in catalog order."""
     frameworks = (catalog or default_catalog()).frameworks
-    return tuple(evaluate(fw, q) for fw in frameworks.values())
+    return tuple(evaluate(fw, q, with_commands) for fw in frameworks.values())
 
 
 # --------------------------------------------------------------------------------------------
@@ -437,7 +440,7 @@ def recommend(
     catalog: Catalog | None = None,
 ) -> Recommendation:
     """The best framework for one user chatting on this setup (latency, not throughput)."""
-    opts = tuple(options) if options is not None else framework_options(q, catalog)
+    opts = tuple(options) if options is not None else framework_options(q, catalog, with_commands=False)
     ok = {o.framework: o for o in opts if o.runnable}
     if not ok:
         return Recommendation(None, Note("fw.rec.none", {"quant": q.quant.id, "gpu": q.gpu.name}))

@@ -11,7 +11,7 @@ from core.catalog.loader import Catalog
 from core.estimator import speed
 from core.estimator.estimate import Estimate, Row, row_framework_query
 from core.estimator.fit import Remedy
-from core.estimator.frameworks import FrameworkOption, framework_options, recommend
+from core.estimator.frameworks import FrameworkOption, evaluate, framework_options, recommend
 from core.estimator.speculative import SpecOption, speculative_options
 from core.i18n import Lang, Note, translate
 from core.render.fmt import ctx_label, num
@@ -42,11 +42,15 @@ def _command(row: Row, option: FrameworkOption) -> str:
 def advise(est: Estimate, row: Row, catalog: Catalog, lang: Lang, asked: str | None = None) -> Advice:
     """The framework for this row and its command; the asked framework when the user named one."""
     q = row_framework_query(est, row, catalog)
-    options = framework_options(q, catalog)
-    by_id = {o.framework: o for o in options}
-    rec = recommend(q, options, catalog)
-    if asked and asked in by_id:
-        opt = by_id[asked]
+    runs = {o.framework: o for o in framework_options(q, catalog, with_commands=False)}
+    rec = recommend(q, runs.values(), catalog)
+
+    def full(framework_id: str) -> FrameworkOption:
+        # Only the framework shown gets its command filled (see frameworks.evaluate).
+        return evaluate(catalog.frameworks[framework_id], q)
+
+    if asked and asked in runs:
+        opt = full(asked)
         if opt.runnable:
             command = _command(row, opt)
             line = translate("reply.fw.asked", lang, framework=_name(asked, catalog))
@@ -62,11 +66,11 @@ def advise(est: Estimate, row: Row, catalog: Catalog, lang: Lang, asked: str | N
             "reply.fw.asked_blocked_alt", lang, framework=_name(asked, catalog), why=why,
             alt=_name(rec.framework, catalog),
         )  # fmt: skip
-        return Advice(rec.framework, line, by_id[rec.framework].command)
+        return Advice(rec.framework, line, full(rec.framework).command)
     if rec.framework is None:
         return Advice("", rec.reason.text(lang), "")
     pick = rec.framework
-    command = _command(row, by_id[pick])
+    command = _command(row, full(pick))
     line = translate("reply.fw.pick", lang, framework=_name(pick, catalog), reason=rec.reason.text(lang))
     if rec.easy:
         line += translate("reply.fw.easy", lang, framework=_name(rec.easy, catalog))
