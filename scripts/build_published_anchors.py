@@ -27,6 +27,8 @@ from urllib.parse import urlparse
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from calibration_data import backend_of  # noqa: E402  (scripts/ is on the path when run)
+
 from core.catalog.loader import Catalog, default_catalog  # noqa: E402
 from core.estimator.inputs import resolve_quant_id  # noqa: E402
 
@@ -58,16 +60,6 @@ def _quant(row: dict[str, str], catalog: Catalog) -> str | None:
     if found is None:
         found = next((qid for prefix, qid in _QUANT_LABELS if text.startswith(prefix)), None)
     return found if found in catalog.quants else None
-
-
-def _backend(raw: str, gpu_id: str) -> str:
-    r = raw.lower()
-    for key in ("cuda", "rocm", "vulkan", "metal", "sycl"):
-        if key in r:
-            return key
-    if "hip" in r:
-        return "rocm"
-    return "metal" if gpu_id.startswith("apple") else ""
 
 
 def _framework(raw: str) -> str:
@@ -167,7 +159,7 @@ def build(rows: list[dict[str, str]], catalog: Catalog, skip_flags: tuple[str, .
             "depth": r["context_or_depth"],
             "test": test + (f"+{pp_test}" if pp_test else ""),
             "framework": _framework(r["framework"]),
-            "backend": _backend(r["backend"], r["gpu_id"]),
+            "backend": backend_of(r["backend"], r["gpu_id"]),
             "flash_attn": r["flash_attn"],
             "source_url": url,
             "source_label": label,

@@ -38,7 +38,8 @@ class Row:
     notes: str
 
 
-def _backend(raw: str, gpu_id: str) -> str:
+def backend_of(raw: str, gpu_id: str) -> str:
+    """The llama.cpp backend named in a source's backend column (Apple rows: Metal)."""
     r = raw.lower()
     for key in ("cuda", "rocm", "vulkan", "metal", "sycl"):
         if key in r:
@@ -73,7 +74,7 @@ def load_rows(include_flagged: bool = False) -> list[Row]:
             flagged = any(flag in r["notes"] for flag in EXCLUDE_FLAGS) or "crowd-sourced" in r["notes"]
             if flagged and not include_flagged:
                 continue
-            backend = _backend(r["backend"], r["gpu_id"])
+            backend = backend_of(r["backend"], r["gpu_id"])
             if not backend:
                 continue
             depth0 = int(r["context_or_depth"] or 0)

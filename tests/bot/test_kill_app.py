@@ -18,22 +18,10 @@ import pytest
 
 from bot.app import build_app
 from bot.settings import Settings
-from core.community.delivery import Delivery
+from tests.fakes.notifier import RecordingNotifier
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="SIGKILL is POSIX")
 ACKS_BEFORE_KILL = 120
-
-
-class Recorder:
-    platform = "console"
-    per_second = 0.0
-
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, str]] = []
-
-    async def deliver(self, chat_id: str, text: str) -> Delivery:
-        self.sent.append((chat_id, text))
-        return Delivery("sent")
 
 
 def run_child_until_killed(db: Path, delivered: Path) -> tuple[set[int], dict[int, str]]:
@@ -69,7 +57,7 @@ def test_sigkill_mid_stream_loses_nothing(tmp_path):
     async def after_restart() -> tuple[dict, list[tuple[str, str]]]:
         app = build_app(Settings(db_path=db, moderators="console:bob"))
         await app.start()
-        recorder = Recorder()
+        recorder = RecordingNotifier("console")
         app.add_notifier(recorder)
         # Leases of items claimed by the dead worker must run out before they are due again.
         app.worker.clock = lambda: app.bot.clock() + timedelta(minutes=10)

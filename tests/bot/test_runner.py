@@ -20,8 +20,8 @@ from bot.app import App, build_app
 from bot.runner import Service, platform_adapters, run_bot, serve
 from bot.settings import load_settings
 from core.commands.context import utcnow
-from core.community.delivery import Delivery
 from core.community.records import Actor, Measurement, NewSubmission, Subscription
+from tests.fakes.notifier import RecordingNotifier
 
 ROOT = Path(__file__).resolve().parents[2]
 ALICE = Actor("telegram", "111", "alice")
@@ -43,16 +43,8 @@ def clean_env(tmp_path, monkeypatch):
     root.setLevel(level)
 
 
-class FakeNotifier:
-    platform = "fake"
-    per_second = 0.0
-
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, str]] = []
-
-    async def deliver(self, chat_id: str, text: str) -> Delivery:
-        self.sent.append((chat_id, text))
-        return Delivery("sent")
+def FakeNotifier() -> RecordingNotifier:  # noqa: N802 - reads like the class it stands for
+    return RecordingNotifier("fake")
 
 
 class FakeAdapter:

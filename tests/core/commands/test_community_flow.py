@@ -4,27 +4,13 @@ from __future__ import annotations
 
 from core.community.delivery import Delivery
 from core.community.worker import OutboxSettings, OutboxWorker
+from tests.fakes.notifier import RecordingNotifier as FakeNotifier
 
 SUBMIT = '/submit gpu="V100 32G" model="gemma 3 27b" quant=Q4_K_M ctx=8k decode=21.5 prefill=480'
 
 
 def submission_id(text: str) -> int:
     return int(text.split("Received as #")[1].split(":")[0])
-
-
-class FakeNotifier:
-    def __init__(self, platform: str = "console", outcomes: dict[str, list[Delivery]] | None = None):
-        self.platform = platform
-        self.per_second = 0.0
-        self.sent: list[tuple[str, str]] = []
-        self.outcomes = outcomes or {}  # chat -> what the platform answers, in turn
-
-    async def deliver(self, chat_id: str, text: str) -> Delivery:
-        queue = self.outcomes.get(chat_id) or []
-        result = queue.pop(0) if queue else Delivery("sent")
-        if result.outcome == "sent":
-            self.sent.append((chat_id, text))
-        return result
 
 
 def worker(h, notifier: FakeNotifier) -> OutboxWorker:
