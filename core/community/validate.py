@@ -14,26 +14,21 @@ catalogs/submit.toml.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
-
-from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator
-from pydantic_core import PydanticCustomError
 
 from core.catalog.gpu import Gpu
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
+from core.community.ceilings import bytes_per_token, decode_ceiling, peak_tflops, prefill_ceiling
 from core.community.pasted import MODEL_FROM_ARCH, PARTIAL_OFFLOAD, THROUGHPUT_ONLY
 from core.community.records import EstimateSnapshot, Measurement
+from core.community.submission_form import SubmissionForm, read_form
+from core.community.submit_limits import Limits, engine_version, limits
 from core.community.submit_parse import RawRun, parse_submission
 from core.estimator.estimate import EstimateRequest, Row, estimate
-from core.estimator.memory import kv_read_bytes
-from core.estimator.query import parse_context
 from core.estimator.setup import SetupError, build_setup
-from core.estimator.weights import weight_breakdown
 from core.i18n import Note
 from core.understanding.resolve import (
     Resolution,
@@ -70,329 +65,6 @@ class SubmitReading:
         if len(self.missing) == len(("gpu", "model", "quant", "decode")) and not self.drafts:
             return Note("submit.empty")
         return Note("submit.missing", {"fields": ", ".join(self.missing)})
-
-
-# --- settings ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    required: tuple[str, ...]
-    max_count: int
-    min_context: int
-    max_context: int
-    default_context: int
-    max_speed: float
-    max_memory_gib: float
-    evidence_max_chars: int
-    notes_max_chars: int
-    ceiling_margin: float
-    far_low: float
-    far_high: float
-    tp_engines: frozenset[str]
-    speculative: re.Pattern[str]
-    backends: dict[str, str]
-    kv_types: dict[str, str]
-
-
-@cache
-def limits(catalog: Catalog) -> Limits:
-    table = catalog.tables["submit"]
-    s = table["submit"]
-    words = "|".join(re.escape(w) for w in s["speculative_words"])
-    return Limits(
-        required=tuple(s["required"]),
-        max_count=int(s["max_count"]),
-        min_context=int(s["min_context"]),
-        max_context=int(s["max_context"]),
-        default_context=int(s["default_context"]),
-        max_speed=float(s["max_speed"]),
-        max_memory_gib=float(s["max_memory_gib"]),
-        evidence_max_chars=int(s["evidence_max_chars"]),
-        notes_max_chars=int(s["notes_max_chars"]),
-        ceiling_margin=float(s["ceiling_margin"]),
-        far_low=float(s["far_low_factor"]),
-        far_high=float(s["far_high_factor"]),
-        tp_engines=frozenset(s["tensor_parallel_engines"]),
-        speculative=re.compile(rf"(?<![a-z])(?:{words})", re.I),
-        backends=dict(table["backends"]),
-        kv_types=dict(table["kv_types"]),
-    )
-
-
-@cache
-def engine_version(catalog: Catalog) -> str:
-    """Names the calibration an estimate came from: its row count plus a hash of its content, so two
-    fits with the same number of rows still differ (accuracy reports group by this)."""
-    cal = catalog.tables.get("calibration", {})
-    digest = hashlib.sha256(json.dumps(cal, sort_keys=True, default=str).encode()).hexdigest()[:10]
-    rows = cal.get("meta", {}).get("rows", "?")
-    return f"cal-{rows}r-{digest}"
-
-
-# --- the form (pydantic edge) --------------------------------------------------------------------
-
-_NUMBER = re.compile(r"^\s*~?\s*(\d+(?:[.,]\d+)?)\s*([a-z/ ]*?)\s*$", re.I)
-_SPEED_UNITS = ("", "t/s", "tok/s", "tokens/s", "token/s", "tps", "tk/s", "toks/s")
-_TRUE = {"1", "on", "true", "yes", "y", "enabled", "开"}
-_FALSE = {"0", "off", "false", "no", "n", "disabled", "关"}
-_OS = {"win": "windows", "windows": "windows", "linux": "linux", "ubuntu": "linux", "wsl": "linux",
-       "mac": "macos", "macos": "macos", "osx": "macos"}  # fmt: skip
-
-
-def _err(code: str, **params: Any) -> PydanticCustomError:
-    return PydanticCustomError(code, code, params)
-
-
-def _limits_of(info: ValidationInfo) -> Limits:
-    return info.context["limits"]  # type: ignore[index]
-
-
-def _number(value: Any, field: str, units: tuple[str, ...] = ("",)) -> float:
-    """ "128.5", "128,5 t/s", 128 -> float; a decimal comma is read as a point ("1,234" is 1234)."""
-    if isinstance(value, bool):
-        raise _err("submit.not_a_number", field=field, value=value)
-    if isinstance(value, int | float):
-        return float(value)
-    m = _NUMBER.match(str(value))
-    if not m or m.group(2).lower().replace(" ", "") not in units:
-        raise _err("submit.not_a_number", field=field, value=str(value)[:40])
-    digits = m.group(1)
-    if "," in digits:
-        whole, frac = digits.split(",")
-        digits = whole + frac if len(frac) == 3 else f"{whole}.{frac}"
-    return float(digits)
-
-
-class SubmissionForm(BaseModel):
-    """The raw fields of one measurement, typed. Names stay text: resolving them needs the catalog."""
-
-    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
-
-    gpu: str | None = None
-    count: int | None = None
-    memory: float | None = None
-    model: str | None = None
-    quant: str | None = None
-    ctx: int | None = None
-    depth: int | None = None
-    framework: str | None = None
-    version: str | None = None
-    backend: str | None = None
-    os: str | None = None
-    decode: float | None = None
-    prefill: float | None = None
-    prompt: int | None = None
-    kv: str | None = None
-    fa: bool | None = None
-    mem_used: float | None = None
-    evidence: str | None = None
-    notes: str | None = None
-
-    @field_validator("gpu", "model", "quant", "framework", "version", mode="before")
-    @classmethod
-    def _name(cls, value: Any, info: ValidationInfo) -> str | None:
-        if value is None or str(value).strip() == "":
-            return None
-        text = str(value).strip()
-        if len(text) > 200:
-            raise _err("submit.too_long", field=info.field_name, max=200)
-        return text
-
-    @field_validator("decode", "prefill", mode="before")
-    @classmethod
-    def _speed(cls, value: Any, info: ValidationInfo) -> float | None:
-        if value is None or str(value).strip() == "":
-            return None
-        speed = _number(value, str(info.field_name), _SPEED_UNITS)
-        if not speed > 0:
-            raise _err("submit.not_positive", field=info.field_name, value=value)
-        top = _limits_of(info).max_speed
-        if speed > top:
-            raise _err("submit.speed_absurd", field=info.field_name, value=speed, max=top)
-        return speed
-
-    @field_validator("count", mode="before")
-    @classmethod
-    def _count(cls, value: Any, info: ValidationInfo) -> int | None:
-        if value is None or str(value).strip() == "":
-            return None
-        text = str(value).strip().lower().strip("x×*张卡 ")
-        top = _limits_of(info).max_count
-        if not text.isdigit() or not 1 <= int(text) <= top:
-            raise _err("submit.bad_count", value=str(value)[:20], max=top)
-        return int(text)
-
-    @field_validator("memory", "mem_used", mode="before")
-    @classmethod
-    def _memory(cls, value: Any, info: ValidationInfo) -> float | None:
-        if value is None or str(value).strip() == "":
-            return None
-        m = _NUMBER.match(str(value))
-        unit = m.group(2).lower().replace(" ", "") if m else ""
-        scale = {"": 1.0, "g": 1.0, "gb": 1.0, "gib": 1.0, "mib": 1 / 1024, "mb": 1 / 1024}.get(unit)
-        top = _limits_of(info).max_memory_gib
-        if m is None or scale is None:
-            raise _err("submit.bad_memory", field=info.field_name, value=str(value)[:20], max=top)
-        gib = float(m.group(1).replace(",", ".")) * scale
-        if not 0 < gib <= top:
-            raise _err("submit.bad_memory", field=info.field_name, value=str(value)[:20], max=top)
-        return round(gib, 2)
-
-    @field_validator("ctx", mode="before")
-    @classmethod
-    def _ctx(cls, value: Any, info: ValidationInfo) -> int | None:
-        if value is None or str(value).strip() == "":
-            return None
-        lim = _limits_of(info)
-        try:
-            tokens = parse_context(value)
-        except ValueError:
-            tokens = -1
-        if not lim.min_context <= tokens <= lim.max_context:
-            raise _err("submit.bad_context", value=str(value)[:20], min=lim.min_context, max=lim.max_context)
-        return tokens
-
-    @field_validator("depth", "prompt", mode="before")
-    @classmethod
-    def _tokens(cls, value: Any, info: ValidationInfo) -> int | None:
-        if value is None or str(value).strip() == "":
-            return None
-        text = str(value).strip().lower().removeprefix("d").removeprefix("pp")
-        lim = _limits_of(info)
-        try:
-            tokens = 0 if text == "0" else parse_context(text)
-        except ValueError:
-            tokens = -1
-        low = 0 if info.field_name == "depth" else 1
-        if not low <= tokens <= lim.max_context:
-            raise _err("submit.bad_tokens", field=info.field_name, value=str(value)[:20], max=lim.max_context)
-        return tokens
-
-    @field_validator("kv", mode="before")
-    @classmethod
-    def _kv(cls, value: Any, info: ValidationInfo) -> str | None:
-        if value is None or str(value).strip() == "":
-            return None
-        key = str(value).strip().lower().replace("-", "_")
-        known = _limits_of(info).kv_types
-        if key not in known:
-            raise _err("submit.bad_kv", value=str(value)[:20], known=", ".join(sorted(set(known))))
-        return key
-
-    @field_validator("fa", mode="before")
-    @classmethod
-    def _fa(cls, value: Any) -> bool | None:
-        if value is None or isinstance(value, bool):
-            return value
-        text = str(value).strip().lower()
-        if text in ("", "auto"):
-            return None  # llama.cpp's default "auto": we can't tell what it chose
-        if text in _TRUE:
-            return True
-        if text in _FALSE:
-            return False
-        raise _err("submit.bad_flag", field="fa", value=str(value)[:20])
-
-    @field_validator("backend", mode="before")
-    @classmethod
-    def _backend(cls, value: Any, info: ValidationInfo) -> str | None:
-        if value is None or str(value).strip() == "":
-            return None
-        known = _limits_of(info).backends
-        # llama-bench prints lists like "Metal,BLAS" or "RPC,CUDA": the first GPU backend counts.
-        parts = [p.strip().lower() for p in re.split(r"[,+/ ]+", str(value)) if p.strip()]
-        gpu_first = sorted(parts, key=lambda p: known.get(p) == "cpu")
-        for part in gpu_first:
-            if part in known:
-                return known[part]
-        raise _err("submit.bad_backend", value=str(value)[:20], known=", ".join(sorted(set(known.values()))))
-
-    @field_validator("os", mode="before")
-    @classmethod
-    def _os(cls, value: Any) -> str | None:
-        if value is None or str(value).strip() == "":
-            return None
-        key = str(value).strip().lower()
-        if key not in _OS:
-            raise _err("submit.bad_os", value=str(value)[:20])
-        return _OS[key]
-
-    @field_validator("evidence", "notes", mode="before")
-    @classmethod
-    def _text(cls, value: Any, info: ValidationInfo) -> str | None:
-        if value is None or str(value).strip() == "":
-            return None
-        lim = _limits_of(info)
-        top = lim.evidence_max_chars if info.field_name == "evidence" else lim.notes_max_chars
-        return str(value).strip()[:top]  # cut, not refused: a long log is still good evidence
-
-
-def _form_problems(exc: ValidationError) -> tuple[list[Note], set[str]]:
-    notes: list[Note] = []
-    bad: set[str] = set()
-    for err in exc.errors():
-        field = str(err["loc"][0]) if err["loc"] else "?"
-        bad.add(field)
-        code = err["type"]
-        if code.startswith("submit."):
-            notes.append(Note(code, dict(err.get("ctx") or {})))
-        else:
-            notes.append(Note("submit.bad_value", {"field": field, "value": str(err.get("input"))[:40]}))
-    return notes, bad
-
-
-def read_form(fields: dict[str, str], catalog: Catalog) -> tuple[SubmissionForm, list[Note], set[str]]:
-    """Type the fields; a bad field is reported and left out, the rest still comes through."""
-    ctx = {"limits": limits(catalog)}
-    try:
-        return SubmissionForm.model_validate(fields, context=ctx), [], set()
-    except ValidationError as exc:
-        notes, bad = _form_problems(exc)
-    good = {k: v for k, v in fields.items() if k not in bad}
-    return SubmissionForm.model_validate(good, context=ctx), notes, bad
-
-
-# --- ceilings ------------------------------------------------------------------------------------
-
-
-def bytes_per_token(model: Model, quant_id: str, depth: int, kv_type: str, catalog: Catalog) -> float:
-    """Bytes one decoded token must read: active weights plus the KV cache at that depth."""
-    weights = weight_breakdown(model, catalog.quants[quant_id], catalog)
-    return weights.active_bytes_per_token + kv_read_bytes(model, depth, kv_type, catalog)
-
-
-def decode_ceiling(
-    gpu: Gpu, count: int, model: Model, quant_id: str, depth: int, kv_type: str, engine: str, catalog: Catalog
-) -> float:
-    """The fastest decode physics allows (tok/s): peak bandwidth over bytes per token, efficiency 1.
-
-    Layer split (llama.cpp, Ollama) reads the layers one card after the other, so one card's
-    bandwidth bounds it however many cards there are; tensor-parallel engines read every card's
-    slice at once and the bandwidth adds.
-    """
-    bandwidth = gpu.bandwidth_gbs * 1e9
-    if count > 1 and engine in limits(catalog).tp_engines:
-        bandwidth *= count
-    return bandwidth / bytes_per_token(model, quant_id, depth, kv_type, catalog)
-
-
-def peak_tflops(gpu: Gpu) -> float | None:
-    """The highest matrix rate the card lists (FP16 with FP16 accumulate, INT8 for MMQ kernels)."""
-    rates = [r for r in (gpu.fp16_tflops, gpu.int8_tops, gpu.fp32_tflops) if r]
-    return max(rates) if rates else None
-
-
-def prefill_ceiling(gpu: Gpu, count: int, model: Model) -> float | None:
-    """The fastest prefill physics allows (tok/s): peak FLOPS over 2 x active params per token.
-
-    Every card counts: llama.cpp pipelines prompt batches across a layer split and tensor parallel
-    splits the matmuls, so both can use all cards' compute. None when the card lists no rate.
-    """
-    peak = peak_tflops(gpu)
-    if peak is None or model.active_params_b <= 0:
-        return None
-    return peak * 1e12 * count / (2.0 * model.active_params_b * 1e9)
 
 
 # --- resolution ----------------------------------------------------------------------------------
@@ -702,3 +374,11 @@ def fingerprint(submitter_key: str, m: Measurement) -> str:
         str(m.prompt_tokens or ""),
     ]
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
+
+
+# Re-exported: callers and tests use one entry point for everything about reading a submission.
+__all__ = [
+    "Draft", "Limits", "SubmissionForm", "SubmitReading", "bytes_per_token", "decode_ceiling",
+    "engine_version", "fingerprint", "limits", "peak_tflops", "prefill_ceiling", "read_form",
+    "read_submission",
+]

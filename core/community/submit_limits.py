@@ -1,0 +1,67 @@
+"""The constants `/submit` is checked against (catalogs/submit.toml), and the name of the
+calibration an estimate came from."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from core.catalog.loader import Catalog
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    required: tuple[str, ...]
+    max_count: int
+    min_context: int
+    max_context: int
+    default_context: int
+    max_speed: float
+    max_memory_gib: float
+    evidence_max_chars: int
+    notes_max_chars: int
+    ceiling_margin: float
+    far_low: float
+    far_high: float
+    tp_engines: frozenset[str]
+    speculative: re.Pattern[str]
+    backends: dict[str, str]
+    kv_types: dict[str, str]
+
+
+@cache
+def limits(catalog: Catalog) -> Limits:
+    table = catalog.tables["submit"]
+    s = table["submit"]
+    words = "|".join(re.escape(w) for w in s["speculative_words"])
+    return Limits(
+        required=tuple(s["required"]),
+        max_count=int(s["max_count"]),
+        min_context=int(s["min_context"]),
+        max_context=int(s["max_context"]),
+        default_context=int(s["default_context"]),
+        max_speed=float(s["max_speed"]),
+        max_memory_gib=float(s["max_memory_gib"]),
+        evidence_max_chars=int(s["evidence_max_chars"]),
+        notes_max_chars=int(s["notes_max_chars"]),
+        ceiling_margin=float(s["ceiling_margin"]),
+        far_low=float(s["far_low_factor"]),
+        far_high=float(s["far_high_factor"]),
+        tp_engines=frozenset(s["tensor_parallel_engines"]),
+        speculative=re.compile(rf"(?<![a-z])(?:{words})", re.I),
+        backends=dict(table["backends"]),
+        kv_types=dict(table["kv_types"]),
+    )
+
+
+@cache
+def engine_version(catalog: Catalog) -> str:
+    """Names the calibration an estimate came from: its row count plus a hash of its content, so two
+    fits with the same number of rows still differ (accuracy reports group by this)."""
+    cal = catalog.tables.get("calibration", {})
+    digest = hashlib.sha256(json.dumps(cal, sort_keys=True, default=str).encode()).hexdigest()[:10]
+    rows = cal.get("meta", {}).get("rows", "?")
+    return f"cal-{rows}r-{digest}"
