@@ -248,7 +248,12 @@ def _decide(parsed: ParsedQuestion, query: dict[str, Any], lang: Lang, target: s
     if asked is not None:
         return asked[0], _text(asked[1], target)
     if parsed.gpu is None:
-        return "answer", _model_text(catalog, query["model"]["id"], lang, target)
+        text = _model_text(catalog, query["model"]["id"], lang, target)
+        card = _unknown_card(parsed.raw, catalog)
+        if card:
+            note = _text((Para(translate("reply.unknown_card_named", lang, name=card)),), target)
+            text = f"{note}\n{text}"
+        return "answer", text
     gpu = query["gpu"]
     try:
         if parsed.model is None:
@@ -257,6 +262,19 @@ def _decide(parsed: ParsedQuestion, query: dict[str, Any], lang: Lang, target: s
         return "answer", _full(parsed, query, lang, target, catalog, anchors)
     except SetupError as exc:
         return "error", _text((Para(translate("reply.error", lang, reason=str(exc))),), target)
+
+
+@lru_cache(maxsize=4)
+def _unknown_card_pattern(catalog: Catalog) -> re.Pattern[str] | None:
+    pattern = catalog.tables.get("understanding", {}).get("unknown_card", {}).get("pattern")
+    return re.compile(pattern) if pattern else None
+
+
+def _unknown_card(raw: str, catalog: Catalog) -> str:
+    """The card-like name in a question whose card the catalog didn't recognise ("" if none)."""
+    pattern = _unknown_card_pattern(catalog)
+    m = pattern.search(raw) if pattern else None
+    return " ".join(m.group(0).split()) if m else ""
 
 
 def _setup_name(name: str, memory: float, default: float, count: int) -> str:

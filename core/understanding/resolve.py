@@ -230,7 +230,24 @@ def _resolve_model(text: str, catalog: Catalog) -> Resolution:
         scored[mid] = max(scored.get(mid, 0.0), score - 5.0)
     if query.full and "deepseek-r1" in scored:
         scored["deepseek-r1"] += 5.0
-    return _with_popularity_ties(scored, facts)
+        return _with_popularity_ties(scored, facts)
+    result = _with_popularity_ties(scored, facts)
+    if result.confident and _bare_family(scored):
+        # "llama" alone spans 1B to 405B: whatever the alias table happens to match best, the size
+        # decides the whole answer, so ask back with the most popular ones instead of guessing.
+        family = sorted((m for m, v in scored.items() if v >= FAMILY_SCORE), key=lambda m: facts[m].rank,
+                        reverse=True)
+        candidates = tuple((m, round(scored[m], 1)) for m in family[:TOP])
+        return Resolution(family[0], candidates, False, None, tuple(family[1:3]))
+    return result
+
+
+FAMILY_SCORE = 90.0  # a family word ("llama", "qwen") scores about this against each of its models
+FAMILY_SIZE = 3  # this many models that close, and no size or version said: it named a family
+
+
+def _bare_family(scored: dict[str, float]) -> bool:
+    return sum(1 for v in scored.values() if v >= FAMILY_SCORE) >= FAMILY_SIZE
 
 
 def _by_popularity(ids: set[str], facts: dict[str, ModelFacts]) -> Resolution:

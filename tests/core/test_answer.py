@@ -96,3 +96,15 @@ def test_chat_like_word_salad(words: list[str]) -> None:
     reply = answer(" ".join(words), CATALOG, target="discord")
     assert len(reply.text) <= 2000
     assert "@everyone" not in reply.text and "<@1>" not in reply.text
+
+
+def test_unknown_card_is_named_not_silently_dropped():
+    c = default_catalog()
+    reply = answer("RTX 9999 llama 3 8b", c)
+    assert reply.status == "answer" and "“RTX 9999”" in reply.text and "Meta-Llama-3-8B" in reply.text
+    assert "don't know the card" not in answer("llama 3 8b", c).text
+
+
+def test_bare_family_name_asks_which_model():
+    reply = answer("4090 llama speed", default_catalog())
+    assert reply.status == "clarify" and "Llama-3.1-8B" in reply.text
