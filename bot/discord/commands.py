@@ -116,6 +116,12 @@ def build_commands() -> list[app_commands.Command]:  # type: ignore[type-arg]
         text: str | None = None,
     ) -> None:  # fmt: skip
         values = (gpu, model, quant, decode, prefill, ctx, framework, notes, evidence)
+        if all(v is None for v in values) and not text:
+            from bot.discord.convert import lang_of
+            from bot.discord.modal import SubmitModal
+
+            await interaction.response.send_modal(SubmitModal(lang_of(interaction.locale) or "en"))
+            return
         await _run(interaction, "submit", submit_line(dict(zip(SUBMIT_FIELDS, values, strict=True)), text))
 
     @app_commands.command(name="review", description=_description("review"))

@@ -310,3 +310,24 @@ async def test_mention_in_channel_and_dm_reach_the_router(fake, monkeypatch, tmp
     finally:
         await adapter.stop()
         await app.close()
+
+
+async def test_submit_without_options_opens_the_form_whose_answer_submits(adapter):
+    from bot.discord.modal import SubmitModal
+
+    i = interaction(adapter, locale="zh-CN")
+    await command("submit").callback(i)
+    modal = i.response.send_modal.await_args.args[0]
+    assert isinstance(modal, SubmitModal) and modal.title == "提交实测数据"
+    typed = {"gpu": "RTX 4090", "model": "llama 3 8b", "quant": "Q4_K_M", "decode": "128.5"}
+    for name, value in typed.items():
+        modal.inputs[name]._value = value
+    modal.more._value = "ctx=4096 framework=llama.cpp"
+    expected = ('/submit gpu="RTX 4090" model="llama 3 8b" quant=Q4_K_M decode=128.5\n'
+                "ctx=4096 framework=llama.cpp")
+    assert modal.line() == expected
+    answer = interaction(adapter, kind=discord.InteractionType.modal_submit)
+    await modal.on_submit(answer)
+    answer.response.defer.assert_awaited_once()  # submit may pass Discord's 3 s: it defers
+    sent = answer.edit_original_response.await_args or answer.followup.send.await_args
+    assert "Received as #" in sent.kwargs["content"]
