@@ -7,6 +7,7 @@ Button actions: "m:a:ID" approve, "m:r:ID" reject (asks for a reason), "m:w:ID" 
 
 from __future__ import annotations
 
+import json
 import re
 
 from core.commands.context import BotContext, language
@@ -37,11 +38,25 @@ def _buttons(sub: Submission, lang: str) -> tuple[tuple[Button, ...], ...]:
     ),)  # fmt: skip
 
 
+def flag_texts(sub: Submission, lang: str) -> list[str]:
+    """Each flag as a sentence with its numbers, in the moderator's language (the code when its
+    numbers were not kept, e.g. a submission stored before they were)."""
+    details = {code: params for code, params in sub.flag_details}
+    out = []
+    for code in sub.flags:
+        try:
+            params = json.loads(details[code]) if code in details else None
+        except ValueError:
+            params = None
+        out.append(translate(f"submit.flag.{code}", lang, **params) if params is not None else code)
+    return out
+
+
 def review_card(bot: BotContext, sub: Submission, lang: str, target: str) -> str:
     lines = summary(sub, bot.catalog, lang)
     lines.append(estimate_line(sub.estimate, lang))
     if sub.flags:
-        lines.append(translate("review.flags", lang, flags=", ".join(sub.flags)))
+        lines.append(translate("review.flags", lang, flags="; ".join(flag_texts(sub, lang))))
     m = sub.measurement
     if m.evidence:
         shown = m.evidence if len(m.evidence) <= EVIDENCE_SHOWN else m.evidence[:EVIDENCE_SHOWN] + "…"

@@ -3,6 +3,7 @@ dialogue (plain /submit asks for each missing field in turn)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -131,6 +132,8 @@ async def _store(bot: BotContext, inv: Invocation, drafts, lang: str) -> list[Re
         sub = await bot.storage.add_submission(NewSubmission(
             measurement=m, submitter=actor, created_at=now, chat_id=chat, lang=lang,
             estimate=draft.estimate, flags=tuple(draft.flags), fingerprint=fp,
+            flag_details=tuple((n.code.removeprefix("submit.flag."), json.dumps(n.params, default=str))
+                               for n in draft.flag_notes),
         ))  # fmt: skip
         stored += 1
         lines.append(translate("submission.received", lang, id=sub.id))

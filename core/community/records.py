@@ -77,6 +77,8 @@ class NewSubmission:
     estimate: EstimateSnapshot | None = None
     flags: tuple[str, ...] = ()  # codes for the moderator, e.g. "far_from_estimate"
     fingerprint: str = ""  # equal for duplicates (same person, same setup, same numbers)
+    # (flag code, JSON of its numbers): the moderator's view renders them in its own language.
+    flag_details: tuple[tuple[str, str], ...] = ()
     origin: Origin = "community"
     source: str | None = None  # published anchors: where the number was printed
     source_date: str | None = None  # published anchors: the source's date (YYYY-MM)
@@ -94,6 +96,8 @@ class Submission:
     estimate: EstimateSnapshot | None = None
     flags: tuple[str, ...] = ()
     fingerprint: str = ""
+    # (flag code, JSON of its numbers): the moderator's view renders them in its own language.
+    flag_details: tuple[tuple[str, str], ...] = ()
     origin: Origin = "community"
     source: str | None = None
     source_date: str | None = None

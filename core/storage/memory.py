@@ -82,7 +82,8 @@ class MemoryStorage:
         sub = Submission(
             id=sub_id, measurement=new.measurement, submitter=new.submitter, created_at=created,
             chat_id=new.chat_id, lang=new.lang, status=status, estimate=new.estimate, flags=tuple(new.flags),
-            fingerprint=new.fingerprint, origin=new.origin, source=new.source, source_date=new.source_date,
+            flag_details=tuple(new.flag_details), fingerprint=new.fingerprint, origin=new.origin,
+            source=new.source, source_date=new.source_date,
             decided_at=decided,
         )
         self._submissions[sub_id] = sub

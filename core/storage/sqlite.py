@@ -174,6 +174,7 @@ def _submission(row: sqlite3.Row) -> Submission:
         status=row["status"],
         estimate=EstimateSnapshot(**_known(json.loads(estimate), _ESTIMATE_FIELDS)) if estimate else None,
         flags=tuple(json.loads(row["flags"])),
+        flag_details=tuple((str(c), str(p)) for c, p in json.loads(row["flag_details"])),
         fingerprint=row["fingerprint"],
         origin=row["origin"],
         source=row["source"],
@@ -213,11 +214,11 @@ def _audit_entry(row: sqlite3.Row) -> AuditEntry:
 
 _INSERT_SUBMISSION = """
 INSERT INTO submissions (gpu_id, model_id, quant, decode_tps, measurement, platform, user_id, user_name,
-    user_roles, chat_id, lang, status, origin, estimate, flags, fingerprint, source, source_date, created_at,
-    decided_at)
+    user_roles, chat_id, lang, status, origin, estimate, flags, flag_details, fingerprint, source,
+    source_date, created_at, decided_at)
 VALUES (:gpu_id, :model_id, :quant, :decode_tps, :measurement, :platform, :user_id, :user_name, :user_roles,
-    :chat_id, :lang, :status, :origin, :estimate, :flags, :fingerprint, :source, :source_date, :created_at,
-    :decided_at)
+    :chat_id, :lang, :status, :origin, :estimate, :flags, :flag_details, :fingerprint, :source, :source_date,
+    :created_at, :decided_at)
 """
 
 # The approve fan-out: one statement, however many subscribers. INSERT OR IGNORE on the UNIQUE
@@ -362,7 +363,9 @@ class SqliteStorage:
             "user_name": new.submitter.name, "user_roles": json.dumps(list(new.submitter.roles)),
             "chat_id": new.chat_id, "lang": new.lang, "status": status, "origin": origin,
             "estimate": json.dumps(asdict(new.estimate), ensure_ascii=False) if new.estimate else None,
-            "flags": json.dumps(list(new.flags), ensure_ascii=False), "fingerprint": new.fingerprint,
+            "flags": json.dumps(list(new.flags), ensure_ascii=False),
+            "flag_details": json.dumps([list(d) for d in new.flag_details], ensure_ascii=False),
+            "fingerprint": new.fingerprint,
             "source": new.source, "source_date": new.source_date, "created_at": created,
             # Published anchors are approved on arrival; their decision time is their arrival.
             "decided_at": created if status == "approved" else None,
@@ -376,8 +379,8 @@ class SqliteStorage:
         return Submission(
             id=submission_id, measurement=new.measurement, submitter=new.submitter,
             created_at=utc(new.created_at), chat_id=new.chat_id, lang=new.lang, status="pending",
-            estimate=new.estimate, flags=tuple(new.flags), fingerprint=new.fingerprint, origin=new.origin,
-            source=new.source, source_date=new.source_date,
+            estimate=new.estimate, flags=tuple(new.flags), flag_details=tuple(new.flag_details),
+            fingerprint=new.fingerprint, origin=new.origin, source=new.source, source_date=new.source_date,
         )
 
     async def add_published(self, items: list[NewSubmission]) -> int:

@@ -60,13 +60,14 @@ class StorageContract:
     async def test_add_and_get_round_trip(self, storage: Storage) -> None:
         estimate = EstimateSnapshot(decode_low=15, decode_mid=18, decode_high=22, prefill_mid=400,
                                     fits="smooth", engine_version="cal-3")
+        details = (("far_from_estimate", '{"decode": 9.5, "low": 15, "high": 22, "mid": 18}'),)
         added = await storage.add_submission(new(estimate=estimate, flags=("far_from_estimate",), lang="zh",
-                                                 fingerprint="fp1"))
+                                                 fingerprint="fp1", flag_details=details))
         assert added.id > 0 and added.status == "pending" and added.origin == "community"
         got = await storage.get_submission(added.id)
         assert got == added
         assert got.measurement == measurement() and got.estimate == estimate
-        assert got.flags == ("far_from_estimate",) and got.lang == "zh"
+        assert got.flags == ("far_from_estimate",) and got.lang == "zh" and got.flag_details == details
         assert got.created_at == T0 and got.created_at.tzinfo is not None
         assert got.decided_by is None and got.decided_at is None
         assert await storage.get_submission(added.id + 1000) is None

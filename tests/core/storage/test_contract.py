@@ -80,10 +80,12 @@ async def test_a_new_migration_applies_on_top_in_order(tmp_path: Path) -> None:
     await store.open()
     s = await store.add_submission(new())
     await store.close()
+    top = max(m.version for m in bundled_migrations())
     extra = [
         # Out of order on purpose: the list is applied by version, whatever the order given.
-        Migration(3, "note_default", "INSERT INTO notes (text) VALUES ('from 3');"),
-        Migration(2, "notes", "CREATE TABLE notes (\n  id INTEGER PRIMARY KEY,\n  text TEXT -- a; b\n);"),
+        Migration(top + 2, "note_default", "INSERT INTO notes (text) VALUES ('from 3');"),
+        Migration(top + 1, "notes",
+                  "CREATE TABLE notes (\n  id INTEGER PRIMARY KEY,\n  text TEXT -- a; b\n);"),
     ]
     migrations = sorted([*bundled_migrations(), *extra], key=lambda m: m.version)
     upgraded = SqliteStorage(path, migrations=migrations)
@@ -96,8 +98,8 @@ async def test_a_new_migration_applies_on_top_in_order(tmp_path: Path) -> None:
     with _connect(path) as db:
         assert db.execute("SELECT text FROM notes").fetchall() == [("from 3",)]  # applied once
         versions = [r[0] for r in db.execute("SELECT version FROM schema_migrations ORDER BY version")]
-        assert versions == [1, 2, 3]
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert versions == list(range(1, top + 3))
+        assert db.execute("PRAGMA user_version").fetchone()[0] == top + 2
     # An older tokbot refuses a newer database instead of running against a schema it doesn't know.
     old = SqliteStorage(path)
     with pytest.raises(StorageError, match="newer"):
@@ -107,13 +109,34 @@ async def test_a_new_migration_applies_on_top_in_order(tmp_path: Path) -> None:
 async def test_a_failing_migration_leaves_no_trace(tmp_path: Path) -> None:
     path = str(tmp_path / "m.db")
     bad_sql = "CREATE TABLE half (x);\nSELECT no_such_function();"
-    broken = [*bundled_migrations(), Migration(2, "broken", bad_sql)]
+    top = max(m.version for m in bundled_migrations())
+    broken = [*bundled_migrations(), Migration(top + 1, "broken", bad_sql)]
     with pytest.raises(sqlite3.OperationalError):
         await SqliteStorage(path, migrations=broken).open()
     with _connect(path) as db:
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         versions = [r[0] for r in db.execute("SELECT version FROM schema_migrations")]
-    assert "half" not in tables and versions == [1]
+    assert "half" not in tables and versions == list(range(1, top + 1))
+
+
+async def test_a_database_from_the_first_schema_upgrades_and_keeps_its_rows(tmp_path: Path) -> None:
+    """0002 adds flag_details: a database at schema 1 (made here by undoing 0002) gains the column
+    on open, its rows intact and without details."""
+    path = str(tmp_path / "v1.db")
+    store = SqliteStorage(path)
+    await store.open()
+    s = await store.add_submission(new())
+    await store.close()
+    with _connect(path) as db:
+        db.execute("ALTER TABLE submissions DROP COLUMN flag_details")
+        db.execute("DELETE FROM schema_migrations WHERE version > 1")
+        db.execute("PRAGMA user_version = 1")
+        db.commit()
+    current = SqliteStorage(path)
+    await current.open()
+    kept = await current.get_submission(s.id)
+    assert kept is not None and kept.flag_details == () and kept.measurement == s.measurement
+    await current.close()
 
 
 def test_split_statements() -> None:
