@@ -8,7 +8,9 @@ wait in the outbox and are shown when that user next starts the console, or at o
 the one at the keyboard.
 
 Buttons are printed as `[!1 Approve]`; typing `!1` presses it. A prompt (the reason for a
-rejection) takes the next line as its answer.
+rejection) takes the next line as its answer. A line ending in a backslash continues on the next
+one, so pasted tool output (`/submit \` then the llama-bench table, each line ending in `\`) is
+one message, as it would be in a chat.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ class Console:
         self.buttons: list[Button] = []
         self.pending_prompt: Prompt | None = None
         self.files_written = 0
+        self.continued: list[str] = []  # lines of a message that ended in a backslash
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -60,7 +63,14 @@ class Console:
 
     async def line(self, raw: str) -> bool:
         """Handle one input line; False means quit."""
-        text = raw.strip()
+        stripped = raw.rstrip("\r\n")
+        if stripped.endswith("\\"):
+            self.continued.append(stripped[:-1])
+            return True
+        if self.continued:
+            stripped = "\n".join([*self.continued, stripped])
+            self.continued = []
+        text = stripped.strip()
         if text in QUIT:
             return False
         if not text:

@@ -67,3 +67,19 @@ def test_export_writes_file_for_moderators(db, tmp_path):
     out = session(db, "bob", "/export json")
     assert "measured anchors as JSON" in out
     assert (tmp_path / "tokbot-anchors.json").stat().st_size > 1000
+
+
+def test_backslash_continues_a_pasted_llama_bench_table(db):
+    table = [
+        '/submit gpu=4090 model="llama 3.1 8b" \\',
+        "| model                          |       size |     params | backend    | ngl |            test |"
+        "                  t/s | \\",
+        "| ------------------------------ | ---------: | ---------: | ---------- | --: | --------------: |"
+        " -------------------: | \\",
+        "| llama 8B Q4_K - Medium         |   4.58 GiB |     8.03 B | CUDA       |  99 |           pp512 |"
+        "      9273.25 ± 23.57 | \\",
+        "| llama 8B Q4_K - Medium         |   4.58 GiB |     8.03 B | CUDA       |  99 |           tg128 |"
+        "        127.41 ± 0.15 |",
+    ]
+    out = session(db, "erin", *table)
+    assert "Received as #" in out and "Q4_K_M" in out and "decode 127.41 tok/s" in out
