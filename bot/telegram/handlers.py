@@ -63,8 +63,11 @@ def where_of(chat: Chat) -> Where:
     return Where(str(chat.id), private=chat.type == ChatType.PRIVATE)
 
 
-def lang_of(user: User | None) -> str:
+def lang_of(user: User | None) -> str | None:
+    """The user's app language as a hint; None when Telegram didn't say (then the bot's default)."""
     code = (user.language_code or "") if user is not None else ""
+    if not code:
+        return None
     return "zh" if code.lower().startswith("zh") else "en"
 
 
@@ -203,7 +206,7 @@ class Handlers:
         if query is None:
             return
         started = time.perf_counter()
-        lang = lang_of(query.from_user)
+        lang = lang_of(query.from_user) or self.app.bot.default_lang
         text = query.query.strip()
         if not text:  # nothing typed yet: a hint above the (empty) results, nothing computed
             hint = InlineQueryResultsButton(text=translate("telegram.inline_hint", lang),

@@ -68,6 +68,7 @@ class CommandRouter:
 
     async def handle(self, inv: Invocation) -> list[Response]:
         started = time.perf_counter()
+        inv = self._with_language(inv)
         name = inv.command or "ask"
         try:
             responses = await self._dispatch(inv)
@@ -81,6 +82,7 @@ class CommandRouter:
     async def handle_action(self, inv: Invocation) -> list[Response]:
         """A button press: `inv.text` is the button's action string."""
         started = time.perf_counter()
+        inv = self._with_language(inv)
         prefix, _, rest = inv.text.partition(":")
         module = _ACTIONS.get(prefix)
         lang = language("", inv.lang)
@@ -94,6 +96,10 @@ class CommandRouter:
             responses = [Response(translate("cmd.failed", lang), private=True, status="error")]
         self._observe(inv.actor.platform, f"button:{module or 'unknown'}", responses, started)
         return responses
+
+    def _with_language(self, inv: Invocation) -> Invocation:
+        """A chat that gives no language (console, a Telegram user without one) gets the bot's default."""
+        return inv if inv.lang in ("en", "zh") else replace(inv, lang=self.bot.default_lang)
 
     async def _dispatch(self, inv: Invocation) -> list[Response]:
         dialogue = _module("submit")

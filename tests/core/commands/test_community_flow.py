@@ -236,3 +236,9 @@ async def test_default_language_and_os_apply_only_when_the_question_is_silent(h)
     assert "生成速度" in r.text and "Windows" not in r.text
     [r] = await h.say("alice", "can a 4090 run qwen3 32b on windows")
     assert "decode" in r.text and "Windows" in r.text
+
+
+async def test_default_language_for_commands_when_the_chat_gives_none(h):
+    h.bot.default_lang = "zh"
+    [r] = await h.say("alice", "/subscriptions")
+    assert "还没有订阅" in r.text
