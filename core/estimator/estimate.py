@@ -14,7 +14,7 @@ from core.catalog.gpu import Gpu
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.estimator import speed
-from core.estimator.fit import Remedy, find_remedy, layer_plan, verdict
+from core.estimator.fit import Remedy, find_remedy, layer_plan
 from core.estimator.frameworks import FrameworkQuery, evaluate, recommend
 from core.estimator.memory import (
     GIB,
@@ -152,13 +152,14 @@ def estimate(request: EstimateRequest, catalog: Catalog) -> Estimate:
     split = (
         "tensor" if engine in ("vllm", "sglang", "exllamav2", "exllamav3") and setup.count > 1 else "layer"
     )
+    fixed = _fixed(request, usable, backend, engine, framework, cal, catalog)
     rows = []
     for quant_id in quants:
         quant = catalog.quants[quant_id]
         weights = weight_breakdown(model, quant, catalog)
         for ctx in contexts:
             rows.append(
-                _row(request, usable, backend, split, engine, framework, quant_id, weights, ctx, cal, catalog)
+                _row(request, usable, backend, split, fixed, framework, quant_id, weights, ctx, cal, catalog)
             )
     assumptions = list(usable.notes)
     assumptions.append(Note("assume.backend", {"backend": backend, "framework": framework}))
@@ -173,27 +174,66 @@ def estimate(request: EstimateRequest, catalog: Catalog) -> Estimate:
     return Estimate(request, usable, backend, framework, tuple(rows), tuple(assumptions))
 
 
-def _row(request, usable, backend, split, engine, framework, quant_id, weights, ctx, cal, catalog) -> Row:
+@dataclass(frozen=True, slots=True)
+class _Fixed:
+    """What every row of one estimate shares, looked up once instead of once per row."""
+
+    vllm: bool
+    vllm_overhead: float  # vLLM: activations + CUDA graphs (+ NCCL) bytes, all cards
+    usable_bytes: float  # what the engine may fill, in bytes
+    flash_attention: bool
+    framework_overhead: float  # llama.cpp family: bytes beyond the compute buffers
+    smooth_fraction: float
+    band: speed.Band
+    prefill_band: speed.Band
+
+
+def _fixed(request, usable, backend, engine, framework, cal, catalog) -> _Fixed:
+    setup, count = request.setup, request.setup.count
+    const = constants(catalog)
+    vllm = engine == "vllm"
+    vllm_overhead = 0.0
+    if vllm:
+        vllm_overhead = (const.vllm_activation_gib[0] + const.vllm_cuda_graph_gib) * GIB * count
+        if count > 1:
+            vllm_overhead += const.vllm_nccl_per_gpu_gib * GIB * count
+        usable_bytes = min(usable.total_gib, setup.memory_gib * count * const.vllm_utilization) * GIB
+    else:
+        usable_bytes = usable.total_gib * GIB
+    return _Fixed(
+        vllm=vllm,
+        vllm_overhead=vllm_overhead,
+        usable_bytes=usable_bytes,
+        flash_attention=const.flash_attention,
+        framework_overhead=0.0 if vllm else framework_overhead_bytes(framework, catalog),
+        smooth_fraction=const.smooth_fraction,
+        band=speed.band_for(setup.gpu, backend, cal),
+        prefill_band=speed.band_for(setup.gpu, backend, cal, "prefill"),
+    )
+
+
+def _row(request, usable, backend, split, fixed, framework, quant_id, weights, ctx, cal, catalog) -> Row:
     setup, model = request.setup, request.model
     gpu, count = setup.gpu, setup.count
     depth = ctx if request.depth is None else min(request.depth, ctx)
     kv = kv_cache_bytes(model, ctx, request.kv_type, catalog)
     notes: list[Note] = []
-    if engine == "vllm":
+    usable_bytes = fixed.usable_bytes
+    if fixed.vllm:
         weights_gpu = weights.total_bytes
-        const = constants(catalog)
-        overhead = (const.vllm_activation_gib[0] + const.vllm_cuda_graph_gib) * GIB * count
-        if count > 1:
-            overhead += const.vllm_nccl_per_gpu_gib * GIB * count
-        usable_bytes = min(usable.total_gib, setup.memory_gib * count * const.vllm_utilization) * GIB
+        overhead = fixed.vllm_overhead
     else:
         weights_gpu = weights.gpu_bytes_full_offload
-        fa = constants(catalog).flash_attention
-        overhead = compute_buffer_bytes(model, ctx, catalog, fa) * count
-        overhead += framework_overhead_bytes(framework, catalog)
-        usable_bytes = usable.total_gib * GIB
+        overhead = compute_buffer_bytes(model, ctx, catalog, fixed.flash_attention) * count
+        overhead += fixed.framework_overhead
     total = weights_gpu + kv + overhead
-    status = verdict(total, usable_bytes, catalog)
+    # verdict(), with its constant looked up once per estimate
+    if total <= usable_bytes * fixed.smooth_fraction:
+        status = "smooth"
+    elif total <= usable_bytes:
+        status = "tight"
+    else:
+        status = "no_fit"
 
     beyond = ctx > model.max_context
     unsupported = ctx > max(model.max_context, model.rope_scaled_context or model.max_context)
@@ -202,7 +242,6 @@ def _row(request, usable, backend, split, engine, framework, quant_id, weights, 
     if unsupported:
         notes.append(Note("row.beyond_model", {"native": model.max_context}))
 
-    band = speed.band_for(gpu, backend, cal)
     decode = prefill = None
     ttft = None
     remedy = None
@@ -215,27 +254,29 @@ def _row(request, usable, backend, split, engine, framework, quant_id, weights, 
         )
         seconds = speed.decode_seconds(gpu, backend, inputs, cal, count, split)
         mid = 1.0 / seconds
-        decode = Range(_r(mid * band.low, 1), _r(mid, 1), _r(mid * band.high, 1))
+        band = fixed.band
+        decode = Range(round(mid * band.low, 1), round(mid, 1), round(mid * band.high, 1))
         p_seconds = speed.prefill_seconds(
             gpu, backend, model, quant_id, request.prompt, depth, cal, count, split
         )
-        p_band = speed.band_for(gpu, backend, cal, "prefill")
+        p_band = fixed.prefill_band
         pmid = request.prompt / p_seconds
-        prefill = Range(_r(pmid * p_band.low, 0), _r(pmid, 0), _r(pmid * p_band.high, 0))
-        ttft = _r(p_seconds, 2)
+        prefill = Range(round(pmid * p_band.low, 0), round(pmid, 0), round(pmid * p_band.high, 0))
+        ttft = round(p_seconds, 2)
     else:
-        remedy = find_remedy(request, usable, backend, quant_id, weights, ctx, depth, catalog)
+        # The offload plan is part of the way out too: worked out once for both.
         plan = layer_plan(request, usable, weights, ctx, catalog)
+        remedy = find_remedy(request, usable, backend, quant_id, weights, ctx, depth, catalog, plan)
         if plan.layers_on_gpu == 0:
             notes.append(Note("row.no_gpu_layers"))
     return Row(
         quant=quant_id,
         context=ctx,
-        weights_gib=_r(weights_gpu / GIB),
-        kv_gib=_r(kv / GIB),
-        overhead_gib=_r(overhead / GIB),
-        total_gib=_r(total / GIB),
-        usable_gib=_r(usable_bytes / GIB),
+        weights_gib=round(weights_gpu / GIB, 2),
+        kv_gib=round(kv / GIB, 2),
+        overhead_gib=round(overhead / GIB, 2),
+        total_gib=round(total / GIB, 2),
+        usable_gib=round(usable_bytes / GIB, 2),
         status=status,
         decode_tps=decode,
         prefill_tps=prefill,

@@ -13,8 +13,10 @@ on macOS, raising the GPU wired-memory limit.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cache
+from itertools import accumulate
 from typing import TYPE_CHECKING
 
 from core.catalog.loader import Catalog
@@ -88,14 +90,12 @@ def layer_plan(
     kv = kv_cache_bytes(model, ctx, kv_type or request.kv_type, catalog)
     kv_per_layer = kv / model.layers
     budget = usable.total_gib * GIB - _fixed_gpu_bytes(request, ctx, catalog)
-    used = 0.0
-    n = 0
-    for layer in weights.layer_bytes:
-        cost = layer + kv_per_layer
-        if used + cost > budget:
-            break
-        used += cost
-        n += 1
+    # Layers go on in order while the running sum (weights + KV of each) stays within the budget.
+    # `accumulate` adds left to right exactly like a `used += cost` loop, and every cost is >= 0, so
+    # the sums never decrease and the count is a bisection of them.
+    used_after = list(accumulate([layer + kv_per_layer for layer in weights.layer_bytes], initial=0.0))
+    n = bisect_right(used_after, budget, 1) - 1
+    used = used_after[n]
     total_layers = weights.total_bytes - weights.token_embd_bytes - weights.output_bytes
     host = (total_layers - sum(weights.layer_bytes[:n])) + (model.layers - n) * kv_per_layer
     host += weights.output_bytes if n < model.layers else 0.0
@@ -151,6 +151,11 @@ def _active_kv(request: EstimateRequest, depth: int, kv_type: str, catalog: Cata
     return kv_read_bytes(request.model, depth, kv_type, catalog)
 
 
+def _fits(total: float, usable: float, smooth_fraction: float) -> bool:
+    """verdict(total, usable) != "no_fit", with the constants already looked up."""
+    return total <= usable * smooth_fraction or total <= usable
+
+
 def find_remedy(
     request: EstimateRequest,
     usable: Usable,
@@ -160,16 +165,30 @@ def find_remedy(
     ctx: int,
     depth: int,
     catalog: Catalog,
+    plan: LayerPlan | None = None,
 ) -> Remedy:
+    """`plan`: this row's `layer_plan` when the caller already has it (the estimator does)."""
     setup, model = request.setup, request.model
     usable_bytes = usable.total_gib * GIB
     options: list[Remedy] = []
+    # Every way out below prices the same few totals; they are summed here once, in `_total`'s order
+    # (weights + KV + buffer x cards), so each figure is the same float `_total` would give.
+    const = constants(catalog)
+    smooth = const.smooth_fraction
+    buffer = compute_buffer_bytes(model, ctx, catalog, const.flash_attention)
+    kv_bytes = kv_cache_bytes(model, ctx, request.kv_type, catalog)
+    total_here = weights.gpu_bytes_full_offload + kv_bytes + buffer * setup.count
+    active_kv = _active_kv(request, depth, request.kv_type, catalog)
 
     # 1. Quantized KV cache.
     if request.kv_type in ("f16", "bf16"):
         for kv_type in ("q8_0", "q4_0"):
-            total = _total(request, weights, ctx, kv_type, catalog)
-            if verdict(total, usable_bytes, catalog) != "no_fit":
+            total = (
+                weights.gpu_bytes_full_offload
+                + kv_cache_bytes(model, ctx, kv_type, catalog)
+                + buffer * setup.count
+            )
+            if _fits(total, usable_bytes, smooth):
                 gpu_bytes = weights.active_bytes_per_token + _active_kv(request, depth, kv_type, catalog)
                 lo, mid, hi = _decode(request, backend, quant_id, gpu_bytes, 0.0, catalog)
                 options.append(Remedy("kv_quant", mid, lo, hi, round(total / GIB, 2), kv_type=kv_type))
@@ -177,11 +196,9 @@ def find_remedy(
 
     if setup.gpu.unified_memory:
         if setup.gpu.vendor == "Apple":
-            total = _total(request, weights, ctx, request.kv_type, catalog)
+            total = total_here
             if total <= setup.memory_gib * GIB * 0.9:
-                gpu_bytes = weights.active_bytes_per_token + _active_kv(
-                    request, depth, request.kv_type, catalog
-                )
+                gpu_bytes = weights.active_bytes_per_token + active_kv
                 lo, mid, hi = _decode(request, backend, quant_id, gpu_bytes, 0.0, catalog)
                 options.append(Remedy("mac_wired_limit", mid, lo, hi, round(total / GIB, 2)))
     else:
@@ -190,16 +207,12 @@ def find_remedy(
         if model.is_moe and weights.expert_bytes:
             moe_layers = model.layers - (model.dense_layers or 0)
             per_layer = weights.expert_bytes / max(moe_layers, 1)
-            total = _total(request, weights, ctx, request.kv_type, catalog)
+            total = total_here
             k = math.ceil(max(0.0, total - usable_bytes) / per_layer) if per_layer else moe_layers + 1
             if k <= moe_layers and k * per_layer <= host_room:
                 frac = (model.experts_active or 1) / (model.experts or 1)
                 host_read = k * per_layer * frac
-                gpu_read = (
-                    weights.active_bytes_per_token
-                    - host_read
-                    + _active_kv(request, depth, request.kv_type, catalog)
-                )
+                gpu_read = weights.active_bytes_per_token - host_read + active_kv
                 lo, mid, hi = _decode(request, backend, quant_id, gpu_read, host_read, catalog)
                 options.append(
                     Remedy(
@@ -214,12 +227,13 @@ def find_remedy(
                     )
                 )
         # 3. Partial offload of whole layers.
-        plan = layer_plan(request, usable, weights, ctx, catalog)
+        if plan is None:
+            plan = layer_plan(request, usable, weights, ctx, catalog)
         # All layers "fitting" here means only the output head or buffers overflow: not an offload.
         if 0 < plan.layers_on_gpu < model.layers and 0 < plan.host_bytes <= host_room:
             frac_gpu = plan.layers_on_gpu / model.layers
             active_layers = weights.active_bytes_per_token - weights.output_bytes
-            kv_read = _active_kv(request, depth, request.kv_type, catalog)
+            kv_read = active_kv
             gpu_read = active_layers * frac_gpu + kv_read * frac_gpu
             host_read = active_layers * (1 - frac_gpu) + kv_read * (1 - frac_gpu) + weights.output_bytes
             lo, mid, hi = _decode(request, backend, quant_id, gpu_read, host_read, catalog)
@@ -239,30 +253,50 @@ def find_remedy(
     # 4. A lower quant of the same format that fits.
     for q in _lower_quants(quant_id, catalog):
         w = weight_breakdown(model, q, catalog)
-        total = _total(request, w, ctx, request.kv_type, catalog)
-        if verdict(total, usable_bytes, catalog) != "no_fit":
-            gpu_bytes = w.active_bytes_per_token + _active_kv(request, depth, request.kv_type, catalog)
+        total = w.gpu_bytes_full_offload + kv_bytes + buffer * setup.count
+        if _fits(total, usable_bytes, smooth):
+            gpu_bytes = w.active_bytes_per_token + active_kv
             lo, mid, hi = _decode(request, backend, q.id, gpu_bytes, 0.0, catalog)
             options.append(Remedy("lower_quant", mid, lo, hi, round(total / GIB, 2), quant=q.id))
             break
 
     # 5. More cards of the same kind (not for unified-memory systems).
     if not setup.gpu.unified_memory:
-        for cards in range(setup.count + 1, MAX_CARDS + 1):
-            more = usable_memory(setup.gpu, setup.memory_gib, cards, setup.os, catalog)
-            total = _total(request, weights, ctx, request.kv_type, catalog, cards)
-            if verdict(total, more.total_gib * GIB, catalog) != "no_fit":
-                gpu_bytes = weights.active_bytes_per_token + _active_kv(
-                    request, depth, request.kv_type, catalog
-                )
-                lo, mid, hi = _decode(request, backend, quant_id, gpu_bytes, 0.0, catalog, cards)
-                options.append(Remedy("more_cards", mid, lo, hi, round(total / GIB, 2), cards=cards))
-                break
+        cards = _cards_that_fit(request, weights.gpu_bytes_full_offload + kv_bytes, buffer, catalog)
+        if cards:
+            total = weights.gpu_bytes_full_offload + kv_bytes + buffer * cards
+            gpu_bytes = weights.active_bytes_per_token + active_kv
+            lo, mid, hi = _decode(request, backend, quant_id, gpu_bytes, 0.0, catalog, cards)
+            options.append(Remedy("more_cards", mid, lo, hi, round(total / GIB, 2), cards=cards))
 
     if not options:
         return Remedy("none", None)
+    if len(options) == 1:
+        return options[0]  # already the best, with no alternatives
     best = _best(options, catalog)
     return Remedy(**{**_fields(best), "alternatives": tuple(o for o in options if o is not best)})
+
+
+def _cards_that_fit(request: EstimateRequest, fixed: float, buffer: float, catalog: Catalog) -> int:
+    """The fewest cards above the setup's count (up to MAX_CARDS) that fit `fixed` bytes (weights +
+    KV) plus one compute buffer per card; 0 when even MAX_CARDS don't."""
+    setup = request.setup
+    const = constants(catalog)
+    smooth = const.smooth_fraction
+    if setup.gpu.vendor == "Apple":  # usable_memory's own rules; never reached by a catalog Mac
+        for cards in range(setup.count + 1, MAX_CARDS + 1):
+            more = usable_memory(setup.gpu, setup.memory_gib, cards, setup.os, catalog)
+            if _fits(fixed + buffer * cards, more.total_gib * GIB, smooth):
+                return cards
+        return 0
+    # usable_memory for a discrete card, inlined (no notes to build): the driver context on each
+    # card, the desktop's reserve spread over all of them; the same operations in the same order.
+    reserve = const.os_reserve_gib.get(setup.os, 0.0)
+    per_card = setup.memory_gib - const.driver_context_gib
+    for cards in range(setup.count + 1, MAX_CARDS + 1):
+        if _fits(fixed + buffer * cards, (per_card - reserve / cards) * cards * GIB, smooth):
+            return cards
+    return 0
 
 
 def _fields(remedy: Remedy) -> dict:

@@ -114,8 +114,28 @@ def padded_context(ctx: int, pad: int) -> int:
     return int(math.ceil(ctx / pad) * pad)
 
 
+# Memo of the two per-row formulas below: a grid and its ways out ask for the same (model, context,
+# cache type) dozens of times. Keyed on identities like `kv_shape`; the entry keeps the model and the
+# catalog alive so their ids cannot be reused, and a hit must be the very same objects.
+_MEMO_LIMIT = 65536
+_KV_MEMO: dict[tuple[int, int, str, int, int], tuple[float, Model, Catalog]] = {}
+_BUFFER_MEMO: dict[tuple[int, int, bool, int], tuple[float, Model, Catalog]] = {}
+
+
 def kv_cache_bytes(model: Model, ctx: int, kv_type: str, catalog: Catalog, n_seq: int = 1) -> float:
     """KV cache allocated for `ctx` tokens (llama.cpp: padded to 256; SWA layers hold window+ubatch)."""
+    key = (id(model), ctx, kv_type, n_seq, id(catalog))
+    hit = _KV_MEMO.get(key)
+    if hit is not None and hit[1] is model and hit[2] is catalog:
+        return hit[0]
+    total = _kv_cache_bytes(model, ctx, kv_type, catalog, n_seq)
+    if len(_KV_MEMO) >= _MEMO_LIMIT:
+        _KV_MEMO.clear()
+    _KV_MEMO[key] = (total, model, catalog)
+    return total
+
+
+def _kv_cache_bytes(model: Model, ctx: int, kv_type: str, catalog: Catalog, n_seq: int) -> float:
     const = constants(catalog)
     value_bytes = const.kv_bytes[kv_type]
     shape = kv_shape(model)
@@ -147,6 +167,19 @@ def compute_buffer_bytes(model: Model, ctx: int, catalog: Catalog, flash_attenti
     output logits (f32 vocab x ubatch), the FFN activations, and without flash attention the f32
     score matrix (ctx x ubatch x heads) that grows with context.
     """
+    # With flash attention the context plays no part: one entry serves every context.
+    key = (id(model), 0 if flash_attention else ctx, bool(flash_attention), id(catalog))
+    hit = _BUFFER_MEMO.get(key)
+    if hit is not None and hit[1] is model and hit[2] is catalog:
+        return hit[0]
+    peak = _compute_buffer_bytes(model, ctx, catalog, flash_attention)
+    if len(_BUFFER_MEMO) >= _MEMO_LIMIT:
+        _BUFFER_MEMO.clear()
+    _BUFFER_MEMO[key] = (peak, model, catalog)
+    return peak
+
+
+def _compute_buffer_bytes(model: Model, ctx: int, catalog: Catalog, flash_attention: bool) -> float:
     const = constants(catalog)
     ub = const.ubatch
     f32 = 4

@@ -86,17 +86,21 @@ class _Tensor:
     router: bool = False  # ffn_gate_inp: kept F32 by convert_hf_to_gguf and llama-quantize
 
 
-_cache: dict[tuple[Model, str, int], tuple[WeightBreakdown, Catalog]] = {}
+_cache: dict[tuple[int, str, int], tuple[WeightBreakdown, Catalog, Model]] = {}
 
 
 def weight_breakdown(model: Model, quant: Quant, catalog: Catalog) -> WeightBreakdown:
     """Per-tensor weight bytes of `model` stored as `quant`; cached per (model, quant, catalog)."""
-    key = (model, quant.id, id(catalog))
+    # Keyed on the model's identity: hashing a Model (all its fields) costs about a microsecond, and
+    # the estimator asks this tens of times per grid. A hit must be the very same model object.
+    key = (id(model), quant.id, id(catalog))
     hit = _cache.get(key)
-    if hit is not None and hit[1] is catalog:
+    if hit is not None and hit[1] is catalog and hit[2] is model:
         return hit[0]
+    if hit is None and len(_cache) >= 65536:
+        _cache.clear()  # an unbounded stream of ad-hoc models must not grow this forever
     result = _compute(model, quant, catalog)
-    _cache[key] = (result, catalog)  # keeps the catalog alive so its id() cannot be reused
+    _cache[key] = (result, catalog, model)  # keeps both alive so their id()s cannot be reused
     return result
 
 
