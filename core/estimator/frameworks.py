@@ -168,23 +168,24 @@ def _below_min_compute(fw: Framework, gpu: Gpu) -> bool:
 
 def rule_matches(rule: Rule, q: FrameworkQuery, backend: str | None) -> bool:
     """Whether every condition set on the rule holds for the query."""
+    # One condition after the other, stopping at the first that fails: most rules fail on their
+    # first condition, and this runs for every rule of every framework of every answer.
     gpu = q.gpu
     cc = gpu.compute_capability
-    checks = (
-        not rule.quants or _quant_in(q.quant, rule.quants),
-        not rule.formats or q.quant.format in rule.formats,
-        not rule.vendors or gpu.vendor in rule.vendors,
-        not rule.arch_families or gpu.arch_family in rule.arch_families,
-        not rule.os or q.os in rule.os,
-        not rule.backends or backend in rule.backends,
-        rule.compute_below is None or (cc is not None and cc < rule.compute_below),
-        rule.compute_at_least is None or (cc is not None and cc >= rule.compute_at_least),
-        not rule.kv_cache or q.kv_cache in rule.kv_cache,
-        rule.multi_gpu is None or (q.gpu_count > 1) == rule.multi_gpu,
-        rule.partial_offload is None or (not q.fully_on_gpu) == rule.partial_offload,
-        rule.moe is None or q.model.is_moe == rule.moe,
+    return (
+        (not rule.quants or _quant_in(q.quant, rule.quants))
+        and (not rule.formats or q.quant.format in rule.formats)
+        and (not rule.vendors or gpu.vendor in rule.vendors)
+        and (not rule.arch_families or gpu.arch_family in rule.arch_families)
+        and (not rule.os or q.os in rule.os)
+        and (not rule.backends or backend in rule.backends)
+        and (rule.compute_below is None or (cc is not None and cc < rule.compute_below))
+        and (rule.compute_at_least is None or (cc is not None and cc >= rule.compute_at_least))
+        and (not rule.kv_cache or q.kv_cache in rule.kv_cache)
+        and (rule.multi_gpu is None or (q.gpu_count > 1) == rule.multi_gpu)
+        and (rule.partial_offload is None or (not q.fully_on_gpu) == rule.partial_offload)
+        and (rule.moe is None or q.model.is_moe == rule.moe)
     )
-    return all(checks)
 
 
 def _params(fw: Framework, q: FrameworkQuery) -> dict[str, object]:
@@ -397,6 +398,26 @@ def evaluate(fw: Framework, q: FrameworkQuery, with_command: bool = True) -> Fra
     )
 
 
+def runs(fw: Framework, q: FrameworkQuery) -> bool:
+    """`evaluate(fw, q).runnable`, without building a single note: the same gates in the same order,
+    answering at the first blocker. Choosing a framework needs no more than this."""
+    if q.os not in fw.os:
+        return False  # blocked outright, or runnable only under WSL: a blocker either way
+    if q.quant.format not in fw.quant_formats:
+        return False
+    if fw.quants and not _quant_in(q.quant, fw.quants):
+        return False
+    backend = _backend_for(fw, q.gpu, q.os)
+    if backend is None:
+        return False
+    allowed = fw.format_backends.get(q.quant.format)
+    if allowed is not None and backend not in allowed:
+        return False
+    if fw.gpu_only and not q.fully_on_gpu:
+        return False
+    return not any(rule.effect == "block" and rule_matches(rule, q, backend) for rule in fw.rules)
+
+
 def _framework_notes(fw: Framework, q: FrameworkQuery, params: dict[str, object]) -> list[Note]:
     """Notes that depend on computed numbers rather than on a catalog rule."""
     out: list[Note] = []
@@ -440,8 +461,13 @@ def recommend(
     catalog: Catalog | None = None,
 ) -> Recommendation:
     """The best framework for one user chatting on this setup (latency, not throughput)."""
-    opts = tuple(options) if options is not None else framework_options(q, catalog, with_commands=False)
-    ok = {o.framework: o for o in opts if o.runnable}
+    ok: dict[str, object]
+    if options is not None:
+        ok = {o.framework: o for o in options if o.runnable}
+    else:
+        # Only which frameworks run matters here: ask just that (`runs`), in catalog order.
+        frameworks = (catalog or default_catalog()).frameworks
+        ok = {fw.id: fw for fw in frameworks.values() if runs(fw, q)}
     if not ok:
         return Recommendation(None, Note("fw.rec.none", {"quant": q.quant.id, "gpu": q.gpu.name}))
 
@@ -478,5 +504,5 @@ def recommend(
     return Recommendation(pick, Note(reason, params | {"framework": pick}), easy, alternatives, tuple(hints))
 
 
-def _first(ok: dict[str, FrameworkOption], order: tuple[str, ...]) -> str | None:
+def _first(ok: dict[str, object], order: tuple[str, ...]) -> str | None:
     return next((fid for fid in order if fid in ok), None)

@@ -42,14 +42,15 @@ def _command(row: Row, option: FrameworkOption) -> str:
 def advise(est: Estimate, row: Row, catalog: Catalog, lang: Lang, asked: str | None = None) -> Advice:
     """The framework for this row and its command; the asked framework when the user named one."""
     q = row_framework_query(est, row, catalog)
-    runs = {o.framework: o for o in framework_options(q, catalog, with_commands=False)}
-    rec = recommend(q, runs.values(), catalog)
+    # recommend() only asks which frameworks run; the one shown is evaluated in full below.
+    rec = recommend(q, catalog=catalog)
+    known = {fw.id for fw in catalog.frameworks.values()}
 
     def full(framework_id: str) -> FrameworkOption:
         # Only the framework shown gets its command filled (see frameworks.evaluate).
         return evaluate(catalog.frameworks[framework_id], q)
 
-    if asked and asked in runs:
+    if asked and asked in known:
         opt = full(asked)
         if opt.runnable:
             command = _command(row, opt)
