@@ -246,13 +246,9 @@ def _row(request, usable, backend, split, fixed, framework, quant_id, weights, c
     ttft = None
     remedy = None
     if status != "no_fit":
-        inputs = speed.DecodeInputs(
-            layers=model.layers,
-            gpu_bytes=weights.active_bytes_per_token + kv_read_bytes(model, depth, request.kv_type, catalog),
-            moe=model.is_moe,
-            quant_id=quant_id,
-        )
-        seconds = speed.decode_seconds(gpu, backend, inputs, cal, count, split)
+        gpu_bytes = weights.active_bytes_per_token + kv_read_bytes(model, depth, request.kv_type, catalog)
+        seconds = speed.token_seconds(gpu, backend, model.layers, gpu_bytes, 0.0, model.is_moe, quant_id, cal,
+                                      count, split)
         mid = 1.0 / seconds
         band = fixed.band
         decode = Range(round(mid * band.low, 1), round(mid, 1), round(mid * band.high, 1))

@@ -12,14 +12,15 @@ on macOS, raising the GPU wired-memory limit.
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from bisect import bisect_right
+import operator
 from dataclasses import dataclass
 from functools import cache
-from itertools import accumulate
 from typing import TYPE_CHECKING
 
 from core.catalog.loader import Catalog
+from core.catalog.model import Model
 from core.catalog.quant import Quant
 from core.estimator import speed
 from core.estimator.memory import (
@@ -90,12 +91,14 @@ def layer_plan(
     kv = kv_cache_bytes(model, ctx, kv_type or request.kv_type, catalog)
     kv_per_layer = kv / model.layers
     budget = usable.total_gib * GIB - _fixed_gpu_bytes(request, ctx, catalog)
-    # Layers go on in order while the running sum (weights + KV of each) stays within the budget.
-    # `accumulate` adds left to right exactly like a `used += cost` loop, and every cost is >= 0, so
-    # the sums never decrease and the count is a bisection of them.
-    used_after = list(accumulate([layer + kv_per_layer for layer in weights.layer_bytes], initial=0.0))
-    n = bisect_right(used_after, budget, 1) - 1
-    used = used_after[n]
+    used = 0.0
+    n = 0
+    for layer in weights.layer_bytes:
+        cost = layer + kv_per_layer
+        if used + cost > budget:
+            break
+        used += cost
+        n += 1
     total_layers = weights.total_bytes - weights.token_embd_bytes - weights.output_bytes
     host = (total_layers - sum(weights.layer_bytes[:n])) + (model.layers - n) * kv_per_layer
     host += weights.output_bytes if n < model.layers else 0.0
@@ -117,17 +120,18 @@ def _decode(
     count: int | None = None,
 ) -> tuple[float, float, float]:
     cal = speed.calibration(catalog)
-    setup = request.setup
-    inputs = speed.DecodeInputs(request.model.layers, gpu_bytes, host_bytes, request.model.is_moe, quant_id)
-    seconds = speed.decode_seconds(
-        setup.gpu, backend, inputs, cal, count or setup.count, "layer", setup.host.bandwidth_gbs
-    )
+    setup, model = request.setup, request.model
+    seconds = speed.token_seconds(
+        setup.gpu, backend, model.layers, gpu_bytes, host_bytes, model.is_moe, quant_id,
+        cal, count or setup.count, "layer", setup.host.bandwidth_gbs,
+    )  # fmt: skip
     band = speed.band_for(setup.gpu, backend, cal)
+    low, high = band.low, band.high
     if host_bytes:
         # Offloaded runs vary more (CPU, RAM timings, PCIe): widen the band.
-        band = speed.Band(band.low * 0.85, band.high * 1.1)
+        low, high = low * 0.85, high * 1.1
     mid = 1.0 / seconds
-    return round(mid * band.low, 1), round(mid, 1), round(mid * band.high, 1)
+    return round(mid * low, 1), round(mid, 1), round(mid * high, 1)
 
 
 def _total(
@@ -251,10 +255,11 @@ def find_remedy(
             )
 
     # 4. A lower quant of the same format that fits.
-    for q in _lower_quants(quant_id, catalog):
-        w = weight_breakdown(model, q, catalog)
+    # _fits() inlined: this loop walks up to a dozen quants for every no-fit row.
+    smooth_bytes = usable_bytes * smooth
+    for q, w in _lower_weights(model, quant_id, catalog):
         total = w.gpu_bytes_full_offload + kv_bytes + buffer * setup.count
-        if _fits(total, usable_bytes, smooth):
+        if total <= smooth_bytes or total <= usable_bytes:
             gpu_bytes = w.active_bytes_per_token + active_kv
             lo, mid, hi = _decode(request, backend, q.id, gpu_bytes, 0.0, catalog)
             options.append(Remedy("lower_quant", mid, lo, hi, round(total / GIB, 2), quant=q.id))
@@ -274,7 +279,7 @@ def find_remedy(
     if len(options) == 1:
         return options[0]  # already the best, with no alternatives
     best = _best(options, catalog)
-    return Remedy(**{**_fields(best), "alternatives": tuple(o for o in options if o is not best)})
+    return Remedy(*_OWN_FIELDS(best), tuple(o for o in options if o is not best))
 
 
 def _cards_that_fit(request: EstimateRequest, fixed: float, buffer: float, catalog: Catalog) -> int:
@@ -301,6 +306,13 @@ def _cards_that_fit(request: EstimateRequest, fixed: float, buffer: float, catal
 
 def _fields(remedy: Remedy) -> dict:
     return {name: getattr(remedy, name) for name in Remedy.__slots__ if name != "alternatives"}
+
+
+# Every Remedy field but the last, `alternatives`, in declaration order: a remedy with other
+# alternatives is `Remedy(*_OWN_FIELDS(best), alternatives)` (one C call instead of a dict of 13).
+_NAMES = tuple(f.name for f in dataclasses.fields(Remedy))
+assert _NAMES[-1] == "alternatives"
+_OWN_FIELDS = operator.attrgetter(*_NAMES[:-1])
 
 
 # A KV-cache quantization loses little quality, so it wins whenever it is at most this much slower
@@ -341,6 +353,24 @@ def _lower_quants(quant_id: str, catalog: Catalog) -> tuple[Quant, ...]:
         if q.format == current.format and q.quality < current.quality and _is_ladder_quant(q.id, catalog)
     )
     return tuple(sorted(lower, key=lambda q: -q.quality))
+
+
+_Lower = tuple[tuple[Quant, WeightBreakdown], ...]
+_LOWER: dict[tuple[int, str, int], tuple[_Lower, Model, Catalog]] = {}
+
+
+def _lower_weights(model: Model, quant_id: str, catalog: Catalog) -> _Lower:
+    """`_lower_quants` with each one's weights: every no-fit row of a quant walks this same list.
+    Kept per identity (see `weight_breakdown`); the entry keeps the model and catalog alive."""
+    key = (id(model), quant_id, id(catalog))
+    hit = _LOWER.get(key)
+    if hit is not None and hit[1] is model and hit[2] is catalog:
+        return hit[0]
+    pairs = tuple((q, weight_breakdown(model, q, catalog)) for q in _lower_quants(quant_id, catalog))
+    if len(_LOWER) >= 65536:
+        _LOWER.clear()
+    _LOWER[key] = (pairs, model, catalog)
+    return pairs
 
 
 def _is_ladder_quant(quant_id: str, catalog: Catalog) -> bool:

@@ -22,6 +22,7 @@ from typing import Any
 from core.catalog.gpu import Gpu
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
+from core.estimator.memory import kv_shape  # memory imports nothing from here: no cycle
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +157,24 @@ def backend_params(backend: str, cal: Calibration) -> BackendParams:
     return cal.backends.get(backend) or cal.backends["cuda"]
 
 
+# decode_efficiency per (card, backend, quant, MoE, calibration), keyed on identities (hashing a Gpu
+# hashes all its fields); the entry keeps the card and calibration alive so their ids stay theirs.
+_EFFICIENCY: dict[tuple[int, str, str, bool, int], tuple[float, Gpu, Calibration]] = {}
+
+
 def decode_efficiency(gpu: Gpu, backend: str, quant_id: str, moe: bool, cal: Calibration) -> float:
+    key = (id(gpu), backend, quant_id, moe, id(cal))
+    hit = _EFFICIENCY.get(key)
+    if hit is not None and hit[1] is gpu and hit[2] is cal:
+        return hit[0]
+    eff = _decode_efficiency(gpu, backend, quant_id, moe, cal)
+    if len(_EFFICIENCY) >= 65536:
+        _EFFICIENCY.clear()
+    _EFFICIENCY[key] = (eff, gpu, cal)
+    return eff
+
+
+def _decode_efficiency(gpu: Gpu, backend: str, quant_id: str, moe: bool, cal: Calibration) -> float:
     params = backend_params(backend, cal)
     eff = params.bw_eff * cal.arch_decode.get(gpu.arch_family, 1.0)
     eff *= cal.quant_kind.get(quant_kind(quant_id), 1.0)
@@ -181,21 +199,42 @@ def decode_seconds(
     host_bandwidth_gbs: float = 0.0,
 ) -> float:
     """Mid estimate of the seconds one token takes."""
+    return token_seconds(
+        gpu, backend, inputs.layers, inputs.gpu_bytes, inputs.host_bytes, inputs.moe, inputs.quant_id,
+        cal, count, split, host_bandwidth_gbs,
+    )  # fmt: skip
+
+
+def token_seconds(
+    gpu: Gpu,
+    backend: str,
+    layers: int,
+    gpu_bytes: float,
+    host_bytes: float,
+    moe: bool,
+    quant_id: str,
+    cal: Calibration,
+    count: int = 1,
+    split: str = "layer",
+    host_bandwidth_gbs: float = 0.0,
+) -> float:
+    """`decode_seconds` with the `DecodeInputs` spelled out: the estimator prices a token per row and
+    per way out, and building the inputs object cost as much as the arithmetic."""
     params = backend_params(backend, cal)
-    eff = decode_efficiency(gpu, backend, inputs.quant_id, inputs.moe, cal)
-    fixed = inputs.layers * params.us_per_layer * 1e-6
+    eff = decode_efficiency(gpu, backend, quant_id, moe, cal)
+    fixed = layers * params.us_per_layer * 1e-6
     bandwidth = gpu.bandwidth_gbs * 1e9 * eff
     if count > 1 and split == "tensor":
         # Every card reads its slice at once: bandwidth adds, minus the all-reduce per layer.
-        seconds = inputs.gpu_bytes / (bandwidth * count * cal.tp_eff)
-        fixed += inputs.layers * cal.tp_us_per_layer * 1e-6
+        seconds = gpu_bytes / (bandwidth * count * cal.tp_eff)
+        fixed += layers * cal.tp_us_per_layer * 1e-6
     else:
         # Layer split: cards take turns, so the time is the same bytes over one card's bandwidth.
-        seconds = inputs.gpu_bytes / bandwidth
+        seconds = gpu_bytes / bandwidth
         if count > 1:
             fixed += (count - 1) * cal.layer_split_us * 1e-6
-    if inputs.host_bytes:
-        seconds += inputs.host_bytes / (max(host_bandwidth_gbs, 1.0) * 1e9 * cal.host_eff)
+    if host_bytes:
+        seconds += host_bytes / (max(host_bandwidth_gbs, 1.0) * 1e9 * cal.host_eff)
     return fixed + seconds
 
 
@@ -227,8 +266,6 @@ def matrix_tflops(gpu: Gpu, cal: Calibration) -> float:
 
 def attention_flops_per_token(model: Model, depth: float) -> float:
     """QK^T and AV FLOPs for one new token attending to `depth` cached tokens (growing layers)."""
-    from core.estimator.memory import kv_shape  # local: memory imports nothing from here
-
     shape = kv_shape(model)
     q_dim = model.heads * model.head_dim
     if model.attention == "mla":
@@ -258,14 +295,34 @@ def prefill_seconds(
     count: int = 1,
     split: str = "layer",
 ) -> float:
+    flops_per_s, pp_us_per_layer = _prefill_rate(gpu, backend, quant_id, cal, count, split)
+    linear = 2.0 * model.active_params_b * 1e9 * prompt
+    attention = attention_flops_per_token(model, depth + prompt / 2.0) * prompt
+    ubatches = math.ceil(prompt / 512)
+    fixed = ubatches * model.layers * pp_us_per_layer * 1e-6
+    return (linear + attention) / flops_per_s + fixed
+
+
+_PREFILL_RATES: dict[tuple[int, str, str, int, str, int], tuple[tuple[float, float], Gpu, Calibration]] = {}
+
+
+def _prefill_rate(
+    gpu: Gpu, backend: str, quant_id: str, cal: Calibration, count: int, split: str
+) -> tuple[float, float]:
+    """(FLOP/s a prefill reaches, fixed microseconds per layer and ubatch): the same for every row of
+    a grid with this quant, so kept per identity like `decode_efficiency`."""
+    key = (id(gpu), backend, quant_id, count, split, id(cal))
+    hit = _PREFILL_RATES.get(key)
+    if hit is not None and hit[1] is gpu and hit[2] is cal:
+        return hit[0]
     params = backend_params(backend, cal)
     eff = params.pp_eff * cal.arch_prefill.get(gpu.arch_family, 1.0)
     eff *= cal.quant_kind_prefill.get(quant_kind(quant_id), 1.0)
     flops_per_s = matrix_tflops(gpu, cal) * 1e12 * eff
     if count > 1 and split == "tensor":
         flops_per_s *= count * cal.tp_eff
-    linear = 2.0 * model.active_params_b * 1e9 * prompt
-    attention = attention_flops_per_token(model, depth + prompt / 2.0) * prompt
-    ubatches = math.ceil(prompt / 512)
-    fixed = ubatches * model.layers * params.pp_us_per_layer * 1e-6
-    return (linear + attention) / flops_per_s + fixed
+    rate = (flops_per_s, params.pp_us_per_layer)
+    if len(_PREFILL_RATES) >= 65536:
+        _PREFILL_RATES.clear()
+    _PREFILL_RATES[key] = (rate, gpu, cal)
+    return rate
