@@ -415,7 +415,10 @@ def runs(fw: Framework, q: FrameworkQuery) -> bool:
         return False
     if fw.gpu_only and not q.fully_on_gpu:
         return False
-    return not any(rule.effect == "block" and rule_matches(rule, q, backend) for rule in fw.rules)
+    for rule in fw.rules:
+        if rule.effect == "block" and rule_matches(rule, q, backend):
+            return False
+    return True
 
 
 def _framework_notes(fw: Framework, q: FrameworkQuery, params: dict[str, object]) -> list[Note]:
