@@ -45,7 +45,7 @@ def pct(values: list[float], p: float) -> float:
     return ordered[k]
 
 
-def bench(qs: list[str], rounds: int, cached: bool, target: str) -> list[float]:
+def bench(qs: list[str], rounds: int, cached: bool, target: str, anchors=None) -> list[float]:  # noqa: ANN001
     catalog = default_catalog()
     times: list[float] = []
     for _ in range(rounds):
@@ -53,7 +53,7 @@ def bench(qs: list[str], rounds: int, cached: bool, target: str) -> list[float]:
             if not cached:
                 clear_caches()
             t0 = time.perf_counter()
-            answer(q, catalog, target=target)
+            answer(q, catalog, target=target, anchors=anchors)
             times.append((time.perf_counter() - t0) * 1000)
     return times
 
@@ -74,11 +74,19 @@ def main() -> int:
     ap.add_argument("--cold-runs", type=int, default=5)
     ap.add_argument("--target", default="discord")
     ap.add_argument("--profile", action="store_true", help="cProfile one uncached round")
+    ap.add_argument("--anchors", action="store_true",
+                    help="answer as the bot does: with the published anchors (nearest / measured lines)")
     args = ap.parse_args()
     qs = questions()
     catalog = default_catalog()
+    anchors = None
+    if args.anchors:
+        from core.anchors.index import AnchorIndex
+        from core.anchors.seed import as_approved, published_anchors
+
+        anchors = AnchorIndex.from_submissions(as_approved(published_anchors(catalog)), catalog)
     for q in qs:  # warm the per-catalog indexes and caches once, as a running bot has them
-        answer(q, catalog, target=args.target)
+        answer(q, catalog, target=args.target, anchors=anchors)
     if args.profile:
         import cProfile
         import pstats
@@ -89,11 +97,11 @@ def main() -> int:
         prof.disable()
         pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
     print(f"questions: {len(qs)} ({'corpus' if CORPUS.exists() else 'built-in'}), rounds: {args.rounds}, "
-          f"target: {args.target}")
+          f"target: {args.target}, anchors: {len(anchors) if anchors is not None else 'none'}")
     for label, cached in (("first time", False), ("repeated", True)):
         if cached:
-            bench(qs, 1, True, args.target)  # seen once, so the caches hold every question
-        t = bench(qs, args.rounds, cached, args.target)
+            bench(qs, 1, True, args.target, anchors)  # seen once, so the caches hold every question
+        t = bench(qs, args.rounds, cached, args.target, anchors)
         print(f"{label:>18}: p50 {pct(t, 50):.2f} ms  p90 {pct(t, 90):.2f} ms  p99 {pct(t, 99):.2f} ms  "
               f"max {max(t):.2f} ms")
     c = cold(args.cold_runs)
