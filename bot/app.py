@@ -6,6 +6,7 @@ nothing else wires anything. Platform libraries are imported only by the adapter
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass, field
 
@@ -55,6 +56,36 @@ async def load_anchors(app: App) -> None:
     approved = await app.storage.submissions(status="approved")
     app.bot.anchors = AnchorIndex.from_submissions(approved, app.catalog)
     warm_calibration(app)
+
+
+async def refresh_anchors(app: App) -> bool:
+    """Reload the anchor index when the approved set changed behind this process's back (a decision
+    made from the console, or by another process on the same database). True when it changed."""
+    from core.anchors.index import AnchorIndex
+
+    approved = await app.storage.submissions(status="approved")
+    current = app.bot.anchors
+    if current is not None and {s.id for s in approved} == {s.id for s in current.all()}:
+        return False
+    app.bot.anchors = AnchorIndex.from_submissions(approved, app.catalog)
+    warm_calibration(app)
+    return True
+
+
+async def keep_anchors_fresh(app: App, stop: asyncio.Event, every_seconds: float = 60.0) -> None:
+    """`refresh_anchors` every minute until `stop`; decisions made in this process apply at once
+    anyway (the command layer updates the index itself)."""
+    while not stop.is_set():
+        try:
+            await asyncio.wait_for(stop.wait(), timeout=every_seconds)
+            return
+        except TimeoutError:
+            pass
+        try:
+            if await refresh_anchors(app):
+                log.info("anchor index reloaded: the approved set changed in the database")
+        except Exception:  # noqa: BLE001 - a failed refresh keeps the index we have; try again later
+            log.exception("anchor refresh failed")
 
 
 def warm_calibration(app: App) -> None:

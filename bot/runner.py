@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.adapter import Adapter
-from bot.app import App, build_app
+from bot.app import App, build_app, keep_anchors_fresh
 from bot.settings import Settings, SettingsError, load_settings
 
 __all__ = ["Adapter", "AdapterFactory", "Service", "platform_adapters", "run_bot", "serve"]
@@ -70,6 +70,7 @@ class Service:
         self.observability = None  # bot.observability.Observability once started
         self._worker_stop = asyncio.Event()
         self._worker_task: asyncio.Task[None] | None = None
+        self._refresh_task: asyncio.Task[None] | None = None
         self._start_tasks: dict[str, asyncio.Task[None]] = {}
 
     # --- lifecycle ----------------------------------------------------------------------------
@@ -105,6 +106,8 @@ class Service:
             worker = self.app.worker.run(self._worker_stop)
             self._worker_task = asyncio.create_task(worker, name="outbox-worker")
             self._worker_task.add_done_callback(self._worker_done)
+            self._refresh_task = asyncio.create_task(keep_anchors_fresh(self.app, self._worker_stop),
+                                                     name="anchor-refresh")
             for adapter in self.adapters:
                 self._start(adapter)
             log.info("tokbot running", extra={"platforms": [a.platform for a in self.adapters]})
@@ -177,6 +180,8 @@ class Service:
                             self.grace)
                 self._worker_task.cancel()
             await asyncio.gather(self._worker_task, return_exceptions=True)
+        if self._refresh_task is not None:  # it ends on the same stop event, between its reads
+            await asyncio.gather(self._refresh_task, return_exceptions=True)
         # 3. The database, after everything that writes to it.
         await self._close_app()
         # 4. HTTP last: health stays observable during the shutdown.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 from argparse import Namespace
 
@@ -83,3 +84,27 @@ def test_backslash_continues_a_pasted_llama_bench_table(db):
     ]
     out = session(db, "erin", *table)
     assert "Received as #" in out and "Q4_K_M" in out and "decode 127.41 tok/s" in out
+
+
+async def test_a_running_bot_picks_up_anchors_approved_elsewhere(db):
+    from pathlib import Path
+
+    from bot.app import build_app, refresh_anchors
+    from bot.settings import Settings
+
+    settings = Settings(_env_file=None, db_path=Path(db), moderators="console:bob")  # type: ignore[call-arg]
+    app = build_app(settings)
+    await app.start()
+    try:
+        before = len(app.bot.anchors)
+        assert await refresh_anchors(app) is False, "nothing changed yet"
+        # Another process (the console of a moderator) approves a submission on the same database.
+        # (A console session runs its own event loop: in a thread here, as it would be another process.)
+        line = '/submit gpu=4090 model="llama 3 8b" quant=Q4_K_M decode=120'
+        out = await asyncio.to_thread(session, db, "alice", line)
+        sid = out.split("Received as #")[1].split(":")[0]
+        await asyncio.to_thread(session, db, "bob", f"/approve {sid}")
+        assert await refresh_anchors(app) is True
+        assert len(app.bot.anchors) == before + 1 and int(sid) in app.bot.anchors
+    finally:
+        await app.close()
