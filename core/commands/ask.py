@@ -11,13 +11,14 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from core.answer import Reply, answer, answer_query, chart, follow_up
+from core.answer import Reply, answer, answer_query, chart, estimate_for, follow_up
 from core.catalog.loader import Catalog
 from core.commands.context import BotContext
 from core.commands.text import one
 from core.commands.types import Button, Invocation, Response
 from core.estimator.memory import default_os
 from core.i18n import translate
+from core.render.detail import focus_quant
 from core.understanding.language import question_language
 
 VIEWS = {"f": "frameworks", "s": "speculative", "q": "quant", "c": "chart", "o": "os", "k": "kv"}
@@ -38,8 +39,16 @@ def _current_os(query: dict[str, Any], catalog: Catalog) -> str:
     return "windows" if default_os(gpu) == "windows" else "linux" if gpu.vendor != "Apple" else "macos"
 
 
+def _shown_quant(query: dict[str, Any], catalog: Catalog) -> str | None:
+    """No quant asked: the one the answer's command runs (estimate_for is cached, so this is cheap)."""
+    try:
+        return focus_quant(estimate_for(query, catalog))
+    except Exception:  # noqa: BLE001 - without it the answer just has no "in full" button
+        return None
+
+
 def buttons_for(key: str, query: dict[str, Any], catalog: Catalog, lang: str) -> Rows:
-    first = (query.get("quants") or [None])[0]
+    first = (query.get("quants") or [None])[0] or _shown_quant(query, catalog)
     views = [
         Button(translate("ask.button.frameworks", lang), f"v:f:{key}"),
         Button(translate("ask.button.speculative", lang), f"v:s:{key}"),

@@ -26,6 +26,11 @@ def _rows_of(est: Estimate, quant: str | None) -> tuple[str, list[Row]]:
     return quant, [r for r in est.rows if r.quant == quant]  # type: ignore[return-value]
 
 
+def focus_quant(est: Estimate) -> str:
+    """The quant a reply's command is for when none was asked (the one "in full" shows)."""
+    return _rows_of(est, None)[0]
+
+
 def _focus(est: Estimate, quant: str | None) -> Row:
     quant, rows = _rows_of(est, quant)
     ctx = focus_context([r.context for r in rows], ())

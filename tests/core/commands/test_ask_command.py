@@ -69,3 +69,13 @@ async def test_unknown_command_and_crash_are_friendly(h, monkeypatch):
 async def test_plain_hello_gets_help(h):
     [r] = await h.say("alice", "hello there")
     assert r.status == "ok" and "V100 32G 27B" in r.text and not r.buttons
+
+
+async def test_in_full_button_names_the_quant_the_command_runs_when_none_was_asked(h):
+    [r] = await h.say("alice", "4090 qwen3 32b")
+    first = r.buttons[0][0]
+    assert first.action.startswith("v:q:") and first.label.endswith("in full")
+    quant = first.label.split()[0]
+    assert f"-{quant}.gguf" in r.text, "the same quant as the launch command"
+    [detail] = await h.press("alice", first.action)
+    assert quant in detail.text.splitlines()[0]
