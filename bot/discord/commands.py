@@ -34,6 +34,12 @@ def _description(name: str) -> locale_str:
     return locale_str(translate(key, "en")[:DESCRIPTION_MAX], key=key)
 
 
+def _opt(name: str) -> locale_str:
+    """An option's description: English in the schema, Chinese for zh clients via the translator."""
+    key = f"discord.opt.{name}"
+    return locale_str(translate(key, "en")[:DESCRIPTION_MAX], key=key)
+
+
 class I18nTranslator(app_commands.Translator):
     """Command descriptions in the user's Discord language (only used when the tree is synced)."""
 
@@ -95,17 +101,16 @@ def build_commands() -> list[app_commands.Command]:  # type: ignore[type-arg]
     """Fresh command objects (a Command belongs to one tree)."""
 
     @app_commands.command(name="ask", description=_description("ask"))
-    @app_commands.describe(question="card(s) + model, e.g. 'V100 32G gemma 3 27b q4 8k'")
+    @app_commands.describe(question=_opt("ask.question"))
     async def ask(interaction: discord.Interaction, question: str) -> None:
         await _run(interaction, "ask", question)
 
     @app_commands.command(name="submit", description=_description("submit"))
     @app_commands.describe(
-        gpu="the card (pick from the list)", model="the model (pick from the list)",
-        quant="quantization, e.g. Q4_K_M", decode="decode speed, tokens/s", prefill="prefill speed, tokens/s",
-        ctx="context size, e.g. 8k", framework="llama.cpp, ollama, vLLM, …", notes="anything else",
-        evidence="a link to the log or screenshot",
-        text="pasted llama-bench / llama.cpp / ollama --verbose output, or more key=value fields",
+        gpu=_opt("submit.gpu"), model=_opt("submit.model"), quant=_opt("submit.quant"),
+        decode=_opt("submit.decode"), prefill=_opt("submit.prefill"), ctx=_opt("submit.ctx"),
+        framework=_opt("submit.framework"), notes=_opt("submit.notes"), evidence=_opt("submit.evidence"),
+        text=_opt("submit.text"),
     )  # fmt: skip
     @app_commands.autocomplete(gpu=_gpus, model=_models)
     async def submit(
@@ -129,30 +134,30 @@ def build_commands() -> list[app_commands.Command]:  # type: ignore[type-arg]
         await _run(interaction, "review")
 
     @app_commands.command(name="approve", description=_description("approve"))
-    @app_commands.describe(id="submission number")
+    @app_commands.describe(id=_opt("id.submission"))
     async def approve(interaction: discord.Interaction, id: app_commands.Range[int, 1]) -> None:  # noqa: A002
         await _run(interaction, "approve", str(id))
 
     @app_commands.command(name="reject", description=_description("reject"))
-    @app_commands.describe(id="submission number", reason="why (the submitter reads it); asked if left out")
+    @app_commands.describe(id=_opt("id.submission"), reason=_opt("reject.reason"))
     async def reject(interaction: discord.Interaction, id: app_commands.Range[int, 1],  # noqa: A002
                      reason: str | None = None) -> None:
         await _run(interaction, "reject", f"{id} {reason or ''}")
 
     @app_commands.command(name="withdraw", description=_description("withdraw"))
-    @app_commands.describe(id="anchor (submission) number", reason="why; asked if left out")
+    @app_commands.describe(id=_opt("id.anchor"), reason=_opt("withdraw.reason"))
     async def withdraw(interaction: discord.Interaction, id: app_commands.Range[int, 1],  # noqa: A002
                        reason: str | None = None) -> None:
         await _run(interaction, "withdraw", f"{id} {reason or ''}")
 
     @app_commands.command(name="subscribe", description=_description("subscribe"))
-    @app_commands.describe(target="a card, a model, both, or 'all'")
+    @app_commands.describe(target=_opt("target"))
     @app_commands.autocomplete(target=_targets)
     async def subscribe(interaction: discord.Interaction, target: str) -> None:
         await _run(interaction, "subscribe", target)
 
     @app_commands.command(name="unsubscribe", description=_description("unsubscribe"))
-    @app_commands.describe(target="a card, a model, both, or 'all'")
+    @app_commands.describe(target=_opt("target"))
     @app_commands.autocomplete(target=_targets)
     async def unsubscribe(interaction: discord.Interaction, target: str) -> None:
         await _run(interaction, "unsubscribe", target)
@@ -162,19 +167,19 @@ def build_commands() -> list[app_commands.Command]:  # type: ignore[type-arg]
         await _run(interaction, "subscriptions")
 
     @app_commands.command(name="accuracy", description=_description("accuracy"))
-    @app_commands.describe(scope="a card or a model (everything when left out)")
+    @app_commands.describe(scope=_opt("accuracy.scope"))
     @app_commands.autocomplete(scope=_scopes)
     async def accuracy(interaction: discord.Interaction, scope: str | None = None) -> None:
         await _run(interaction, "accuracy", scope)
 
     @app_commands.command(name="export", description=_description("export"))
-    @app_commands.describe(format="file format")
+    @app_commands.describe(format=_opt("export.format"))
     @app_commands.choices(format=[Choice(name="CSV", value="csv"), Choice(name="JSON", value="json")])
     async def export(interaction: discord.Interaction, format: str = "csv") -> None:  # noqa: A002
         await _run(interaction, "export", format)
 
     @app_commands.command(name="help", description=_description("help"))
-    @app_commands.describe(command="one command's syntax and example")
+    @app_commands.describe(command=_opt("help.command"))
     @app_commands.choices(command=[Choice(name=name, value=name) for name in COMMANDS])
     async def help_(interaction: discord.Interaction, command: str | None = None) -> None:
         await _run(interaction, "help", command)

@@ -331,3 +331,21 @@ async def test_submit_without_options_opens_the_form_whose_answer_submits(adapte
     answer.response.defer.assert_awaited_once()  # submit may pass Discord's 3 s: it defers
     sent = answer.edit_original_response.await_args or answer.followup.send.await_args
     assert "Received as #" in sent.kwargs["content"]
+
+
+async def test_every_option_description_is_translated():
+    from bot.discord.commands import I18nTranslator
+    from core.i18n import messages
+
+    table = messages()
+    translator = I18nTranslator()
+    seen = 0
+    for cmd in build_commands():
+        for param in cmd.parameters:
+            desc = param.locale_description
+            key = desc.extras.get("key")
+            assert key in table and table[key]["zh"], (cmd.name, param.name)
+            zh = await translator.translate(desc, discord.Locale.chinese, None)  # type: ignore[arg-type]
+            assert zh == table[key]["zh"][:100]
+            seen += 1
+    assert seen >= 20
