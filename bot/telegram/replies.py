@@ -54,7 +54,14 @@ class Replier:
 
     async def send(self, to: Destination, responses: list[Response]) -> list[Message]:
         sent: list[Message] = []
+        moved = False
         for response in responses:
+            if self._to_private_chat(to, response):
+                message = await self._privately(to, response)
+                if message is not None:
+                    sent.append(message)
+                    moved = True
+                    continue
             try:
                 message = await self._one(to, response)
             except Forbidden as exc:  # removed from the group or blocked: nothing more can be sent there
@@ -67,7 +74,31 @@ class Replier:
                 continue
             if message is not None:
                 sent.append(message)
+        if moved:  # say in the group where the answer went
+            try:
+                sent.append(await self._text(to, translate("telegram.sent_privately", to.lang), None,
+                                             ReplyParameters(to.reply_to, allow_sending_without_reply=True)
+                                             if to.reply_to is not None else None))
+            except TelegramError:
+                log.info("telegram pointer to the private chat failed", extra={"chat_id": to.chat_id})
         return sent
+
+    @staticmethod
+    def _to_private_chat(to: Destination, r: Response) -> bool:
+        """Moderation material asked for in a group goes to the moderator's private chat: Telegram has
+        no ephemeral messages, and pending submissions or the audit log are not for the whole group."""
+        return not to.private and r.private and r.extra.get("moderation") == "1" and to.user_id.isdigit()
+
+    async def _privately(self, to: Destination, r: Response) -> Message | None:
+        """None when the moderator never opened a private chat with the bot: then the group it is."""
+        dm = Destination(int(to.user_id), True, to.user_id, to.lang)
+        try:
+            return await self._one(dm, r)
+        except Forbidden:
+            return None
+        except BadRequest as exc:  # "chat not found": same as never started
+            log.info("telegram private chat unavailable", extra={"error": exc.message})
+            return None
 
     async def _one(self, to: Destination, r: Response) -> Message | None:
         link = None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.commands.context import BotContext, language
-from core.commands.review import _refuse
+from core.commands.review import MODERATION, _refuse
 from core.commands.types import Attachment, Invocation, Response
 from core.i18n import translate
 
@@ -21,4 +21,4 @@ async def run(bot: BotContext, inv: Invocation) -> list[Response]:
     data = export_csv(anchors) if fmt == "csv" else export_json(anchors)
     mime = "text/csv" if fmt == "csv" else "application/json"
     return [Response(translate("export.done", lang, n=len(anchors), fmt=fmt.upper()), private=True,
-                     attachment=Attachment(f"tokbot-anchors.{fmt}", data, mime))]
+                     attachment=Attachment(f"tokbot-anchors.{fmt}", data, mime), extra=MODERATION)]

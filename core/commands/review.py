@@ -19,6 +19,9 @@ from core.i18n import translate
 from core.storage.interface import NotFound, WrongState
 
 _ID = re.compile(r"^#?(\d{1,12})(?:\s+(.*))?$", re.DOTALL)
+# Moderation material (pending submissions, the audit log, exports): platforms without ephemeral
+# messages (Telegram) send it to the moderator's private chat rather than to a group.
+MODERATION = {"moderation": "1"}
 EVIDENCE_SHOWN = 300  # characters of a pasted log shown in /review (the whole log is stored)
 
 
@@ -72,10 +75,10 @@ async def _list(bot: BotContext, inv: Invocation, lang: str) -> list[Response]:
         return [Response(translate("review.empty", lang), private=True)]
     oldest_first = list(reversed(pending))[: bot.limits.review_page]
     head = translate("review.header", lang, shown=len(oldest_first), total=len(pending))
-    out = [Response(one(inv.target, head), private=True)]
+    out = [Response(one(inv.target, head), private=True, extra=MODERATION)]
     for sub in oldest_first:
         card = review_card(bot, sub, lang, inv.target)
-        out.append(Response(card, buttons=_buttons(sub, lang), private=True))
+        out.append(Response(card, buttons=_buttons(sub, lang), private=True, extra=MODERATION))
     return out
 
 
@@ -92,7 +95,7 @@ async def _audit(bot: BotContext, inv: Invocation, lang: str) -> list[Response]:
         target = f" #{e.submission_id}" if e.submission_id is not None else ""
         detail = f" ({e.detail})" if e.detail else ""
         lines.append(f"{e.at:%Y-%m-%d %H:%M} {who} {e.action}{target}{detail}")
-    return [Response(one(inv.target, *lines), private=True)]
+    return [Response(one(inv.target, *lines), private=True, extra=MODERATION)]
 
 
 async def _decide(bot: BotContext, inv: Invocation, verb: str, submission_id: int, reason: str,

@@ -210,3 +210,29 @@ def test_actor_names():
     assert actor_of(User(5, "Ann", False, last_name="Lee")).name == "Ann Lee"
     assert actor_of(User(5, "", False, username="ann")).name == "@ann"
     assert actor_of(User(5, "Ann", False)).key == "telegram:5"
+
+
+async def test_review_in_a_group_goes_to_the_moderators_private_chat(tg: Harness):
+    alice, bob, group = tg.fake.user(1001, "Alice"), tg.fake.user(MODERATOR, "Bob"), tg.fake.group()
+    await tg.say(alice, SUBMISSION)
+    sid = submission_id(tg.fake.sent[-1].text)
+    before = len(tg.fake.sent)
+    await tg.say(bob, f"/review@{BOT_USERNAME}", group)
+    new = tg.fake.sent[before:]
+    cards = [c for c in new if any(b.get("callback_data") == f"m:a:{sid}" for b in c.buttons)]
+    assert cards and all(c.chat_id == MODERATOR for c in cards), "the cards are in Bob's private chat"
+    in_group = [c for c in new if c.chat_id == group["id"]]
+    assert [c.text for c in in_group] == ["Sent to you in a private chat."]
+
+
+async def test_review_stays_in_the_group_when_the_moderator_never_opened_a_private_chat(tg: Harness):
+    alice, bob, group = tg.fake.user(1001, "Alice"), tg.fake.user(MODERATOR, "Bob"), tg.fake.group()
+    await tg.say(alice, SUBMISSION)
+    sid = submission_id(tg.fake.sent[-1].text)
+    tg.fake.fail("sendMessage", 403, times=10, chat_id=MODERATOR)
+    before = len(tg.fake.sent)
+    await tg.say(bob, f"/review@{BOT_USERNAME}", group)
+    new = tg.fake.sent[before:]
+    assert any(c.chat_id == group["id"] and any(b.get("callback_data") == f"m:a:{sid}" for b in c.buttons)
+               for c in new)
+    assert not any(c.text == "Sent to you in a private chat." for c in new)
