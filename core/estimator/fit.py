@@ -28,9 +28,9 @@ from core.estimator.memory import (
     Usable,
     compute_buffer_bytes,
     constants,
+    discrete_per_card_gib,
     kv_cache_bytes,
     kv_read_bytes,
-    usable_memory,
 )
 from core.estimator.weights import WeightBreakdown, weight_breakdown
 
@@ -265,7 +265,7 @@ def find_remedy(
             options.append(Remedy("lower_quant", mid, lo, hi, round(total / GIB, 2), quant=q.id))
             break
 
-    # 5. More cards of the same kind (not for unified-memory systems).
+    # 5. More discrete cards of the same kind (a unified-memory system can't add any).
     if not setup.gpu.unified_memory:
         cards = _cards_that_fit(request, weights.gpu_bytes_full_offload + kv_bytes, buffer, catalog)
         if cards:
@@ -283,23 +283,13 @@ def find_remedy(
 
 
 def _cards_that_fit(request: EstimateRequest, fixed: float, buffer: float, catalog: Catalog) -> int:
-    """The fewest cards above the setup's count (up to MAX_CARDS) that fit `fixed` bytes (weights +
-    KV) plus one compute buffer per card; 0 when even MAX_CARDS don't."""
+    """The fewest discrete cards above the setup's count (up to MAX_CARDS) that fit `fixed` bytes
+    (weights + KV) plus one compute buffer per card; 0 when even MAX_CARDS don't."""
     setup = request.setup
     const = constants(catalog)
-    smooth = const.smooth_fraction
-    if setup.gpu.vendor == "Apple":  # usable_memory's own rules; never reached by a catalog Mac
-        for cards in range(setup.count + 1, MAX_CARDS + 1):
-            more = usable_memory(setup.gpu, setup.memory_gib, cards, setup.os, catalog)
-            if _fits(fixed + buffer * cards, more.total_gib * GIB, smooth):
-                return cards
-        return 0
-    # usable_memory for a discrete card, inlined (no notes to build): the driver context on each
-    # card, the desktop's reserve spread over all of them; the same operations in the same order.
-    reserve = const.os_reserve_gib.get(setup.os, 0.0)
-    per_card = setup.memory_gib - const.driver_context_gib
     for cards in range(setup.count + 1, MAX_CARDS + 1):
-        if _fits(fixed + buffer * cards, (per_card - reserve / cards) * cards * GIB, smooth):
+        per_card = discrete_per_card_gib(setup.memory_gib, cards, setup.os, const)
+        if _fits(fixed + buffer * cards, per_card * cards * GIB, const.smooth_fraction):
             return cards
     return 0
 

@@ -237,11 +237,15 @@ def usable_memory(gpu: Gpu, memory_gib: float, count: int, os_name: str, catalog
         notes.append(Note("assume.unified_reserve", {"gib": const.unified_os_reserve_gib}))
         return Usable(per_card, count, memory_gib, tuple(notes))
     reserve = const.os_reserve_gib.get(os_name, 0.0)
-    per_card = memory_gib - const.driver_context_gib
     if reserve:
         notes.append(Note(f"assume.os_{os_name}", {"gib": reserve}))
     else:
         notes.append(Note("assume.os_headless", {"gib": const.driver_context_gib}))
-    # The desktop sits on one card only; the others keep their full memory.
-    total_reserve_per_card = reserve / count
-    return Usable(per_card - total_reserve_per_card, count, memory_gib, tuple(notes))
+    return Usable(discrete_per_card_gib(memory_gib, count, os_name, const), count, memory_gib, tuple(notes))
+
+
+def discrete_per_card_gib(memory_gib: float, count: int, os_name: str, const: EstimatorConstants) -> float:
+    """What each of `count` discrete cards lets a framework allocate: the driver context on every
+    card, the desktop's reserve spread over all of them (it sits on one card only; the others keep
+    their full memory). `usable_memory` without its notes, for loops over card counts."""
+    return memory_gib - const.driver_context_gib - const.os_reserve_gib.get(os_name, 0.0) / count
