@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.commands.context import BotContext, language
-from core.commands.subscribe import _what
+from core.commands.subscribe import named_target
 from core.commands.text import one
 from core.commands.types import Invocation, Response
 from core.community.accuracy import accuracy
@@ -16,7 +16,7 @@ async def run(bot: BotContext, inv: Invocation) -> list[Response]:
     subs = await bot.storage.submissions(status="approved", origin="community")
     scope = translate("accuracy.scope_all", lang)
     if text:
-        gpu_id, model_id, problems = _what(bot, text, lang)
+        gpu_id, model_id, problems = named_target(bot, text, lang)
         if problems:
             return [Response(one(inv.target, *problems), private=True, status="clarify")]
         subs = [s for s in subs if (gpu_id is None or s.measurement.gpu_id == gpu_id)

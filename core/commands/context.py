@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -12,8 +11,7 @@ from typing import Any
 from core.catalog.loader import Catalog
 from core.community.moderators import ModeratorPolicy
 from core.storage.interface import Storage
-
-_CJK = re.compile(r"[\u3400-\u9fff]")
+from core.understanding.language import has_chinese
 
 
 def utcnow() -> datetime:
@@ -85,6 +83,6 @@ class BotContext:
 
 def language(text: str, hint: str | None) -> str:
     """Chinese when the user wrote Chinese, else the platform's hint, else English."""
-    if _CJK.search(text or ""):
+    if has_chinese(text or ""):
         return "zh"
     return hint if hint in ("en", "zh") else "en"

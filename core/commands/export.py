@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.commands.context import BotContext, language
-from core.commands.review import MODERATION, _refuse
+from core.commands.review import MODERATION, refuse
 from core.commands.types import Attachment, Invocation, Response
 from core.i18n import translate
 
@@ -13,7 +13,7 @@ async def run(bot: BotContext, inv: Invocation) -> list[Response]:
 
     lang = language(inv.text, inv.lang)
     if not bot.moderators.allows(inv.actor):
-        return await _refuse(bot, inv, "export", None)
+        return await refuse(bot, inv, "export", None)
     fmt = (inv.text.strip().lower() or "csv").split()[0]
     if fmt not in ("csv", "json"):
         return [Response(translate("export.bad_format", lang, fmt=fmt), private=True, status="error")]

@@ -25,7 +25,8 @@ MODERATION = {"moderation": "1"}
 EVIDENCE_SHOWN = 300  # characters of a pasted log shown in /review (the whole log is stored)
 
 
-async def _refuse(bot: BotContext, inv: Invocation, action: str, submission_id: int | None) -> list[Response]:
+async def refuse(bot: BotContext, inv: Invocation, action: str, submission_id: int | None) -> list[Response]:
+    """A moderator-only action by someone else: nothing happens, the attempt goes to the audit log."""
     await bot.storage.record_audit(AuditEntry(
         at=bot.clock(), actor=inv.actor, action=f"refused:{action}", submission_id=submission_id, ok=False,
         detail="not a moderator",
@@ -138,7 +139,7 @@ async def run(bot: BotContext, inv: Invocation) -> list[Response]:
     lang = language(inv.text, inv.lang)
     submission_id, reason = _parse(inv.text)
     if not bot.moderators.allows(inv.actor):
-        return await _refuse(bot, inv, inv.command, submission_id)
+        return await refuse(bot, inv, inv.command, submission_id)
     if inv.command == "review":
         if inv.text.strip().lower() in ("audit", "log", "日志"):
             return await _audit(bot, inv, lang)

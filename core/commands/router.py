@@ -39,7 +39,7 @@ _MODULES = {
     "export": "export",
 }
 # button action prefix -> module
-_ACTIONS = {"v": "ask", "m": "review", "s": "submit"}
+_ACTIONS = {"v": "ask", "m": "review"}
 CANCEL_WORDS = ("cancel", "stop")
 _COMMAND_TEXT = re.compile(r"^/([A-Za-z_]+)(?:@\S+)?(?:\s+|$)(.*)$", re.DOTALL)
 

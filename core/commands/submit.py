@@ -145,9 +145,3 @@ async def _store(bot: BotContext, inv: Invocation, drafts, lang: str) -> list[Re
     status = "ok" if stored else "error"
     return [Response(one(inv.target, *lines), status=status)]
 
-
-async def act(bot: BotContext, inv: Invocation, parts: list[str]) -> list[Response]:
-    """No submit buttons yet; kept so a stale "s:" action answers instead of failing."""
-    lang = language("", inv.lang)
-    return [Response(translate("ask.expired", lang), private=True, status="error")]
-

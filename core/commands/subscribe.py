@@ -27,7 +27,7 @@ def _target_name(bot: BotContext, gpu_id: str | None, model_id: str | None, lang
     return " + ".join(names) if names else translate("subscribe.everything", lang)
 
 
-def _what(bot: BotContext, text: str, lang: str) -> tuple[str | None, str | None, list[str]]:
+def named_target(bot: BotContext, text: str, lang: str) -> tuple[str | None, str | None, list[str]]:
     """(gpu_id, model_id, problems) for what the user named; problems name the closest candidates."""
     parsed = parse_question(text, bot.catalog)
     problems: list[str] = []
@@ -59,7 +59,7 @@ async def run(bot: BotContext, inv: Invocation) -> list[Response]:
     if everything:
         gpu_id = model_id = None
     else:
-        gpu_id, model_id, problems = _what(bot, text, lang)
+        gpu_id, model_id, problems = named_target(bot, text, lang)
         if problems:
             return [Response(one(inv.target, *problems), private=True, status="clarify")]
     if inv.command == "unsubscribe":

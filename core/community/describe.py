@@ -5,10 +5,7 @@ from __future__ import annotations
 from core.catalog.loader import Catalog
 from core.community.records import EstimateSnapshot, Measurement, Submission
 from core.i18n import translate
-
-
-def _ctx(tokens: int) -> str:
-    return f"{tokens // 1024}k" if tokens >= 1024 and tokens % 1024 == 0 else str(tokens)
+from core.render.fmt import ctx_label
 
 
 def setup_line(m: Measurement, catalog: Catalog) -> str:
@@ -21,9 +18,9 @@ def setup_line(m: Measurement, catalog: Catalog) -> str:
         card = f"{m.gpu_count}x {card}"
     parts = [card, model.name if model else m.model_id, m.quant]
     if m.context:
-        parts.append(f"ctx {_ctx(m.context)}")
+        parts.append(f"ctx {ctx_label(m.context)}")
     if m.depth:
-        parts.append(f"@{_ctx(m.depth)}")
+        parts.append(f"@{ctx_label(m.depth)}")
     fw = m.framework + (f" {m.framework_version}" if m.framework_version else "")
     parts.append(fw)
     if m.backend:

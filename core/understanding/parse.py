@@ -19,6 +19,7 @@ from rapidfuzz import fuzz, process
 
 from core.catalog.loader import Catalog
 from core.understanding.index import Index, index_for
+from core.understanding.language import has_chinese
 from core.understanding.normalize import (
     ACTIVE_TOKEN,
     MOE_TOKEN,
@@ -40,7 +41,6 @@ Intent = Literal["speed", "fit", "cards_needed", "memory", "general"]
 Os = Literal["windows", "linux", "macos"]
 
 MAX_COUNT = 64  # "128卡" is a cluster question, not a count we can estimate; larger numbers are noise
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _CJK_PIECE = re.compile(r"^[\u3400-\u9fff\uf900-\ufaff]$")
 
 
@@ -198,7 +198,7 @@ def parse_question(text: str, catalog: Catalog) -> ParsedQuestion:
     try:
         return _parse(raw, catalog)
     except Exception:  # noqa: BLE001 - a question we cannot read is answered with help, not a crash
-        return ParsedQuestion(raw=raw[:500], lang="zh" if _CJK.search(raw[:500]) else "en")
+        return ParsedQuestion(raw=raw[:500], lang="zh" if has_chinese(raw[:500]) else "en")
 
 
 def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
@@ -206,7 +206,7 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
     index = pats.index
     vocab = index.vocab
     t = clean(raw)
-    lang: Literal["zh", "en"] = "zh" if _CJK.search(t) else "en"
+    lang: Literal["zh", "en"] = "zh" if has_chinese(t) else "en"
     t = pats.split_x.sub(r"\1 \2 ", t)
     t = pats.split_x_after.sub(r" \1\2", t)
 
