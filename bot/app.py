@@ -11,6 +11,8 @@ import logging
 from dataclasses import dataclass, field
 
 from bot.settings import Settings
+from core.anchors.index import AnchorIndex
+from core.anchors.seed import published_anchors
 from core.catalog.loader import Catalog, default_catalog
 from core.commands.context import BotContext, FollowUps, Limits, utcnow
 from core.commands.router import CommandRouter
@@ -45,24 +47,16 @@ class App:
 
 
 async def load_anchors(app: App) -> None:
-    try:
-        from core.anchors.index import AnchorIndex
-        from core.anchors.seed import published_anchors
-    except ImportError:  # anchors package not present: estimates without anchors
-        return
+    """Seed the published anchors (idempotent), then build the index from every approved one."""
     added = await app.storage.add_published(published_anchors(app.catalog))
     if added:
         log.info("seeded %d published anchors", added)
-    approved = await app.storage.submissions(status="approved")
-    app.bot.anchors = AnchorIndex.from_submissions(approved, app.catalog)
-    warm_calibration(app)
+    await refresh_anchors(app)
 
 
 async def refresh_anchors(app: App) -> bool:
     """Reload the anchor index when the approved set changed behind this process's back (a decision
     made from the console, or by another process on the same database). True when it changed."""
-    from core.anchors.index import AnchorIndex
-
     approved = await app.storage.submissions(status="approved")
     current = app.bot.anchors
     if current is not None and {s.id for s in approved} == {s.id for s in current.all()}:

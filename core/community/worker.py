@@ -72,7 +72,7 @@ class OutboxWorker:
                  settings: OutboxSettings, clock: Callable[[], datetime],
                  on_result: Callable[[str, str], None] | None = None):
         self.storage = storage
-        self.notifiers = notifiers
+        self.notifiers: dict[str, Notifier] = {}
         self.catalog = catalog
         self.settings = settings
         self.clock = clock
@@ -80,10 +80,9 @@ class OutboxWorker:
         self.on_result = on_result  # metrics hook: (platform, outcome)
         self._wake = asyncio.Event()
         self._sent_keys: OrderedDict[str, None] = OrderedDict()
-        self._pacers = {
-            name: _Pacer(settings.per_second.get(name, getattr(n, "per_second", 0.0)))
-            for name, n in notifiers.items()
-        }
+        self._pacers: dict[str, _Pacer] = {}
+        for notifier in notifiers.values():
+            self.add_notifier(notifier)
 
     def add_notifier(self, notifier: Notifier) -> None:
         self.notifiers[notifier.platform] = notifier
