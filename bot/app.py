@@ -11,10 +11,10 @@ import logging
 from dataclasses import dataclass, field
 
 from bot.settings import Settings
-from core.anchors.index import AnchorIndex
+from core.anchors.anchor_index import AnchorIndex
 from core.anchors.seed import published_anchors
 from core.catalog.loader import Catalog, default_catalog
-from core.commands.context import BotContext, FollowUps, Limits, utcnow
+from core.commands.context import BotContext, BotLimits, FollowUps, utcnow
 from core.commands.router import CommandRouter
 from core.community.delivery import Notifier
 from core.community.worker import OutboxSettings, OutboxWorker
@@ -100,7 +100,7 @@ def build_app(settings: Settings, storage: Storage | None = None, catalog: Catal
 
         settings.db_path.parent.mkdir(parents=True, exist_ok=True)
         storage = SqliteStorage(str(settings.db_path))
-    limits = Limits.from_catalog(catalog, submissions_per_hour=settings.submissions_per_hour)
+    limits = BotLimits.from_catalog(catalog, submissions_per_hour=settings.submissions_per_hour)
     bot = BotContext(catalog=catalog, storage=storage, moderators=settings.moderator_policy(), limits=limits,
                      clock=clock, followups=FollowUps(limits.followups_kept),
                      default_lang=settings.default_lang, default_os=settings.default_os)

@@ -25,9 +25,9 @@ import calibration_data  # noqa: E402
 from calibration_data import Row, load_rows  # noqa: E402
 
 from core.catalog.loader import default_catalog  # noqa: E402
+from core.estimate_request import EstimateQuery, QueryError, resolve_request  # noqa: E402
 from core.estimator.estimate import estimate  # noqa: E402
 from core.estimator.memory import GIB  # noqa: E402
-from core.estimator.query import EstimateQuery, QueryError, resolve_request  # noqa: E402
 from core.estimator.weights import weight_breakdown  # noqa: E402
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.answer import answer, clear_caches  # noqa: E402
+from core.ask_use_case import answer, clear_caches  # noqa: E402
 from core.catalog.loader import default_catalog  # noqa: E402
 
 CORPUS = ROOT / "tests" / "core" / "understanding" / "corpus.jsonl"
@@ -81,7 +81,7 @@ def main() -> int:
     catalog = default_catalog()
     anchors = None
     if args.anchors:
-        from core.anchors.index import AnchorIndex
+        from core.anchors.anchor_index import AnchorIndex
         from core.anchors.seed import as_approved, published_anchors
 
         anchors = AnchorIndex.from_submissions(as_approved(published_anchors(catalog)), catalog)

@@ -16,8 +16,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.catalog.loader import default_catalog  # noqa: E402
+from core.estimate_request import EstimateQuery, resolve_request  # noqa: E402
 from core.estimator.estimate import estimate  # noqa: E402
-from core.estimator.query import EstimateQuery, resolve_request  # noqa: E402
 
 SETUPS = [
     ("V100 32G", "gemma 3 27b", 1), ("4090", "llama 3.3 70b", 1), ("3090", "qwen3 32b", 2),

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.community.records import Actor, Measurement, NewSubmission  # noqa: E402
+from core.records import Actor, Measurement, NewSubmission  # noqa: E402
 from core.storage._common import iso  # noqa: E402
 from core.storage.sqlite import SqliteStorage  # noqa: E402
 

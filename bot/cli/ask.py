@@ -1,6 +1,6 @@
 """`python -m bot ask "V100 32G 27B 多少 token"`: the reply exactly as a chat would show it.
 
-With --json: {"status", "query", "candidates", "reply"} (see core.answer.Reply.as_dict). The exit
+With --json: {"status", "query", "candidates", "reply"} (see core.ask_use_case.Reply.as_dict). The exit
 code is 0 for an answer, 1 when the bot asks back, shows help or reports an error, 2 for a broken
 catalog.
 """
@@ -21,7 +21,7 @@ def run_ask(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     except CatalogError as exc:
         print(f"catalog error: {exc}", file=sys.stderr)
         return 2
-    from core.answer import answer
+    from core.ask_use_case import answer
 
     question = " ".join(args.question)
     reply = answer(question, catalog, lang=args.lang, target=args.target)

@@ -24,9 +24,9 @@ from typing import TextIO
 from bot.app import App, build_app
 from bot.settings import load_settings
 from core.commands.types import Button, Invocation, Prompt, Response, Where
-from core.community.notices import notice_text
-from core.community.records import Actor
 from core.i18n import translate
+from core.records import Actor
+from core.render.notices import notice_text
 
 PROMPT = "tokbot> "
 QUIT = {"/quit", "/exit"}

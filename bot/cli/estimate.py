@@ -8,7 +8,7 @@ import sys
 from typing import Any, TextIO
 
 from core.catalog.loader import CatalogError, default_catalog
-from core.estimator.query import QueryError, run_query
+from core.estimate_request import QueryError, run_query
 from core.estimator.serialize import estimate_dict
 
 FLAG_KEYS = (

@@ -20,9 +20,8 @@ async def _anchors(db: Path) -> list:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from core.anchors.export import export_csv, export_json
-
     from bot.settings import SettingsError, load_settings
+    from core.anchors.export import export_csv, export_json
 
     try:
         db = Path(args.db) if args.db else load_settings().db_path

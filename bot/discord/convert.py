@@ -6,7 +6,7 @@ import re
 
 import discord
 
-from core.community.records import Actor
+from core.records import Actor
 
 NO_MENTIONS = discord.AllowedMentions.none()  # every send: a reply never pings anyone
 

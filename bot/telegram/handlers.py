@@ -44,8 +44,8 @@ from bot.app import App
 from bot.telegram.replies import NO_PREVIEW, Destination, Replier, plain
 from core.commands.context import language
 from core.commands.types import COMMANDS, Invocation, Response, Where
-from core.community.records import Actor
 from core.i18n import translate
+from core.records import Actor
 
 log = logging.getLogger(__name__)
 

@@ -23,14 +23,14 @@ from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from typing import Any
 
-from core.anchors.index import AnchorIndex
+from core.anchors.anchor_index import AnchorIndex
 from core.catalog.loader import Catalog
-from core.community.records import Measurement, Submission
+from core.estimate_request import KV_TYPES
 from core.estimator import speed
 from core.estimator.estimate import Estimate, EstimateRequest, Range, Row, estimate
-from core.estimator.query import KV_TYPES
 from core.estimator.setup import OS_NAMES, SetupError, build_setup
 from core.i18n import Note
+from core.records import Measurement, Submission
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,9 +15,9 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from core.anchors.index import anchor_date
+from core.anchors.anchor_index import anchor_date
 from core.catalog.loader import Catalog, default_catalog
-from core.community.records import Submission
+from core.records import Submission
 
 SCHEMA = 1
 NOTES_MAX = 300  # characters of free-text notes kept per anchor

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from core.catalog.loader import CATALOG_DIR, Catalog
-from core.community.records import Actor, Measurement, NewSubmission, Submission
+from core.records import Actor, Measurement, NewSubmission, Submission
 
 PUBLISHED_CSV = CATALOG_DIR / "published_anchors.csv"
 FINGERPRINT_PREFIX = "published:"

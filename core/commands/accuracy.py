@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from core.commands.context import BotContext, language
 from core.commands.subscribe import named_target
-from core.commands.text import one
 from core.commands.types import Invocation, Response
 from core.community.accuracy import accuracy
 from core.i18n import translate
+from core.render.message import one
 
 
 async def run(bot: BotContext, inv: Invocation) -> list[Response]:

@@ -11,14 +11,14 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from core.answer import Reply, answer, answer_query, chart, estimate_for, follow_up
+from core.ask_use_case import Reply, answer, answer_query, chart, estimate_for, follow_up
 from core.catalog.loader import Catalog
 from core.commands.context import BotContext
-from core.commands.text import one
 from core.commands.types import Button, Invocation, Response
 from core.estimator.memory import default_os
 from core.i18n import translate
 from core.render.detail import focus_quant
+from core.render.message import one
 from core.understanding.language import question_language
 
 VIEWS = {"f": "frameworks", "s": "speculative", "q": "quant", "c": "chart", "o": "os", "k": "kv"}

@@ -19,7 +19,7 @@ def utcnow() -> datetime:
 
 
 @dataclass(frozen=True, slots=True)
-class Limits:
+class BotLimits:
     submissions_per_hour: int = 10
     review_page: int = 5
     max_subscriptions: int = 50
@@ -29,7 +29,7 @@ class Limits:
     private_only: tuple[str, ...] = ("telegram",)
 
     @classmethod
-    def from_catalog(cls, catalog: Catalog, **overrides: Any) -> Limits:
+    def from_catalog(cls, catalog: Catalog, **overrides: Any) -> BotLimits:
         table = catalog.tables.get("community", {})
         raw = dict(table.get("limits", {}))
         raw["private_only"] = tuple(table.get("subscriptions", {}).get("private_only", ("telegram",)))
@@ -67,9 +67,9 @@ class BotContext:
     catalog: Catalog
     storage: Storage
     moderators: ModeratorPolicy
-    limits: Limits
+    limits: BotLimits
     clock: Callable[[], datetime] = utcnow
-    anchors: Any = None  # core.anchors.index.AnchorIndex once loaded
+    anchors: Any = None  # core.anchors.anchor_index.AnchorIndex once loaded
     followups: FollowUps = field(default_factory=lambda: FollowUps(20000))
     dialogues: dict[tuple[str, str, str], Any] = field(default_factory=dict)
     # Called after every decision that changes the anchors (approve / withdraw), e.g. to wake the

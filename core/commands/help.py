@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from core.commands.context import BotContext, language
-from core.commands.text import split
 from core.commands.types import COMMANDS, Invocation, Response
 from core.i18n import translate
 from core.render.doc import Doc, Para
+from core.render.message import split
 
 
 def command_line(name: str, lang: str) -> str:

@@ -11,11 +11,11 @@ import json
 import re
 
 from core.commands.context import BotContext, language
-from core.commands.text import one
 from core.commands.types import Button, Invocation, Prompt, Response
-from core.community.describe import estimate_line, summary
-from core.community.records import AuditEntry, Submission
 from core.i18n import translate
+from core.records import AuditEntry, Submission
+from core.render.message import one
+from core.render.submission import estimate_line, summary
 from core.storage.interface import NotFound, WrongState
 
 _ID = re.compile(r"^#?(\d{1,12})(?:\s+(.*))?$", re.DOTALL)
@@ -99,7 +99,7 @@ async def _audit(bot: BotContext, inv: Invocation, lang: str) -> list[Response]:
     return [Response(one(inv.target, *lines), private=True, extra=MODERATION)]
 
 
-async def _decide(bot: BotContext, inv: Invocation, verb: str, submission_id: int, reason: str,
+async def _decide_submission(bot: BotContext, inv: Invocation, verb: str, submission_id: int, reason: str,
                   lang: str) -> list[Response]:
     now = bot.clock()
     try:
@@ -151,7 +151,7 @@ async def run(bot: BotContext, inv: Invocation) -> list[Response]:
         title = translate(f"review.prompt.{inv.command}", lang, id=submission_id)
         return [Response(title, private=True, prompt=Prompt(title, f"{inv.command} {submission_id}"),
                          status="clarify")]
-    return await _decide(bot, inv, inv.command, submission_id, reason, lang)
+    return await _decide_submission(bot, inv, inv.command, submission_id, reason, lang)
 
 
 _VERBS = {"a": "approve", "r": "reject", "w": "withdraw"}

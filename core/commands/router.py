@@ -16,8 +16,8 @@ from dataclasses import replace
 
 from core.commands.context import BotContext, language
 from core.commands.types import COMMANDS, Invocation, Response, Where
-from core.community.records import Actor
 from core.i18n import translate
+from core.records import Actor
 
 log = logging.getLogger(__name__)
 

@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from core.commands.context import BotContext, language
-from core.commands.text import one
 from core.commands.types import Invocation, Response
-from core.community.describe import estimate_line, setup_line, speeds_line
-from core.community.records import Actor, NewSubmission
 from core.i18n import translate
+from core.records import Actor, NewSubmission
+from core.render.message import one
+from core.render.submission import estimate_line, setup_line, speeds_line
 
 CANCEL = {"cancel", "stop", "quit", "/cancel", "取消", "算了", "退出"}
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from core.commands.context import BotContext, language
 from core.commands.submit import notice_chat
-from core.commands.text import one
 from core.commands.types import Invocation, Response
-from core.community.records import Subscription
 from core.i18n import translate
+from core.records import Subscription
+from core.render.message import one
 from core.understanding.parse import parse_question
 
 EVERYTHING = {"all", "everything", "*", "全部", "所有", "全部订阅"}

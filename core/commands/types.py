@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.community.records import Actor
+from core.records import Actor
 
 # Every command the bot has, in the order /help lists them. Both chat adapters register exactly
 # these (tests check it); "ask" is also what a plain question means.

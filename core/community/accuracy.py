@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from statistics import median
 
-from core.community.records import Submission
+from core.records import Submission
 
 
 @dataclass(frozen=True, slots=True)

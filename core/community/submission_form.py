@@ -10,8 +10,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, fie
 from pydantic_core import PydanticCustomError
 
 from core.catalog.loader import Catalog
-from core.community.submit_limits import Limits, limits
-from core.estimator.query import parse_context
+from core.community.submit_limits import SubmitLimits, limits
+from core.estimate_request import parse_context
 from core.i18n import Note
 
 _NUMBER = re.compile(r"^\s*~?\s*(\d+(?:[.,]\d+)?)\s*([a-z/ ]*?)\s*$", re.I)
@@ -26,7 +26,7 @@ def _err(code: str, **params: Any) -> PydanticCustomError:
     return PydanticCustomError(code, code, params)
 
 
-def _limits_of(info: ValidationInfo) -> Limits:
+def _limits_of(info: ValidationInfo) -> SubmitLimits:
     return info.context["limits"]  # type: ignore[index]
 
 

@@ -13,7 +13,7 @@ from core.catalog.loader import Catalog
 
 
 @dataclass(frozen=True, slots=True)
-class Limits:
+class SubmitLimits:
     required: tuple[str, ...]
     max_count: int
     min_context: int
@@ -33,11 +33,11 @@ class Limits:
 
 
 @cache
-def limits(catalog: Catalog) -> Limits:
+def limits(catalog: Catalog) -> SubmitLimits:
     table = catalog.tables["submit"]
     s = table["submit"]
     words = "|".join(re.escape(w) for w in s["speculative_words"])
-    return Limits(
+    return SubmitLimits(
         required=tuple(s["required"]),
         max_count=int(s["max_count"]),
         min_context=int(s["min_context"]),

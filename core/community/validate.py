@@ -23,13 +23,13 @@ from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.community.ceilings import bytes_per_token, decode_ceiling, peak_tflops, prefill_ceiling
 from core.community.pasted import MODEL_FROM_ARCH, PARTIAL_OFFLOAD, THROUGHPUT_ONLY
-from core.community.records import EstimateSnapshot, Measurement
 from core.community.submission_form import SubmissionForm, read_form
-from core.community.submit_limits import Limits, engine_version, limits
+from core.community.submit_limits import SubmitLimits, engine_version, limits
 from core.community.submit_parse import RawRun, parse_submission
 from core.estimator.estimate import EstimateRequest, Row, estimate
 from core.estimator.setup import SetupError, build_setup
 from core.i18n import Note
+from core.records import EstimateSnapshot, Measurement
 from core.understanding.resolve import (
     Resolution,
     resolve_framework,
@@ -378,7 +378,7 @@ def fingerprint(submitter_key: str, m: Measurement) -> str:
 
 # Re-exported: callers and tests use one entry point for everything about reading a submission.
 __all__ = [
-    "Draft", "Limits", "SubmissionForm", "SubmitReading", "bytes_per_token", "decode_ceiling",
+    "Draft", "SubmitLimits", "SubmissionForm", "SubmitReading", "bytes_per_token", "decode_ceiling",
     "engine_version", "fingerprint", "limits", "peak_tflops", "prefill_ceiling", "read_form",
     "read_submission",
 ]

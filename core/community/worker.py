@@ -19,8 +19,8 @@ from datetime import datetime, timedelta
 
 from core.catalog.loader import Catalog
 from core.community.delivery import Delivery, Notifier
-from core.community.notices import notice_text
-from core.community.records import OutboxItem
+from core.records import OutboxItem
+from core.render.notices import notice_text
 from core.storage.interface import Storage
 
 log = logging.getLogger(__name__)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Literal
 
 from core.catalog.gpu import Gpu
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.estimator import speed
-from core.estimator.fit import Remedy, find_remedy, layer_plan
 from core.estimator.frameworks import FrameworkQuery, evaluate, recommend
 from core.estimator.memory import (
     GIB,
@@ -25,10 +25,11 @@ from core.estimator.memory import (
     kv_read_bytes,
     usable_memory,
 )
+from core.estimator.memory_fit import Remedy, find_remedy, layer_plan
 from core.estimator.weights import weight_breakdown
 from core.i18n import Note
 
-Status = str  # "smooth" | "tight" | "no_fit"
+FitStatus = Literal["smooth", "tight", "no_fit"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +74,7 @@ class Row:
     overhead_gib: float
     total_gib: float
     usable_gib: float
-    status: Status
+    status: FitStatus
     decode_tps: Range | None
     prefill_tps: Range | None
     ttft_s: float | None
@@ -291,7 +292,7 @@ def _framework_os(os_name: str) -> str:
 
 
 def framework_query(
-    request: EstimateRequest, quant_id: str, ctx: int, status: Status, remedy: Remedy | None, catalog: Catalog
+    request: EstimateRequest, quant_id: str, ctx: int, status: FitStatus, remedy: Remedy | None, catalog: Catalog
 ) -> FrameworkQuery:
     """The framework engine's view of one row, with the row's way out applied when it has one."""
     setup = request.setup
@@ -346,7 +347,7 @@ def _launch(
     framework: str,
     quant_id: str,
     ctx: int,
-    status: Status,
+    status: FitStatus,
     remedy: Remedy | None,
     catalog: Catalog,
 ) -> tuple[list[Note], str]:

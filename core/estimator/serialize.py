@@ -6,7 +6,7 @@ from typing import Any
 
 from core.catalog.loader import Catalog
 from core.estimator.estimate import Estimate, Range, Row, launch_command
-from core.estimator.fit import Remedy
+from core.estimator.memory_fit import Remedy
 from core.i18n import Lang
 
 

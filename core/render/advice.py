@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from core.catalog.loader import Catalog
 from core.estimator import speed
 from core.estimator.estimate import Estimate, Row, row_framework_query
-from core.estimator.fit import Remedy
 from core.estimator.frameworks import FrameworkOption, evaluate, framework_options, recommend
+from core.estimator.memory_fit import Remedy
 from core.estimator.speculative import SpecOption, speculative_options
 from core.i18n import Lang, Note, translate
 from core.render.fmt import ctx_label, num

@@ -201,7 +201,7 @@ def _cards_needed(row: Row, count: int, lang: Lang) -> str:
 
 def compact_doc(est: Estimate, catalog: Catalog, lang: Lang, info: AskInfo, level: _Level = LEVELS[0],
                 anchors: tuple[Part, ...] | None = None) -> Doc:
-    """`anchors`: the measured-anchor lines (core/anchors/render.py) in place of the "none yet" line;
+    """`anchors`: the measured-anchor lines (core/render/anchors.py) in place of the "none yet" line;
     the tightest level keeps only the first of them."""
     quants, contexts, cells = _grid(est)
     focus_ctx = focus_context(contexts, info.contexts)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from core.community.records import Submission, SubmissionStatus
+from core.records import Submission, SubmissionStatus
 
 # Pending, leased and retried items are all "pending": the status only changes when the worker is
 # done with an item for good.

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Protocol
 
-from core.community.records import (
+from core.records import (
     Actor,
     AuditEntry,
     NewSubmission,

@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from core.community.records import (
+from core.records import (
     Actor,
     AuditEntry,
     NewSubmission,
@@ -143,7 +143,7 @@ class MemoryStorage:
                 return sub
         return None
 
-    def _decide(
+    def _transition(
         self, submission_id: int, expected: SubmissionStatus, new_status: SubmissionStatus, moderator: Actor,
         reason: str | None, at: datetime,
     ) -> Submission:
@@ -185,7 +185,7 @@ class MemoryStorage:
     async def approve(self, submission_id: int, moderator: Actor, at: datetime) -> Submission:
         at = utc(at)
         async with self._lock:
-            sub = self._decide(submission_id, "pending", "approved", moderator, None, at)
+            sub = self._transition(submission_id, "pending", "approved", moderator, None, at)
             payload = anchor_payload(sub)
             m = sub.measurement
             # Oldest subscription first, like the SQL backend: it decides subscription_id / lang when
@@ -209,14 +209,14 @@ class MemoryStorage:
     async def reject(self, submission_id: int, moderator: Actor, reason: str, at: datetime) -> Submission:
         at = utc(at)
         async with self._lock:
-            sub = self._decide(submission_id, "pending", "rejected", moderator, reason, at)
+            sub = self._transition(submission_id, "pending", "rejected", moderator, reason, at)
             self._enqueue_decision(sub, at)
             return sub
 
     async def withdraw(self, submission_id: int, moderator: Actor, reason: str, at: datetime) -> Submission:
         at = utc(at)
         async with self._lock:
-            sub = self._decide(submission_id, "approved", "withdrawn", moderator, reason, at)
+            sub = self._transition(submission_id, "approved", "withdrawn", moderator, reason, at)
             if sub.origin == "community":
                 self._enqueue_decision(sub, at)
             return sub

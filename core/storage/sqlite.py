@@ -34,7 +34,7 @@ from typing import Any
 
 import aiosqlite
 
-from core.community.records import (
+from core.records import (
     Actor,
     AuditEntry,
     EstimateSnapshot,
@@ -440,7 +440,7 @@ class SqliteStorage:
         )
         return _submission(rows[0]) if rows else None
 
-    async def _decide(
+    async def _transition(
         self, db: aiosqlite.Connection, submission_id: int, expected: SubmissionStatus,
         new_status: SubmissionStatus, moderator: Actor, reason: str | None, at: datetime,
     ) -> Submission:
@@ -474,7 +474,7 @@ class SqliteStorage:
 
     async def approve(self, submission_id: int, moderator: Actor, at: datetime) -> Submission:
         async with self._write() as db:
-            sub = await self._decide(db, submission_id, "pending", "approved", moderator, None, at)
+            sub = await self._transition(db, submission_id, "pending", "approved", moderator, None, at)
             await db.execute(_FAN_OUT, {
                 "payload": json.dumps(anchor_payload(sub), ensure_ascii=False), "submission_id": sub.id,
                 "at": iso(at), "gpu_id": sub.measurement.gpu_id, "model_id": sub.measurement.model_id,
@@ -484,13 +484,13 @@ class SqliteStorage:
 
     async def reject(self, submission_id: int, moderator: Actor, reason: str, at: datetime) -> Submission:
         async with self._write() as db:
-            sub = await self._decide(db, submission_id, "pending", "rejected", moderator, reason, at)
+            sub = await self._transition(db, submission_id, "pending", "rejected", moderator, reason, at)
             await self._enqueue_decision(db, sub, at)
         return sub
 
     async def withdraw(self, submission_id: int, moderator: Actor, reason: str, at: datetime) -> Submission:
         async with self._write() as db:
-            sub = await self._decide(db, submission_id, "approved", "withdrawn", moderator, reason, at)
+            sub = await self._transition(db, submission_id, "approved", "withdrawn", moderator, reason, at)
             if sub.origin == "community":  # a published anchor has nobody to tell
                 await self._enqueue_decision(db, sub, at)
         return sub

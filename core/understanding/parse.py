@@ -18,8 +18,8 @@ from typing import Literal
 from rapidfuzz import fuzz, process
 
 from core.catalog.loader import Catalog
-from core.understanding.index import Index, index_for
 from core.understanding.language import has_chinese
+from core.understanding.name_index import Index, index_for
 from core.understanding.normalize import (
     ACTIVE_TOKEN,
     MOE_TOKEN,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz, process
 
 from core.catalog.loader import Catalog
-from core.understanding.index import (
+from core.understanding.name_index import (
     Index,
     ModelFacts,
     _compact_simple,

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from core.anchors.index import AnchorIndex
+from core.anchors.anchor_index import AnchorIndex
 from core.catalog.loader import default_catalog
-from core.community.records import Actor, Measurement, Submission
+from core.records import Actor, Measurement, Submission
 
 CATALOG = default_catalog()
 GPU = "tesla-v100-32g-pcie"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from core.anchors.index import AnchorIndex
+from core.anchors.anchor_index import AnchorIndex
 from core.anchors.seed import PUBLISHED_CSV, as_approved, published_anchors
 
 from .builders import CATALOG

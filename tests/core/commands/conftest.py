@@ -4,13 +4,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from core.anchors.index import AnchorIndex
+from core.anchors.anchor_index import AnchorIndex
 from core.catalog.loader import default_catalog
-from core.commands.context import BotContext, Limits
+from core.commands.context import BotContext, BotLimits
 from core.commands.router import CommandRouter
 from core.commands.types import Where
 from core.community.moderators import ModeratorPolicy
-from core.community.records import Actor
+from core.records import Actor
 from core.storage.memory import MemoryStorage
 
 
@@ -36,7 +36,7 @@ class Harness:
         self.bot = BotContext(
             catalog=self.catalog, storage=self.storage,
             moderators=ModeratorPolicy.parse("console:bob,telegram:900", discord_roles="777"),
-            limits=Limits.from_catalog(self.catalog), clock=self.clock,
+            limits=BotLimits.from_catalog(self.catalog), clock=self.clock,
             anchors=AnchorIndex.from_submissions([], self.catalog),
             observe=lambda *a: self.observed.append(a),
         )  # fmt: skip

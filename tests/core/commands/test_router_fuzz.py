@@ -30,7 +30,7 @@ def test_any_line_gets_calm_answers_that_fit_and_changes_nothing_it_shouldnt(lin
         h = Harness()
         await h.storage.open()
         from core.commands.types import Where
-        from core.community.records import Actor
+        from core.records import Actor
 
         for line in lines:
             responses = await h.router.handle_text(Actor("telegram", "7", "Mallory"), Where("7"), line,

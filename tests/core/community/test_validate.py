@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from core.catalog.loader import default_catalog
-from core.community.records import Measurement
 from core.community.validate import (
     decode_ceiling,
     engine_version,
@@ -18,6 +17,7 @@ from core.community.validate import (
     read_submission,
 )
 from core.i18n import messages
+from core.records import Measurement
 from tests.core.community.test_pasted import (
     BENCH_4090,
     BENCH_DEPTH,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from core.catalog.loader import default_catalog
+from core.estimate_request import QueryError, run_query
 from core.estimator.estimate import launch_command
-from core.estimator.query import QueryError, run_query
 
 CAT = default_catalog()
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from core.answer import answer
+from core.ask_use_case import answer
 from core.catalog.loader import default_catalog
 from core.render.doc import NARROW, display_width
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.answer import answer, chart, follow_up
+from core.ask_use_case import answer, chart, follow_up
 from core.catalog.loader import default_catalog
 
 

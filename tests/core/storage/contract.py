@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from core.community.records import (
+from core.records import (
     Actor,
     AuditEntry,
     EstimateSnapshot,

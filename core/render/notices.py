@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from core.catalog.loader import Catalog
-from core.community.describe import setup_line, speeds_line
-from core.community.records import Measurement, OutboxItem
 from core.i18n import translate
+from core.records import Measurement, OutboxItem
+from core.render.submission import setup_line, speeds_line
 
 
 def _measurement(p: dict[str, Any]) -> Measurement:

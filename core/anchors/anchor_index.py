@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from core.catalog.loader import Catalog
-from core.community.records import Origin, Submission
+from core.records import Origin, Submission
 
 Combo = tuple[str, int, str]  # (gpu_id, gpu_count, model_id)
 Relation = Literal["other_count", "same_gpu", "same_model"]

@@ -13,21 +13,21 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
 
+from core.anchors.anchor_index import AnchorIndex
 from core.anchors.calibrate import calibrate
-from core.anchors.index import AnchorIndex
-from core.anchors.render import anchor_section
 from core.catalog.loader import Catalog
+from core.estimate_request import KV_TYPES
 from core.estimator.estimate import Estimate, EstimateRequest, estimate
-from core.estimator.query import KV_TYPES
 from core.estimator.setup import SetupError, build_setup
 from core.i18n import Lang, translate
+from core.render.anchors import anchor_section
 from core.render.compact import AskInfo, compact_reply, setup_title
 from core.render.doc import Doc, Para, Part, render_first_fitting, truncate
 from core.render.overview import gpu_overview, model_overview
 from core.understanding.parse import ParsedQuestion, parse_question
 from core.understanding.resolve import Resolution
 
-Status = Literal["answer", "clarify", "help", "error"]
+ReplyStatus = Literal["answer", "clarify", "help", "error"]
 View = Literal["quant", "frameworks", "speculative"]
 
 MAX_INPUT = 1000  # characters of a question that are read; chat questions are a line or two
@@ -36,7 +36,7 @@ CANDIDATES = 3  # names offered when asking back
 
 @dataclass(frozen=True, slots=True)
 class Reply:
-    status: Status
+    status: ReplyStatus
     query: dict[str, Any]
     candidates: dict[str, list[str]] = field(default_factory=dict)
     text: str = ""
@@ -221,7 +221,7 @@ def clear_caches() -> None:
 # --- the decision --------------------------------------------------------------------------------
 
 
-def _ask_back(parsed: ParsedQuestion, lang: Lang, catalog: Catalog) -> tuple[Status, Doc] | None:
+def _ask_back(parsed: ParsedQuestion, lang: Lang, catalog: Catalog) -> tuple[ReplyStatus, Doc] | None:
     """Ask back when the card or model was named but not clearly; None when both are clear or absent."""
     lines: list[Para] = []
     unknown = False
@@ -236,12 +236,12 @@ def _ask_back(parsed: ParsedQuestion, lang: Lang, catalog: Catalog) -> tuple[Sta
             lines.append(Para(translate(f"reply.unknown.{kind}", lang)))
     if not lines:
         return None
-    status: Status = "error" if unknown and len(lines) == 1 else "clarify"
+    status: ReplyStatus = "error" if unknown and len(lines) == 1 else "clarify"
     return status, tuple(lines)
 
 
 def _decide(parsed: ParsedQuestion, query: dict[str, Any], lang: Lang, target: str,
-            catalog: Catalog, anchors: AnchorIndex | None = None) -> tuple[Status, str]:
+            catalog: Catalog, anchors: AnchorIndex | None = None) -> tuple[ReplyStatus, str]:
     if parsed.gpu is None and parsed.model is None:
         return "help", _text((Para(translate("reply.help", lang)),), target)
     asked = _ask_back(parsed, lang, catalog)

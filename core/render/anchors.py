@@ -9,8 +9,8 @@ Prose only (Para), so every render target escapes it; the setup labels are ASCII
 
 from __future__ import annotations
 
+from core.anchors.anchor_index import AnchorIndex, AnchorSummary, Credit, NearAnchor
 from core.anchors.calibrate import CalibrationInfo
-from core.anchors.index import AnchorIndex, AnchorSummary, Credit, NearAnchor
 from core.catalog.loader import Catalog
 from core.estimator.estimate import Estimate
 from core.i18n import Lang, translate

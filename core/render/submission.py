@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from core.catalog.loader import Catalog
-from core.community.records import EstimateSnapshot, Measurement, Submission
 from core.i18n import translate
+from core.records import EstimateSnapshot, Measurement, Submission
 from core.render.fmt import ctx_label
 
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.answer import Reply, answer
+from core.ask_use_case import Reply, answer
 from core.catalog.loader import default_catalog
 
 CATALOG = default_catalog()

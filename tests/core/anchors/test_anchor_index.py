@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from core.anchors.index import AnchorIndex, summarize
+from core.anchors.anchor_index import AnchorIndex, summarize
 
 from .builders import CATALOG, GPU, MODEL, index_of, make
 
