@@ -92,8 +92,9 @@ def warm_calibration(app: App) -> None:
             anchor_estimate(app.catalog, sub.measurement)
 
 
-def build_app(settings: Settings, storage: Storage | None = None, catalog: Catalog | None = None,
-              clock=utcnow) -> App:  # noqa: ANN001 - a zero-argument callable returning an aware datetime
+def build_app(
+    settings: Settings, storage: Storage | None = None, catalog: Catalog | None = None, clock=utcnow
+) -> App:  # noqa: ANN001 - a zero-argument callable returning an aware datetime
     catalog = catalog or default_catalog()
     if storage is None:
         from core.storage.sqlite import SqliteStorage
@@ -101,9 +102,16 @@ def build_app(settings: Settings, storage: Storage | None = None, catalog: Catal
         settings.db_path.parent.mkdir(parents=True, exist_ok=True)
         storage = SqliteStorage(str(settings.db_path))
     limits = BotLimits.from_catalog(catalog, submissions_per_hour=settings.submissions_per_hour)
-    bot = BotContext(catalog=catalog, storage=storage, moderators=settings.moderator_policy(), limits=limits,
-                     clock=clock, followups=FollowUps(limits.followups_kept),
-                     default_lang=settings.default_lang, default_os=settings.default_os)
+    bot = BotContext(
+        catalog=catalog,
+        storage=storage,
+        moderators=settings.moderator_policy(),
+        limits=limits,
+        clock=clock,
+        followups=FollowUps(limits.followups_kept),
+        default_lang=settings.default_lang,
+        default_os=settings.default_os,
+    )
     worker = OutboxWorker(storage, {}, catalog, OutboxSettings.from_catalog(catalog), clock)
     bot.on_outbox = worker.wake
     return App(settings, catalog, storage, bot, CommandRouter(bot), worker)

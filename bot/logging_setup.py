@@ -87,8 +87,9 @@ def configure_logging(settings: Settings, stream: TextIO | None = None, level: s
     Idempotent (tests and the console call it more than once). `level` overrides settings.log_level.
     """
     secrets = secrets_of(settings)
-    formatter: logging.Formatter = (JsonFormatter(secrets) if settings.log_format == "json"
-                                    else TextFormatter(secrets))
+    formatter: logging.Formatter = (
+        JsonFormatter(secrets) if settings.log_format == "json" else TextFormatter(secrets)
+    )
     handler = logging.StreamHandler(stream or sys.stderr)
     handler.setFormatter(formatter)
     root = logging.getLogger()

@@ -52,20 +52,35 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         r = self.registry
-        self.questions = Counter("tokbot_questions", "Commands and questions handled",
-                                 ["platform", "command", "status"], registry=r)
-        self.command_seconds = Histogram("tokbot_command_seconds", "Time to answer a command",
-                                         ["platform", "command"], buckets=_BUCKETS, registry=r)
-        self.submissions = Counter("tokbot_submissions", "/submit invocations by outcome",
-                                   ["platform", "status"], registry=r)
-        self.notifications = Counter("tokbot_notifications", "Notification delivery attempts by outcome",
-                                     ["platform", "outcome"], registry=r)
+        self.questions = Counter(
+            "tokbot_questions",
+            "Commands and questions handled",
+            ["platform", "command", "status"],
+            registry=r,
+        )
+        self.command_seconds = Histogram(
+            "tokbot_command_seconds",
+            "Time to answer a command",
+            ["platform", "command"],
+            buckets=_BUCKETS,
+            registry=r,
+        )
+        self.submissions = Counter(
+            "tokbot_submissions", "/submit invocations by outcome", ["platform", "status"], registry=r
+        )
+        self.notifications = Counter(
+            "tokbot_notifications",
+            "Notification delivery attempts by outcome",
+            ["platform", "outcome"],
+            registry=r,
+        )
         self.outbox_pending = Gauge("tokbot_outbox_pending", "Notifications waiting to be sent", registry=r)
         self.outbox_dead = Gauge("tokbot_outbox_dead", "Notifications given up on", registry=r)
         self.subscriptions = Gauge("tokbot_subscriptions", "Active subscriptions", registry=r)
         self.db_up = Gauge("tokbot_db_up", "1 when the database answered the last scrape", registry=r)
-        self.adapter_up = Gauge("tokbot_adapter_up", "1 while a platform adapter is running",
-                                ["platform"], registry=r)
+        self.adapter_up = Gauge(
+            "tokbot_adapter_up", "1 while a platform adapter is running", ["platform"], registry=r
+        )
 
     def observe(self, platform: str, command: str, status: str, seconds: float) -> None:
         command = _command_label(command)
@@ -119,9 +134,15 @@ class Health:
         return self.db and all(self.adapters.values()) and self.worker is not False
 
     def as_json(self) -> dict[str, Any]:
-        return {"status": "ok" if self.ok else "degraded", "db": self.db, "adapters": self.adapters,
-                "worker": self.worker, "outbox_pending": self.outbox_pending,
-                "outbox_dead": self.outbox_dead, "subscriptions": self.subscriptions}
+        return {
+            "status": "ok" if self.ok else "degraded",
+            "db": self.db,
+            "adapters": self.adapters,
+            "worker": self.worker,
+            "outbox_pending": self.outbox_pending,
+            "outbox_dead": self.outbox_dead,
+            "subscriptions": self.subscriptions,
+        }
 
 
 class Observability:
@@ -131,9 +152,13 @@ class Observability:
     (an adapter that crashed after start shows up as down at the next probe).
     """
 
-    def __init__(self, app: App, metrics: Metrics,
-                 adapters: Callable[[], Mapping[str, bool]] = dict,
-                 worker: Callable[[], bool | None] = lambda: None):
+    def __init__(
+        self,
+        app: App,
+        metrics: Metrics,
+        adapters: Callable[[], Mapping[str, bool]] = dict,
+        worker: Callable[[], bool | None] = lambda: None,
+    ):
         self.app = app
         self.metrics = metrics
         self.adapters = adapters

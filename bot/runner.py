@@ -44,9 +44,14 @@ def platform_adapters(app: App, settings: Settings) -> list[Adapter]:
     if settings.telegram_token is not None:
         from bot.telegram import TelegramAdapter
 
-        adapters.append(TelegramAdapter(app, settings.telegram_token.get_secret_value(),
-                                        base_url=settings.telegram_api_url,
-                                        base_file_url=settings.telegram_file_url))
+        adapters.append(
+            TelegramAdapter(
+                app,
+                settings.telegram_token.get_secret_value(),
+                base_url=settings.telegram_api_url,
+                base_file_url=settings.telegram_file_url,
+            )
+        )
     if settings.discord_token is not None:
         from bot.discord import DiscordAdapter
 
@@ -57,8 +62,16 @@ def platform_adapters(app: App, settings: Settings) -> list[Adapter]:
 class Service:
     """One run of the bot as a service: start everything, wait for the stop signal, stop in order."""
 
-    def __init__(self, app: App, adapters: Sequence[Adapter], *, metrics_host: str = "127.0.0.1",
-                 metrics_port: int = 0, serve_http: bool = True, grace_seconds: float = GRACE_SECONDS):
+    def __init__(
+        self,
+        app: App,
+        adapters: Sequence[Adapter],
+        *,
+        metrics_host: str = "127.0.0.1",
+        metrics_port: int = 0,
+        serve_http: bool = True,
+        grace_seconds: float = GRACE_SECONDS,
+    ):
         self.app = app
         self.adapters = list(adapters)
         self.metrics_host, self.metrics_port, self.serve_http = metrics_host, metrics_port, serve_http
@@ -92,8 +105,9 @@ class Service:
         from bot.observability import Observability, instrument
 
         metrics = instrument(self.app)
-        self.observability = Observability(self.app, metrics, adapters=self.adapters_up,
-                                           worker=self._worker_alive)
+        self.observability = Observability(
+            self.app, metrics, adapters=self.adapters_up, worker=self._worker_alive
+        )
         try:
             await self.app.start()
         except Exception:
@@ -106,8 +120,9 @@ class Service:
             worker = self.app.worker.run(self._worker_stop)
             self._worker_task = asyncio.create_task(worker, name="outbox-worker")
             self._worker_task.add_done_callback(self._worker_done)
-            self._refresh_task = asyncio.create_task(keep_anchors_fresh(self.app, self._worker_stop),
-                                                     name="anchor-refresh")
+            self._refresh_task = asyncio.create_task(
+                keep_anchors_fresh(self.app, self._worker_stop), name="anchor-refresh"
+            )
             for adapter in self.adapters:
                 self._start(adapter)
             log.info("tokbot running", extra={"platforms": [a.platform for a in self.adapters]})
@@ -176,8 +191,10 @@ class Service:
         if self._worker_task is not None:
             _, late = await asyncio.wait({self._worker_task}, timeout=self.grace)
             if late:
-                log.warning("outbox worker did not stop within %.0f s; cancelled (leased items are retried)",
-                            self.grace)
+                log.warning(
+                    "outbox worker did not stop within %.0f s; cancelled (leased items are retried)",
+                    self.grace,
+                )
                 self._worker_task.cancel()
             await asyncio.gather(self._worker_task, return_exceptions=True)
         if self._refresh_task is not None:  # it ends on the same stop event, between its reads
@@ -203,11 +220,13 @@ class Service:
             log.exception("closing the database failed")
 
 
-async def serve(app: App, adapters: Sequence[Adapter], *, handle_signals: bool = True,
-                service: Service | None = None) -> int:
+async def serve(
+    app: App, adapters: Sequence[Adapter], *, handle_signals: bool = True, service: Service | None = None
+) -> int:
     """Run `adapters` until SIGTERM/SIGINT (or `service.stop()`); returns the exit status."""
-    service = service or Service(app, adapters, metrics_host=app.settings.metrics_host,
-                                 metrics_port=app.settings.metrics_port)
+    service = service or Service(
+        app, adapters, metrics_host=app.settings.metrics_host, metrics_port=app.settings.metrics_port
+    )
     loop = asyncio.get_running_loop()
     installed: list[signal.Signals] = []
     if handle_signals:
@@ -234,8 +253,13 @@ def _console(args: argparse.Namespace, settings: Settings, stdin: TextIO | None,
     return run_console(args, stdin, out)
 
 
-def run_bot(args: argparse.Namespace, *, adapters: AdapterFactory | None = None,
-            stdin: TextIO | None = None, out: TextIO | None = None) -> int:
+def run_bot(
+    args: argparse.Namespace,
+    *,
+    adapters: AdapterFactory | None = None,
+    stdin: TextIO | None = None,
+    out: TextIO | None = None,
+) -> int:
     """The `run` command. `adapters` replaces the token-based choice (tests pass fakes)."""
     overrides = {"db_path": Path(args.db)} if getattr(args, "db", None) else {}
     try:

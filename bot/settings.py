@@ -24,8 +24,9 @@ class SettingsError(ValueError):
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="TOKBOT_", env_file=".env", env_file_encoding="utf-8",
-                                      extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="TOKBOT_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+    )
 
     telegram_token: SecretStr | None = None
     discord_token: SecretStr | None = None
@@ -63,8 +64,10 @@ class Settings(BaseSettings):
     @classmethod
     def _discord_shape(cls, value: SecretStr | None) -> SecretStr | None:
         if value is not None and not _DISCORD_TOKEN.match(value.get_secret_value().strip()):
-            raise ValueError("does not look like a Discord bot token (three dot-separated parts, from the "
-                             "Developer Portal's Bot page)")
+            raise ValueError(
+                "does not look like a Discord bot token (three dot-separated parts, from the "
+                "Developer Portal's Bot page)"
+            )
         return value
 
     @field_validator("moderators")

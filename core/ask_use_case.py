@@ -106,8 +106,9 @@ def _estimate(
 ) -> Estimate:
     # Chat groups ask the same few combinations over and over; the estimate is the costly step.
     setup = build_setup(catalog.gpus[gpu_id], catalog, count, memory, os_name)
-    request = EstimateRequest(setup, catalog.models[model_id], quants, contexts, framework=framework,
-                              kv_type=kv_type)
+    request = EstimateRequest(
+        setup, catalog.models[model_id], quants, contexts, framework=framework, kv_type=kv_type
+    )
     return estimate(request, catalog)
 
 
@@ -153,16 +154,29 @@ def _said(raw: str, params_b: float) -> str:
     return ""
 
 
-def _full(parsed: ParsedQuestion, query: dict[str, Any], lang: Lang, target: str, catalog: Catalog,
-          anchors: AnchorIndex | None = None) -> str:
+def _full(
+    parsed: ParsedQuestion,
+    query: dict[str, Any],
+    lang: Lang,
+    target: str,
+    catalog: Catalog,
+    anchors: AnchorIndex | None = None,
+) -> str:
     model_res, gpu_res = parsed.model, parsed.gpu
     also = tuple(catalog.models[m].name for m in model_res.also if m in catalog.models)  # type: ignore[union-attr]
     gpu_also = tuple(catalog.gpus[g].name for g in gpu_res.also if g in catalog.gpus)  # type: ignore[union-attr]
     model = catalog.models[query["model"]["id"]]
     said = _said(parsed.raw, model.params_b) if also and model_res.candidates[0][1] < 100 else ""  # type: ignore[union-attr]
     gpu = query["gpu"]
-    info = AskInfo(also=also, said=said, gpu_also=gpu_also, quants=tuple(query["quants"]),
-                   contexts=tuple(query["contexts"]), framework=query["framework"], intent=parsed.intent)
+    info = AskInfo(
+        also=also,
+        said=said,
+        gpu_also=gpu_also,
+        quants=tuple(query["quants"]),
+        contexts=tuple(query["contexts"]),
+        framework=query["framework"],
+        intent=parsed.intent,
+    )
     return _full_text(
         catalog, gpu["id"], gpu["count"], gpu["memory_gib"], query["os"], query["model"]["id"],
         info.quants, info.contexts, query["framework"], info, lang, target, anchors,
@@ -170,14 +184,33 @@ def _full(parsed: ParsedQuestion, query: dict[str, Any], lang: Lang, target: str
 
 
 @lru_cache(maxsize=1024)
-def _full_text(catalog: Catalog, gpu_id: str, count: int, memory: float, os_name: str | None, model_id: str,
-               quants: tuple[str, ...], contexts: tuple[int, ...], framework: str | None, info: AskInfo,
-               lang: Lang, target: str, anchors: AnchorIndex | None = None, kv_type: str = "f16") -> str:
+def _full_text(
+    catalog: Catalog,
+    gpu_id: str,
+    count: int,
+    memory: float,
+    os_name: str | None,
+    model_id: str,
+    quants: tuple[str, ...],
+    contexts: tuple[int, ...],
+    framework: str | None,
+    info: AskInfo,
+    lang: Lang,
+    target: str,
+    anchors: AnchorIndex | None = None,
+    kv_type: str = "f16",
+) -> str:
     # The same question (same reading) gets the same text: render once, serve from memory after.
     # An anchor index hashes by its version, so an approved or withdrawn anchor is a new key.
-    query = {"gpu": {"id": gpu_id, "count": count, "memory_gib": memory}, "model": {"id": model_id},
-             "quants": quants, "contexts": contexts, "os": os_name, "framework": framework,
-             "kv_type": kv_type}
+    query = {
+        "gpu": {"id": gpu_id, "count": count, "memory_gib": memory},
+        "model": {"id": model_id},
+        "quants": quants,
+        "contexts": contexts,
+        "os": os_name,
+        "framework": framework,
+        "kv_type": kv_type,
+    }
     est = estimate_for(query, catalog)
     if anchors is None:
         return compact_reply(est, catalog, lang, target, info)
@@ -204,8 +237,9 @@ def _model_text(catalog: Catalog, model_id: str, lang: Lang, target: str) -> str
 
 
 @lru_cache(maxsize=256)
-def _gpu_text(catalog: Catalog, gpu_id: str, count: int, memory: float, os_name: str | None, lang: Lang,
-              target: str) -> str:
+def _gpu_text(
+    catalog: Catalog, gpu_id: str, count: int, memory: float, os_name: str | None, lang: Lang, target: str
+) -> str:
     card = catalog.gpus[gpu_id]
     setup = build_setup(card, catalog, count, memory, os_name)
     title = _setup_name(card.name, setup.memory_gib, card.memory_gib, setup.count)
@@ -240,8 +274,14 @@ def _ask_back(parsed: ParsedQuestion, lang: Lang, catalog: Catalog) -> tuple[Rep
     return status, tuple(lines)
 
 
-def _decide(parsed: ParsedQuestion, query: dict[str, Any], lang: Lang, target: str,
-            catalog: Catalog, anchors: AnchorIndex | None = None) -> tuple[ReplyStatus, str]:
+def _decide(
+    parsed: ParsedQuestion,
+    query: dict[str, Any],
+    lang: Lang,
+    target: str,
+    catalog: Catalog,
+    anchors: AnchorIndex | None = None,
+) -> tuple[ReplyStatus, str]:
     if parsed.gpu is None and parsed.model is None:
         return "help", _text((Para(translate("reply.help", lang)),), target)
     asked = _ask_back(parsed, lang, catalog)
@@ -283,8 +323,14 @@ def _setup_name(name: str, memory: float, default: float, count: int) -> str:
     return f"{count}× {name}" if count > 1 else name
 
 
-def answer(text: Any, catalog: Catalog, lang: str | None = None, target: str = "plain",
-           anchors: AnchorIndex | None = None, default_os: str | None = None) -> Reply:
+def answer(
+    text: Any,
+    catalog: Catalog,
+    lang: str | None = None,
+    target: str = "plain",
+    anchors: AnchorIndex | None = None,
+    default_os: str | None = None,
+) -> Reply:
     """The reply to one chat question. Never raises; the text fits one message of `target`.
 
     `anchors`: approved measurements; when given, a full answer (card + model) is calibrated by the
@@ -315,8 +361,15 @@ def answer(text: Any, catalog: Catalog, lang: str | None = None, target: str = "
 # --- follow-ups ----------------------------------------------------------------------------------
 
 
-def follow_up(query: dict[str, Any], view: str, catalog: Catalog, lang: str | None = None,
-              target: str = "plain", quant: str | None = None, anchors: AnchorIndex | None = None) -> Reply:
+def follow_up(
+    query: dict[str, Any],
+    view: str,
+    catalog: Catalog,
+    lang: str | None = None,
+    target: str = "plain",
+    quant: str | None = None,
+    anchors: AnchorIndex | None = None,
+) -> Reply:
     """A detail view for an earlier answer: "quant" (one quantization in full), "frameworks",
     "speculative". Never raises. With `anchors`, speeds are calibrated as in `answer()` and the
     measured-anchor lines follow the view."""
@@ -340,12 +393,21 @@ def follow_up(query: dict[str, Any], view: str, catalog: Catalog, lang: str | No
         return Reply("answer", query, {}, truncate((*doc, *section), target))
     except Exception:  # noqa: BLE001 - see answer()
         reason = translate("reply.internal_error", chosen)
-        return Reply("error", query if isinstance(query, dict) else {}, {},
-                     _text((Para(translate("reply.error", chosen, reason=reason)),), target))
+        return Reply(
+            "error",
+            query if isinstance(query, dict) else {},
+            {},
+            _text((Para(translate("reply.error", chosen, reason=reason)),), target),
+        )
 
 
-def answer_query(query: dict[str, Any], catalog: Catalog, lang: str | None = None, target: str = "plain",
-                 anchors: AnchorIndex | None = None) -> Reply:
+def answer_query(
+    query: dict[str, Any],
+    catalog: Catalog,
+    lang: str | None = None,
+    target: str = "plain",
+    anchors: AnchorIndex | None = None,
+) -> Reply:
     """The full answer for an earlier reply's `query`, e.g. after a button switched its OS or KV cache
     type ("kv_type": f16 | q8_0 | q4_0). Never raises."""
     chosen: Lang = _lang(lang, query.get("lang", "en") if isinstance(query, dict) else "en")
@@ -353,8 +415,12 @@ def answer_query(query: dict[str, Any], catalog: Catalog, lang: str | None = Non
         _use_index(anchors)
         gpu = query["gpu"]
         memory = float(gpu.get("memory_gib") or catalog.gpus[gpu["id"]].memory_gib)
-        info = AskInfo(quants=tuple(query.get("quants") or ()), contexts=tuple(query.get("contexts") or ()),
-                       framework=query.get("framework"), intent=query.get("intent") or "general")
+        info = AskInfo(
+            quants=tuple(query.get("quants") or ()),
+            contexts=tuple(query.get("contexts") or ()),
+            framework=query.get("framework"),
+            intent=query.get("intent") or "general",
+        )
         kv_type = query.get("kv_type") if query.get("kv_type") in KV_TYPES else "f16"
         text = _full_text(
             catalog, gpu["id"], int(gpu.get("count") or 1), memory, query.get("os"), query["model"]["id"],
@@ -363,12 +429,17 @@ def answer_query(query: dict[str, Any], catalog: Catalog, lang: str | None = Non
         return Reply("answer", query, {}, text)
     except Exception:  # noqa: BLE001 - see answer()
         reason = translate("reply.internal_error", chosen)
-        return Reply("error", query if isinstance(query, dict) else {}, {},
-                     _text((Para(translate("reply.error", chosen, reason=reason)),), target))
+        return Reply(
+            "error",
+            query if isinstance(query, dict) else {},
+            {},
+            _text((Para(translate("reply.error", chosen, reason=reason)),), target),
+        )
 
 
-def chart(query: dict[str, Any], catalog: Catalog, lang: str | None = None,
-          anchors: AnchorIndex | None = None) -> bytes:
+def chart(
+    query: dict[str, Any], catalog: Catalog, lang: str | None = None, anchors: AnchorIndex | None = None
+) -> bytes:
     """PNG chart for an earlier answer; raises ChartUnavailable when matplotlib is not installed."""
     from core.render.chart import chart_png
 
@@ -380,5 +451,12 @@ def chart(query: dict[str, Any], catalog: Catalog, lang: str | None = None,
 
 
 __all__ = [
-    "Reply", "answer", "answer_query", "chart", "clear_caches", "estimate_for", "follow_up", "setup_title",
+    "Reply",
+    "answer",
+    "answer_query",
+    "chart",
+    "clear_caches",
+    "estimate_for",
+    "follow_up",
+    "setup_title",
 ]

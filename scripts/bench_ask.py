@@ -25,8 +25,13 @@ from core.ask_use_case import answer, clear_caches  # noqa: E402
 from core.catalog.loader import default_catalog  # noqa: E402
 
 CORPUS = ROOT / "tests" / "core" / "understanding" / "corpus.jsonl"
-FALLBACK = ["V100 32G 27B 多少 token", "双3090 跑 llama3 70b q4 速度", "4张4090 跑 qwen3 235b a22b",
-            "mac mini m4 pro 64g 跑 llama 3.3 70b", "will qwen2.5-coder-32b fit on a 24gb 3090 with 32k ctx"]
+FALLBACK = [
+    "V100 32G 27B 多少 token",
+    "双3090 跑 llama3 70b q4 速度",
+    "4张4090 跑 qwen3 235b a22b",
+    "mac mini m4 pro 64g 跑 llama 3.3 70b",
+    "will qwen2.5-coder-32b fit on a 24gb 3090 with 32k ctx",
+]
 
 
 def questions() -> list[str]:
@@ -74,8 +79,11 @@ def main() -> int:
     ap.add_argument("--cold-runs", type=int, default=5)
     ap.add_argument("--target", default="discord")
     ap.add_argument("--profile", action="store_true", help="cProfile one uncached round")
-    ap.add_argument("--anchors", action="store_true",
-                    help="answer as the bot does: with the published anchors (nearest / measured lines)")
+    ap.add_argument(
+        "--anchors",
+        action="store_true",
+        help="answer as the bot does: with the published anchors (nearest / measured lines)",
+    )
     args = ap.parse_args()
     qs = questions()
     catalog = default_catalog()
@@ -96,17 +104,23 @@ def main() -> int:
         bench(qs, 1, False, args.target)
         prof.disable()
         pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
-    print(f"questions: {len(qs)} ({'corpus' if CORPUS.exists() else 'built-in'}), rounds: {args.rounds}, "
-          f"target: {args.target}, anchors: {len(anchors) if anchors is not None else 'none'}")
+    print(
+        f"questions: {len(qs)} ({'corpus' if CORPUS.exists() else 'built-in'}), rounds: {args.rounds}, "
+        f"target: {args.target}, anchors: {len(anchors) if anchors is not None else 'none'}"
+    )
     for label, cached in (("first time", False), ("repeated", True)):
         if cached:
             bench(qs, 1, True, args.target, anchors)  # seen once, so the caches hold every question
         t = bench(qs, args.rounds, cached, args.target, anchors)
-        print(f"{label:>18}: p50 {pct(t, 50):.2f} ms  p90 {pct(t, 90):.2f} ms  p99 {pct(t, 99):.2f} ms  "
-              f"max {max(t):.2f} ms")
+        print(
+            f"{label:>18}: p50 {pct(t, 50):.2f} ms  p90 {pct(t, 90):.2f} ms  p99 {pct(t, 99):.2f} ms  "
+            f"max {max(t):.2f} ms"
+        )
     c = cold(args.cold_runs)
-    print(f"cold `python -m bot ask`: median {statistics.median(c):.3f} s "
-          f"(min {min(c):.3f}, max {max(c):.3f}, {len(c)} runs)")
+    print(
+        f"cold `python -m bot ask`: median {statistics.median(c):.3f} s "
+        f"(min {min(c):.3f}, max {max(c):.3f}, {len(c)} runs)"
+    )
     return 0
 
 

@@ -37,8 +37,9 @@ class Counting:
 
 async def bench(submissions: int, subscribers: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        app = build_app(Settings(db_path=Path(tmp) / "bench.db", moderators="console:bob",
-                                 submissions_per_hour=1000))
+        app = build_app(
+            Settings(db_path=Path(tmp) / "bench.db", moderators="console:bob", submissions_per_hour=1000)
+        )
         await app.start()
         router = app.router
         ids = []
@@ -49,9 +50,11 @@ async def bench(submissions: int, subscribers: int) -> None:
             [r] = await router.handle_text(Actor("console", user, user), Where(user), line)
             ids.append(int(r.text.split("Received as #")[1].split(":")[0]))
         dt = time.perf_counter() - t0
-        print(f"submissions through the command layer (parse, validate, estimate, dedupe, store): "
-              f"{submissions} in {dt:.2f} s = {submissions / dt:.0f}/s "
-              f"({dt / submissions * 1000:.2f} ms each)")
+        print(
+            f"submissions through the command layer (parse, validate, estimate, dedupe, store): "
+            f"{submissions} in {dt:.2f} s = {submissions / dt:.0f}/s "
+            f"({dt / submissions * 1000:.2f} ms each)"
+        )
 
         for i in range(subscribers):
             await app.storage.subscribe(Subscription("bench", str(10_000 + i), str(10_000 + i), lang="en"))
@@ -66,11 +69,15 @@ async def bench(submissions: int, subscribers: int) -> None:
         deliver = time.perf_counter() - t0
         exactly_once = len(notifier.chats) == subscribers and set(notifier.chats.values()) == {1}
         again = await app.worker.run_once("bench")
-        print(f"approve with {subscribers} subscribers (status + audit + outbox rows, one transaction): "
-              f"{approve * 1000:.0f} ms")
-        print(f"fan-out delivery of {handled} notices by the worker (claim, render, send, mark): "
-              f"{deliver:.2f} s = {handled / deliver:.0f}/s; each subscriber exactly one: {exactly_once}; "
-              f"second run sent {again}")
+        print(
+            f"approve with {subscribers} subscribers (status + audit + outbox rows, one transaction): "
+            f"{approve * 1000:.0f} ms"
+        )
+        print(
+            f"fan-out delivery of {handled} notices by the worker (claim, render, send, mark): "
+            f"{deliver:.2f} s = {handled / deliver:.0f}/s; each subscriber exactly one: {exactly_once}; "
+            f"second run sent {again}"
+        )
         rate = app.worker.settings.per_second.get("telegram", 25.0)
         minutes = subscribers / rate / 60
         print(f"with Telegram's pacing ({rate:g}/s) the same fan-out takes ~{minutes:.1f} min")

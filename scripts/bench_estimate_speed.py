@@ -20,9 +20,15 @@ from core.estimate_request import EstimateQuery, resolve_request  # noqa: E402
 from core.estimator.estimate import estimate  # noqa: E402
 
 SETUPS = [
-    ("V100 32G", "gemma 3 27b", 1), ("4090", "llama 3.3 70b", 1), ("3090", "qwen3 32b", 2),
-    ("M2 Ultra", "deepseek r1", 1), ("4060 Ti 16G", "qwen3 30b a3b", 1), ("H100", "gpt-oss 120b", 1),
-    ("P40", "qwq 32b", 1), ("Strix Halo", "glm 4.5 air", 1), ("A100 80G", "llama 3.1 8b", 4),
+    ("V100 32G", "gemma 3 27b", 1),
+    ("4090", "llama 3.3 70b", 1),
+    ("3090", "qwen3 32b", 2),
+    ("M2 Ultra", "deepseek r1", 1),
+    ("4060 Ti 16G", "qwen3 30b a3b", 1),
+    ("H100", "gpt-oss 120b", 1),
+    ("P40", "qwq 32b", 1),
+    ("Strix Halo", "glm 4.5 air", 1),
+    ("A100 80G", "llama 3.1 8b", 4),
 ]
 
 

@@ -89,16 +89,18 @@ def _env() -> dict[str, str]:
 
 
 def _python(code: str, *args: str, cwd: str) -> str:
-    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=_env(),
-                          cwd=cwd, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, env=_env(), cwd=cwd, timeout=300
+    )
     if proc.returncode != 0:
         raise SystemExit(f"benchmark child failed:\n{proc.stderr}")
     return proc.stdout.strip().splitlines()[-1]
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     args = parser.parse_args()
@@ -110,8 +112,9 @@ def main() -> int:
             ms, modules_text = _python(_IMPORTS, cwd=tmp).split()
             imports.append(float(ms))
             modules = int(modules_text)
-        services = [json.loads(_python(_SERVICE, str(Path(tmp) / f"bench-{i}.db"), cwd=tmp))
-                    for i in range(args.runs)]
+        services = [
+            json.loads(_python(_SERVICE, str(Path(tmp) / f"bench-{i}.db"), cwd=tmp)) for i in range(args.runs)
+        ]
 
     figures = {
         "import_ms_median": round(statistics.median(imports), 1),
@@ -130,15 +133,23 @@ def main() -> int:
     if args.json:
         print(json.dumps(figures))
     else:
-        print(f"import bot + core (what `run` imports first): {figures['import_ms_median']} ms median, "
-              f"{figures['import_ms_min']} ms min, {modules} bot/core modules")
-        print(f"service start (build_app + app.start + worker + /metrics server) until the port answers: "
-              f"{figures['service_ready_ms_median']} ms median (from interpreter ready)")
-        print(f"resident memory after start: {figures['service_rss_mib_median']} MiB median RSS, "
-              f"peak {figures['service_peak_mib_max']} MiB; {figures['modules_loaded']} modules loaded")
+        print(
+            f"import bot + core (what `run` imports first): {figures['import_ms_median']} ms median, "
+            f"{figures['import_ms_min']} ms min, {modules} bot/core modules"
+        )
+        print(
+            f"service start (build_app + app.start + worker + /metrics server) until the port answers: "
+            f"{figures['service_ready_ms_median']} ms median (from interpreter ready)"
+        )
+        print(
+            f"resident memory after start: {figures['service_rss_mib_median']} MiB median RSS, "
+            f"peak {figures['service_peak_mib_max']} MiB; {figures['modules_loaded']} modules loaded"
+        )
         print(f"/healthz: {figures['health']}; clean exit on stop: {figures['clean_exit']}")
-        print(f"discord imported: {figures['discord_imported']}; telegram imported: "
-              f"{figures['telegram_imported']} (both must be False without tokens)")
+        print(
+            f"discord imported: {figures['discord_imported']}; telegram imported: "
+            f"{figures['telegram_imported']} (both must be False without tokens)"
+        )
     return 0 if not (figures["discord_imported"] or figures["telegram_imported"]) else 1
 
 

@@ -34,7 +34,8 @@ MOD = Actor("discord", "900", "mod")
 def submission(n: int) -> NewSubmission:
     return NewSubmission(
         measurement=Measurement("v100-32g", "gemma-3-27b", "Q4_K_M", 20.0 + n / 1000, context=8192),
-        submitter=Actor("telegram", f"user{n % 50}", "bench"), created_at=T0 + timedelta(seconds=n),
+        submitter=Actor("telegram", f"user{n % 50}", "bench"),
+        created_at=T0 + timedelta(seconds=n),
         chat_id=f"dm{n % 50}",
     )
 
@@ -48,8 +49,10 @@ async def bench(path: str, submissions: int, subscribers: int, sends: int) -> No
         for n in range(submissions):
             last = await store.add_submission(submission(n))
         elapsed = time.perf_counter() - t
-        print(f"add_submission: {submissions} in {elapsed:.2f} s = {submissions / elapsed:,.0f}/s "
-              f"({elapsed / submissions * 1000:.2f} ms each)")
+        print(
+            f"add_submission: {submissions} in {elapsed:.2f} s = {submissions / elapsed:,.0f}/s "
+            f"({elapsed / submissions * 1000:.2f} ms each)"
+        )
         assert last is not None
 
         # Subscribers, inserted straight into the table (subscribe() one by one would take a while and
@@ -60,8 +63,11 @@ async def bench(path: str, submissions: int, subscribers: int, sends: int) -> No
                 platform = "telegram" if i % 2 else "discord"
                 rows.append((platform, f"u{i}", f"c{i}", None, None, iso(T0)))
                 rows.append((platform, f"u{i}", f"c{i}", "v100-32g", None, iso(T0)))
-            db.executemany("INSERT INTO subscriptions (platform, user_id, chat_id, gpu_id, model_id, "
-                           "created_at) VALUES (?, ?, ?, ?, ?, ?)", rows)
+            db.executemany(
+                "INSERT INTO subscriptions (platform, user_id, chat_id, gpu_id, model_id, "
+                "created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                rows,
+            )
         print(f"subscriptions: {await store.count_subscriptions():,} active, {subscribers:,} chats")
 
         t = time.perf_counter()
@@ -70,11 +76,14 @@ async def bench(path: str, submissions: int, subscribers: int, sends: int) -> No
         with sqlite3.connect(path) as db:
             anchors, chats = db.execute(
                 "SELECT COUNT(*), COUNT(DISTINCT platform || ':' || chat_id) FROM outbox "
-                "WHERE submission_id = ? AND kind = 'anchor'", (last.id,),
+                "WHERE submission_id = ? AND kind = 'anchor'",
+                (last.id,),
             ).fetchone()
         exact = anchors == chats == subscribers
-        print(f"approve fan-out: {anchors:,} notices to {chats:,} chats in {elapsed * 1000:.0f} ms "
-              f"(one per chat: {'yes' if exact else 'NO'})")
+        print(
+            f"approve fan-out: {anchors:,} notices to {chats:,} chats in {elapsed * 1000:.0f} ms "
+            f"(one per chat: {'yes' if exact else 'NO'})"
+        )
         if not exact:
             raise SystemExit("fan-out did not queue exactly one notice per subscriber chat")
 

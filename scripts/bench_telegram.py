@@ -103,16 +103,24 @@ class Bench:
 
 
 async def started(fake: FakeTelegram, app: App, rate_limit: bool) -> TelegramAdapter:
-    adapter = TelegramAdapter(app, fake.token, base_url=fake.base_url, base_file_url=fake.file_url,
-                              rate_limit=rate_limit, poll_timeout=1)
+    adapter = TelegramAdapter(
+        app,
+        fake.token,
+        base_url=fake.base_url,
+        base_file_url=fake.file_url,
+        rate_limit=rate_limit,
+        poll_timeout=1,
+    )
     await adapter.start()
     return adapter
 
 
 def report(name: str, n: int, elapsed: float, latencies: list[float]) -> None:
-    print(f"{name}: {n} questions in {elapsed:.2f} s = {n / elapsed:,.1f} questions/s; latency p50 "
-          f"{percentile(latencies, 0.5):,.0f} ms, p99 {percentile(latencies, 0.99):,.0f} ms, "
-          f"max {max(latencies):,.0f} ms")
+    print(
+        f"{name}: {n} questions in {elapsed:.2f} s = {n / elapsed:,.1f} questions/s; latency p50 "
+        f"{percentile(latencies, 0.5):,.0f} ms, p99 {percentile(latencies, 0.99):,.0f} ms, "
+        f"max {max(latencies):,.0f} ms"
+    )
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -133,8 +141,10 @@ async def main(args: argparse.Namespace) -> None:
             for _ in range(args.sequential):
                 _, one = await bench.run(1, 30)
                 latencies += one
-            print(f"sequential (idle bot): {args.sequential} questions, latency p50 "
-                  f"{percentile(latencies, 0.5):,.1f} ms, p99 {percentile(latencies, 0.99):,.1f} ms")
+            print(
+                f"sequential (idle bot): {args.sequential} questions, latency p50 "
+                f"{percentile(latencies, 0.5):,.1f} ms, p99 {percentile(latencies, 0.99):,.1f} ms"
+            )
 
             elapsed, latencies = await bench.run(args.questions, 600)
             report("burst, no rate limiter", args.questions, elapsed, latencies)

@@ -26,16 +26,40 @@ sys.path.insert(0, str(ROOT))
 
 CORPUS = ROOT / "tests" / "core" / "understanding" / "corpus.jsonl"
 EXTRA = [
-    "4090跑qwen3-coder-30b-a3b", "mistral small 3.2", "devstral small", "glm-4.6", "qwen2.5-vl-32b",
-    "4090 hunyuan a13b", "4090 跑 seed-oss-36b", "4090 + 64gb ram gpt-oss-120b",
-    "Can I run Kimi K2 on 4x 3090 + 512GB RAM", "4090 跑 glm-4.5-air 行不行,内存 128G",
-    "qwen 3 32b on 4090 at 128k context with q8 kv", "部署需要几张A100的80G的卡", "两张A100/A800 80G",
-    "My graphics card is 4060ti, can 16G run", "M4 Max 64G llama 3.3 70b", "RTX 3050 6G llama 3 8b",
-    "Any chance to run 34b model on 3x4090", "8GB VRAM what's the biggest model I can run",
-    "what gpu do i need for 70b", "4090 vs 5090 for qwen3 32b", "首 token 要多久 prompt 8k",
-    "gemma 3 12b on rtx 2060 6gb", "5090 qwen3-235b-a22b", "M2 Ultra 192G deepseek v3",
-    "1000x 4090 llama 3 8b", "4090 0G qwen3 8b", "", "help", "你好", "llama", "4090 llama speed",
-    "RTX 9999 qwen3 8b", "V100 32G 27B 多少 token", "双3090 跑 llama3 70b q4 速度",
+    "4090跑qwen3-coder-30b-a3b",
+    "mistral small 3.2",
+    "devstral small",
+    "glm-4.6",
+    "qwen2.5-vl-32b",
+    "4090 hunyuan a13b",
+    "4090 跑 seed-oss-36b",
+    "4090 + 64gb ram gpt-oss-120b",
+    "Can I run Kimi K2 on 4x 3090 + 512GB RAM",
+    "4090 跑 glm-4.5-air 行不行,内存 128G",
+    "qwen 3 32b on 4090 at 128k context with q8 kv",
+    "部署需要几张A100的80G的卡",
+    "两张A100/A800 80G",
+    "My graphics card is 4060ti, can 16G run",
+    "M4 Max 64G llama 3.3 70b",
+    "RTX 3050 6G llama 3 8b",
+    "Any chance to run 34b model on 3x4090",
+    "8GB VRAM what's the biggest model I can run",
+    "what gpu do i need for 70b",
+    "4090 vs 5090 for qwen3 32b",
+    "首 token 要多久 prompt 8k",
+    "gemma 3 12b on rtx 2060 6gb",
+    "5090 qwen3-235b-a22b",
+    "M2 Ultra 192G deepseek v3",
+    "1000x 4090 llama 3 8b",
+    "4090 0G qwen3 8b",
+    "",
+    "help",
+    "你好",
+    "llama",
+    "4090 llama speed",
+    "RTX 9999 qwen3 8b",
+    "V100 32G 27B 多少 token",
+    "双3090 跑 llama3 70b q4 速度",
 ]
 ESTIMATES: list[dict[str, Any]] = [
     {"gpu": "4090", "model": "qwen3 32b"},
@@ -58,19 +82,43 @@ FLOW = [
     ("alice", '/submit gpu="V100 32G" model="gemma 3 27b" quant=Q4_K_M decode=4000'),
     ("alice", '/submit gpu="V100 32G" model="gemma 3 27b" quant=Q4_K_M decode=6'),
     ("alice", '/submit gpu="V100 32G" model="gemma 3 27b" quant=Q4_K_M ctx=8k decode=21.5 prefill=480'),
-    ("dave", "/submit gpu=\"2x 3090\" model=\"qwen2.5 72b\" quant=Q4_K_M decode=16.2"),
-    ("dave", "/submit"), ("dave", "RTX 4090"), ("dave", "llama 3 8b"), ("dave", "Q4_K_M"), ("dave", "130"),
-    ("erin", "/submit"), ("erin", "cancel"), ("erin", "/cancel"),
-    ("frank", "| model | size | params | backend | ngl | test | t/s |\n| --- | --- | --- | --- | --- | --- | --- |\n"
-              "| llama 8B Q4_K - Medium | 4.58 GiB | 8.03 B | CUDA | 99 | pp512 | 11000.5 ± 20 |\n"
-              "| llama 8B Q4_K - Medium | 4.58 GiB | 8.03 B | CUDA | 99 | tg128 | 150.2 ± 0.5 |"),
+    ("dave", '/submit gpu="2x 3090" model="qwen2.5 72b" quant=Q4_K_M decode=16.2'),
+    ("dave", "/submit"),
+    ("dave", "RTX 4090"),
+    ("dave", "llama 3 8b"),
+    ("dave", "Q4_K_M"),
+    ("dave", "130"),
+    ("erin", "/submit"),
+    ("erin", "cancel"),
+    ("erin", "/cancel"),
+    (
+        "frank",
+        "| model | size | params | backend | ngl | test | t/s |\n"
+        "| --- | --- | --- | --- | --- | --- | --- |\n"
+        "| llama 8B Q4_K - Medium | 4.58 GiB | 8.03 B | CUDA | 99 | pp512 | 11000.5 ± 20 |\n"
+        "| llama 8B Q4_K - Medium | 4.58 GiB | 8.03 B | CUDA | 99 | tg128 | 150.2 ± 0.5 |",
+    ),
     ("frank", "/submit 我的4090跑qwen3 8b q4_k_m 每秒 120 token"),
-    ("bob", "/review"), ("bob", "/approve 1"), ("bob", "/reject 2 typo"), ("bob", "/review audit"),
-    ("alice", "/approve 3"), ("bob", "/withdraw 1 measured with another build"),
-    ("carol", "/accuracy"), ("carol", "/accuracy V100 32G"), ("bob", "/export csv"), ("bob", "/export json"),
-    ("carol", "/export"), ("carol", "/help"), ("carol", "/help submit"), ("carol", "/帮助"), ("carol", "/nosuch"),
-    ("carol", "V100 32G gemma 3 27b"), ("carol", "/unsubscribe V100 32G"), ("carol", "/subscribe all"),
-    ("carol", "/unsubscribe all"), ("carol", "/subscribe 不存在的卡"),
+    ("bob", "/review"),
+    ("bob", "/approve 1"),
+    ("bob", "/reject 2 typo"),
+    ("bob", "/review audit"),
+    ("alice", "/approve 3"),
+    ("bob", "/withdraw 1 measured with another build"),
+    ("carol", "/accuracy"),
+    ("carol", "/accuracy V100 32G"),
+    ("bob", "/export csv"),
+    ("bob", "/export json"),
+    ("carol", "/export"),
+    ("carol", "/help"),
+    ("carol", "/help submit"),
+    ("carol", "/帮助"),
+    ("carol", "/nosuch"),
+    ("carol", "V100 32G gemma 3 27b"),
+    ("carol", "/unsubscribe V100 32G"),
+    ("carol", "/subscribe all"),
+    ("carol", "/unsubscribe all"),
+    ("carol", "/subscribe 不存在的卡"),
 ]
 
 
@@ -103,7 +151,6 @@ class Clock:
 
 async def _bot(catalog: Any, with_published: bool) -> Any:
     from core.anchors.anchor_index import AnchorIndex
-
     from core.anchors.seed import published_anchors
     from core.commands.context import BotContext, BotLimits
     from core.commands.router import CommandRouter
@@ -116,9 +163,14 @@ async def _bot(catalog: Any, with_published: bool) -> Any:
     if with_published:
         await storage.add_published(published_anchors(catalog))
         anchors = AnchorIndex.from_submissions(await storage.submissions(status="approved"), catalog)
-    bot = BotContext(catalog=catalog, storage=storage,
-                     moderators=ModeratorPolicy.parse("console:bob,telegram:900"),
-                     limits=BotLimits.from_catalog(catalog), clock=Clock(), anchors=anchors)
+    bot = BotContext(
+        catalog=catalog,
+        storage=storage,
+        moderators=ModeratorPolicy.parse("console:bob,telegram:900"),
+        limits=BotLimits.from_catalog(catalog),
+        clock=Clock(),
+        anchors=anchors,
+    )
     return bot, CommandRouter(bot)
 
 
@@ -128,13 +180,12 @@ def _questions() -> list[str]:
 
 
 async def snapshot(out: Any) -> int:
-    from core.ask_use_case import answer
-    from core.render.notices import notice_text
-    from core.records import Actor
-
     from bot.cli.estimate import answer as estimate_answer
+    from core.ask_use_case import answer
     from core.catalog.loader import default_catalog
     from core.commands.types import Invocation, Where
+    from core.records import Actor
+    from core.render.notices import notice_text
 
     catalog = default_catalog()
     bot, router = await _bot(catalog, with_published=True)
@@ -142,7 +193,9 @@ async def snapshot(out: Any) -> int:
 
     def emit(kind: str, key: Any, value: Any) -> None:
         nonlocal n
-        out.write(json.dumps({"kind": kind, "key": key, "value": value}, ensure_ascii=False, default=str) + "\n")
+        out.write(
+            json.dumps({"kind": kind, "key": key, "value": value}, ensure_ascii=False, default=str) + "\n"
+        )
         n += 1
 
     actor = Actor("console", "q", "Q")
@@ -153,9 +206,9 @@ async def snapshot(out: Any) -> int:
             emit("reply", [q, target], [_response(r) for r in responses])
             if target != "plain":
                 continue
-            for row in (b for r in responses for row in r.buttons for b in row):
-                pressed = await router.handle_action(Invocation(actor, Where("q", True), "", row.action))
-                emit("button", [q, row.label], [_response(r) for r in pressed])
+            for button in (b for r in responses for row in r.buttons for b in row):
+                pressed = await router.handle_action(Invocation(actor, Where("q", True), "", button.action))
+                emit("button", [q, button.label], [_response(r) for r in pressed])
     for lang in ("en", "zh"):
         for req in ESTIMATES:
             emit("estimate_json", [lang, req], estimate_answer(req, lang))

@@ -36,14 +36,20 @@ def _ask_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ask", help="answer a chat question exactly as the bot would")
     p.add_argument("question", nargs="+", help='e.g. "V100 32G 27B 多少 token"')
     p.add_argument("--json", action="store_true", help="print status, query, candidates and reply as JSON")
-    p.add_argument("--target", choices=("plain", "telegram", "discord"), default="plain",
-                   help="render for this chat (default: plain console text)")
+    p.add_argument(
+        "--target",
+        choices=("plain", "telegram", "discord"),
+        default="plain",
+        help="render for this chat (default: plain console text)",
+    )
     p.add_argument("--lang", choices=("en", "zh"), default=None, help="reply language (default: as asked)")
 
 
 def _console_parsers(sub: argparse._SubParsersAction) -> None:
-    for name, text in (("console", "the bot in a terminal"),
-                       ("run", "start the bot: the local console when no platform token is set")):
+    for name, text in (
+        ("console", "the bot in a terminal"),
+        ("run", "start the bot: the local console when no platform token is set"),
+    ):
         p = sub.add_parser(name, help=text)
         p.add_argument("--user", default="console", help="who is typing (console user name)")
         p.add_argument("--db", default=None, help="SQLite file (default: TOKBOT_DB_PATH or tokbot.db)")
@@ -60,11 +66,17 @@ def _data_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def _sync_discord_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("sync-discord",
-                       help="register the slash commands with Discord (after an install or update)")
-    p.add_argument("--guild", action="append", default=None, metavar="ID",
-                   help="sync to this server only, visible at once (repeatable, or ID,ID); "
-                        "without --guild: globally, which Discord may take up to an hour to show")
+    p = sub.add_parser(
+        "sync-discord", help="register the slash commands with Discord (after an install or update)"
+    )
+    p.add_argument(
+        "--guild",
+        action="append",
+        default=None,
+        metavar="ID",
+        help="sync to this server only, visible at once (repeatable, or ID,ID); "
+        "without --guild: globally, which Discord may take up to an hour to show",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -61,8 +61,9 @@ class TokbotClient(discord.Client):
     async def on_message(self, message: discord.Message) -> None:
         await self.adapter.on_message(message)
 
-    async def _on_tree_error(self, interaction: discord.Interaction,
-                             error: app_commands.AppCommandError) -> None:
+    async def _on_tree_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
         log.error("slash command failed", exc_info=error)
 
 
@@ -89,12 +90,15 @@ class DiscordAdapter:
             await self.client.login(self.token)
         except discord.LoginFailure as exc:
             await self.client.close()
-            raise DiscordStartError("Discord refused TOKBOT_DISCORD_TOKEN (401): copy the token again from "
-                                    "the Developer Portal's Bot page") from exc
+            raise DiscordStartError(
+                "Discord refused TOKBOT_DISCORD_TOKEN (401): copy the token again from "
+                "the Developer Portal's Bot page"
+            ) from exc
         self._task = asyncio.create_task(self.client.connect(reconnect=True), name="discord-gateway")
         ready = asyncio.create_task(self.client.wait_until_ready())
-        done, _ = await asyncio.wait({self._task, ready}, timeout=READY_TIMEOUT,
-                                     return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait(
+            {self._task, ready}, timeout=READY_TIMEOUT, return_when=asyncio.FIRST_COMPLETED
+        )
         if ready not in done:
             ready.cancel()
             error = self._task.exception() if self._task in done else None
@@ -126,8 +130,9 @@ class DiscordAdapter:
 
     async def run_command(self, interaction: discord.Interaction, name: str, text: str) -> None:
         inv = self._invocation(interaction, name, text)
-        await self._answer(interaction, self.app.router.handle(inv), slow=name in SLOW,
-                           ephemeral=SLOW.get(name, False))
+        await self._answer(
+            interaction, self.app.router.handle(inv), slow=name in SLOW, ephemeral=SLOW.get(name, False)
+        )
 
     async def run_action(self, interaction: discord.Interaction, action: str) -> None:
         """A button press; the router checks the action and the presser's rights."""
@@ -137,14 +142,27 @@ class DiscordAdapter:
 
     async def run_line(self, interaction: discord.Interaction, line: str) -> None:
         """A modal's answer, as the command line it completes ("/reject 42 no log")."""
-        inv = self.app.router.parse(actor_of(interaction.user),
-                                    Where(str(interaction.channel_id), private=interaction.guild_id is None),
-                                    line, lang_of(interaction.locale), TARGET)
-        await self._answer(interaction, self.app.router.handle(inv), slow=inv.command in SLOW,
-                           ephemeral=SLOW.get(inv.command, False))
+        inv = self.app.router.parse(
+            actor_of(interaction.user),
+            Where(str(interaction.channel_id), private=interaction.guild_id is None),
+            line,
+            lang_of(interaction.locale),
+            TARGET,
+        )
+        await self._answer(
+            interaction,
+            self.app.router.handle(inv),
+            slow=inv.command in SLOW,
+            ephemeral=SLOW.get(inv.command, False),
+        )
 
-    async def _answer(self, interaction: discord.Interaction, work: Awaitable[list[Response]], slow: bool,
-                      ephemeral: bool = False) -> None:
+    async def _answer(
+        self,
+        interaction: discord.Interaction,
+        work: Awaitable[list[Response]],
+        slow: bool,
+        ephemeral: bool = False,
+    ) -> None:
         current = asyncio.current_task()
         if current is not None:  # stop() waits for the whole answer, sending included
             self._track(current)

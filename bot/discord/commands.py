@@ -43,8 +43,9 @@ def _opt(name: str) -> locale_str:
 class I18nTranslator(app_commands.Translator):
     """Command descriptions in the user's Discord language (only used when the tree is synced)."""
 
-    async def translate(self, string: locale_str, locale: discord.Locale,
-                        context: app_commands.TranslationContextTypes) -> str | None:
+    async def translate(
+        self, string: locale_str, locale: discord.Locale, context: app_commands.TranslationContextTypes
+    ) -> str | None:
         key = string.extras.get("key")
         if not key or locale not in _CHINESE:
             return None
@@ -70,8 +71,9 @@ def submit_line(fields: dict[str, str | float | int | None], text: str | None = 
     return f"{line}\n{extra}".strip() if extra else line
 
 
-async def _complete(interaction: discord.Interaction, kind: Kind, current: str,
-                    include_all: bool = False) -> list[Choice[str]]:
+async def _complete(
+    interaction: discord.Interaction, kind: Kind, current: str, include_all: bool = False
+) -> list[Choice[str]]:
     catalog = adapter_of(interaction).app.catalog
     pairs = complete(catalog, kind, current, CHOICES_MAX, include_all=include_all)
     return [Choice(name=label[:100], value=value[:100]) for label, value in pairs]
@@ -140,14 +142,20 @@ def build_commands() -> list[app_commands.Command]:  # type: ignore[type-arg]
 
     @app_commands.command(name="reject", description=_description("reject"))
     @app_commands.describe(id=_opt("id.submission"), reason=_opt("reject.reason"))
-    async def reject(interaction: discord.Interaction, id: app_commands.Range[int, 1],  # noqa: A002
-                     reason: str | None = None) -> None:
+    async def reject(
+        interaction: discord.Interaction,
+        id: app_commands.Range[int, 1],  # noqa: A002
+        reason: str | None = None,
+    ) -> None:
         await _run(interaction, "reject", f"{id} {reason or ''}")
 
     @app_commands.command(name="withdraw", description=_description("withdraw"))
     @app_commands.describe(id=_opt("id.anchor"), reason=_opt("withdraw.reason"))
-    async def withdraw(interaction: discord.Interaction, id: app_commands.Range[int, 1],  # noqa: A002
-                       reason: str | None = None) -> None:
+    async def withdraw(
+        interaction: discord.Interaction,
+        id: app_commands.Range[int, 1],  # noqa: A002
+        reason: str | None = None,
+    ) -> None:
         await _run(interaction, "withdraw", f"{id} {reason or ''}")
 
     @app_commands.command(name="subscribe", description=_description("subscribe"))
@@ -184,7 +192,19 @@ def build_commands() -> list[app_commands.Command]:  # type: ignore[type-arg]
     async def help_(interaction: discord.Interaction, command: str | None = None) -> None:
         await _run(interaction, "help", command)
 
-    built = [ask, submit, review, approve, reject, withdraw, subscribe, unsubscribe, subscriptions, accuracy,
-             export, help_]
+    built = [
+        ask,
+        submit,
+        review,
+        approve,
+        reject,
+        withdraw,
+        subscribe,
+        unsubscribe,
+        subscriptions,
+        accuracy,
+        export,
+        help_,
+    ]
     assert tuple(c.name for c in built) == COMMANDS, "one slash command per command, in COMMANDS order"
     return built

@@ -114,8 +114,9 @@ class Responder:
                 self.state = "done"
 
     @staticmethod
-    def _message(text: str, files: list[discord.File], view: discord.ui.View | None,
-                 ephemeral: bool) -> dict[str, Any]:
+    def _message(
+        text: str, files: list[discord.File], view: discord.ui.View | None, ephemeral: bool
+    ) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"ephemeral": ephemeral, "allowed_mentions": NO_MENTIONS}
         if text:
             kwargs["content"] = text

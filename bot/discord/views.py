@@ -29,15 +29,22 @@ ROWS_MAX, PER_ROW_MAX = 5, 5
 
 
 class ActionButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLATE):
-    def __init__(self, action: str, label: str = "",
-                 style: discord.ButtonStyle = discord.ButtonStyle.secondary, row: int | None = None):
-        super().__init__(discord.ui.Button(label=label[:LABEL_MAX] or action, style=style, custom_id=action,
-                                           row=row))
+    def __init__(
+        self,
+        action: str,
+        label: str = "",
+        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+        row: int | None = None,
+    ):
+        super().__init__(
+            discord.ui.Button(label=label[:LABEL_MAX] or action, style=style, custom_id=action, row=row)
+        )
         self.action = action
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
-                             match: Any) -> ActionButton:  # noqa: ANN401 - re.Match from discord.py
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: Any
+    ) -> ActionButton:  # noqa: ANN401 - re.Match from discord.py
         label = getattr(item, "label", None) or ""
         style = getattr(item, "style", discord.ButtonStyle.secondary)
         return cls(match["action"], label, style)

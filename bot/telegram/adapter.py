@@ -37,9 +37,18 @@ def rate_limiter(retries: int = RATE_RETRIES) -> AIORateLimiter:
 class TelegramAdapter:
     platform = "telegram"
 
-    def __init__(self, app: App, token: str, base_url: str | None = None, base_file_url: str | None = None,
-                 *, concurrent_updates: int = CONCURRENT_UPDATES, rate_limit: bool = True,
-                 poll_timeout: float = POLL_TIMEOUT_SECONDS, request: BaseRequest | None = None):
+    def __init__(
+        self,
+        app: App,
+        token: str,
+        base_url: str | None = None,
+        base_file_url: str | None = None,
+        *,
+        concurrent_updates: int = CONCURRENT_UPDATES,
+        rate_limit: bool = True,
+        poll_timeout: float = POLL_TIMEOUT_SECONDS,
+        request: BaseRequest | None = None,
+    ):
         """`rate_limit=False` is for benchmarks of the adapter itself; `request` replaces the HTTP
         transport (handler tests) and then no updater is built: updates are fed to `process_update`."""
         self.app = app
@@ -74,11 +83,14 @@ class TelegramAdapter:
         self.app.add_notifier(self.notifier)
         await self.application.start()
         if self.application.updater is not None:
-            await self.application.updater.start_polling(timeout=self.poll_timeout,
-                                                         allowed_updates=ALLOWED_UPDATES)
+            await self.application.updater.start_polling(
+                timeout=self.poll_timeout, allowed_updates=ALLOWED_UPDATES
+            )
         self._started = True
-        log.info("telegram adapter running", extra={"bot": self.username, "menus": menus,
-                                                    "polling": self.application.updater is not None})
+        log.info(
+            "telegram adapter running",
+            extra={"bot": self.username, "menus": menus, "polling": self.application.updater is not None},
+        )
 
     async def stop(self) -> None:
         """Stop fetching, let handlers in flight finish their replies, close the HTTP clients.

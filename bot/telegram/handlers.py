@@ -136,8 +136,9 @@ class Handlers:
         private = message.chat.type == ChatType.PRIVATE
         where, actor, lang = where_of(message.chat), actor_of(user), lang_of(user)
         replied = message.reply_to_message
-        command = self.prompts.take(where.chat_id, actor.user_id, replied.message_id if replied else None,
-                                    private)
+        command = self.prompts.take(
+            where.chat_id, actor.user_id, replied.message_id if replied else None, private
+        )
         if command is not None:  # the answer to a question the bot asked (e.g. a rejection reason)
             inv = self.router.parse(actor, where, f"/{command} {message.text}", lang, TARGET)
             await self._run(update.update_id, message, inv)
@@ -168,9 +169,14 @@ class Handlers:
         started = time.perf_counter()
         responses = await self.router.handle(inv)
         private = message.chat.type == ChatType.PRIVATE
-        to = Destination(message.chat.id, private, inv.actor.user_id, language(inv.text, inv.lang),
-                         reply_to=None if private else message.message_id,
-                         thread_id=message.message_thread_id if message.is_topic_message else None)
+        to = Destination(
+            message.chat.id,
+            private,
+            inv.actor.user_id,
+            language(inv.text, inv.lang),
+            reply_to=None if private else message.message_id,
+            thread_id=message.message_thread_id if message.is_topic_message else None,
+        )
         await self.replier.send(to, responses)
         self._log(update_id, inv.command or "text", inv, responses, started)
 
@@ -193,10 +199,17 @@ class Handlers:
         inv = Invocation(actor_of(user), where_of(chat), "", query.data or "", lang_of(user), TARGET)
         responses = await self.router.handle_action(inv)
         private = chat.type == ChatType.PRIVATE
-        to = Destination(chat.id, private, inv.actor.user_id, language(inv.text, inv.lang),
-                         reply_to=None if private else message.message_id, button_message=message.message_id,
-                         thread_id=getattr(message, "message_thread_id", None)
-                         if getattr(message, "is_topic_message", False) else None)
+        to = Destination(
+            chat.id,
+            private,
+            inv.actor.user_id,
+            language(inv.text, inv.lang),
+            reply_to=None if private else message.message_id,
+            button_message=message.message_id,
+            thread_id=getattr(message, "message_thread_id", None)
+            if getattr(message, "is_topic_message", False)
+            else None,
+        )
         await self.replier.send(to, responses)
         self._log(update.update_id, f"button:{inv.text.partition(':')[0]}", inv, responses, started)
 
@@ -209,8 +222,9 @@ class Handlers:
         lang = lang_of(query.from_user) or self.app.bot.default_lang
         text = query.query.strip()
         if not text:  # nothing typed yet: a hint above the (empty) results, nothing computed
-            hint = InlineQueryResultsButton(text=translate("telegram.inline_hint", lang),
-                                            start_parameter="inline")
+            hint = InlineQueryResultsButton(
+                text=translate("telegram.inline_hint", lang), start_parameter="inline"
+            )
             await query.answer([], cache_time=INLINE_CACHE_SECONDS, button=hint)
             return
         actor = actor_of(query.from_user)
@@ -244,4 +258,3 @@ class Handlers:
             "status": status, "responses": len(responses),
             "ms": round((time.perf_counter() - started) * 1000, 1),
         })  # fmt: skip
-

@@ -29,11 +29,13 @@ def deep_link(username: str, payload: str, host: str = DEEP_LINK_HOST) -> str:
     return f"{host}/{username}?start={payload}"
 
 
-def inline_keyboard(rows: tuple[tuple[Button, ...], ...], link: tuple[str, str] | None = None
-                    ) -> InlineKeyboardMarkup | None:
+def inline_keyboard(
+    rows: tuple[tuple[Button, ...], ...], link: tuple[str, str] | None = None
+) -> InlineKeyboardMarkup | None:
     """Rows of callback buttons, plus one URL button row (label, url) if given; None when empty."""
-    keyboard = [[InlineKeyboardButton(b.label, callback_data=callback_data(b)) for b in row]
-                for row in rows if row]
+    keyboard = [
+        [InlineKeyboardButton(b.label, callback_data=callback_data(b)) for b in row] for row in rows if row
+    ]
     if link is not None:
         keyboard.append([InlineKeyboardButton(link[0], url=link[1])])
     return InlineKeyboardMarkup(keyboard) if keyboard else None

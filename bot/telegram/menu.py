@@ -36,12 +36,16 @@ async def set_menus(bot: Bot) -> int:
     convenience, and typed commands work without it."""
     done = 0
     for lang, code in LANGS.items():
-        for scope, names in ((BotCommandScopeAllPrivateChats(), COMMANDS),
-                             (BotCommandScopeAllGroupChats(), GROUP_COMMANDS)):
+        for scope, names in (
+            (BotCommandScopeAllPrivateChats(), COMMANDS),
+            (BotCommandScopeAllGroupChats(), GROUP_COMMANDS),
+        ):
             try:
                 await bot.set_my_commands(menu(names, lang), scope=scope, language_code=code)
                 done += 1
             except TelegramError as exc:
-                log.warning("telegram command menu not set", extra={"scope": scope.type, "lang": lang,
-                                                                     "error": str(exc)})
+                log.warning(
+                    "telegram command menu not set",
+                    extra={"scope": scope.type, "lang": lang, "error": str(exc)},
+                )
     return done

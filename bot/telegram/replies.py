@@ -65,20 +65,29 @@ class Replier:
             try:
                 message = await self._one(to, response)
             except Forbidden as exc:  # removed from the group or blocked: nothing more can be sent there
-                log.warning("telegram chat refused the reply",
-                            extra={"chat_id": to.chat_id, "error": str(exc)})
+                log.warning(
+                    "telegram chat refused the reply", extra={"chat_id": to.chat_id, "error": str(exc)}
+                )
                 break
             except TelegramError:  # one failed part (say, a photo) must not lose the rest of the answer
-                log.exception("telegram reply failed",
-                              extra={"chat_id": to.chat_id, "status": response.status})
+                log.exception(
+                    "telegram reply failed", extra={"chat_id": to.chat_id, "status": response.status}
+                )
                 continue
             if message is not None:
                 sent.append(message)
         if moved:  # say in the group where the answer went
             try:
-                sent.append(await self._text(to, translate("telegram.sent_privately", to.lang), None,
-                                             ReplyParameters(to.reply_to, allow_sending_without_reply=True)
-                                             if to.reply_to is not None else None))
+                sent.append(
+                    await self._text(
+                        to,
+                        translate("telegram.sent_privately", to.lang),
+                        None,
+                        ReplyParameters(to.reply_to, allow_sending_without_reply=True)
+                        if to.reply_to is not None
+                        else None,
+                    )
+                )
             except TelegramError:
                 log.info("telegram pointer to the private chat failed", extra={"chat_id": to.chat_id})
         return sent
@@ -117,8 +126,9 @@ class Replier:
         if r.prompt is not None:
             question = r.text or r.prompt.title
             message = await self._text(to, question, force_reply(r.prompt.placeholder), quote)
-            self.prompts.remember(str(to.chat_id), message.message_id, r.prompt.command, to.user_id,
-                                  to.private)
+            self.prompts.remember(
+                str(to.chat_id), message.message_id, r.prompt.command, to.user_id, to.private
+            )
             return message
         if not r.text:
             return None
@@ -127,30 +137,50 @@ class Replier:
             return await self._text(to, r.text, force_reply(), quote)
         return await self._text(to, r.text, markup, quote)
 
-    async def _text(self, to: Destination, text: str, markup, quote: ReplyParameters | None  # noqa: ANN001
-                    ) -> Message:
+    async def _text(
+        self,
+        to: Destination,
+        text: str,
+        markup,
+        quote: ReplyParameters | None,  # noqa: ANN001
+    ) -> Message:
         if len(text) > MessageLimit.MAX_TEXT_LENGTH:
             log.warning("telegram reply over 4096 characters", extra={"length": len(text)})
         try:
-            return await self.bot.send_message(to.chat_id, text, parse_mode=ParseMode.HTML,
-                                               reply_markup=markup, reply_parameters=quote,
-                                               link_preview_options=NO_PREVIEW,
-                                               message_thread_id=to.thread_id)
+            return await self.bot.send_message(
+                to.chat_id,
+                text,
+                parse_mode=ParseMode.HTML,
+                reply_markup=markup,
+                reply_parameters=quote,
+                link_preview_options=NO_PREVIEW,
+                message_thread_id=to.thread_id,
+            )
         except BadRequest as exc:
             if "parse entities" not in exc.message.lower():
                 raise
             log.error("telegram refused the reply's HTML; sent as plain text", extra={"error": exc.message})
-            return await self.bot.send_message(to.chat_id, plain(text), reply_markup=markup,
-                                               reply_parameters=quote, link_preview_options=NO_PREVIEW,
-                                               message_thread_id=to.thread_id)
+            return await self.bot.send_message(
+                to.chat_id,
+                plain(text),
+                reply_markup=markup,
+                reply_parameters=quote,
+                link_preview_options=NO_PREVIEW,
+                message_thread_id=to.thread_id,
+            )
 
     async def _edit(self, to: Destination, text: str, markup) -> bool:  # noqa: ANN001
         """Replace the message whose button was pressed; its keyboard goes (none is passed) unless the
         response brings one. False if it can't be edited, so the caller sends a new message instead."""
         try:
-            await self.bot.edit_message_text(text, chat_id=to.chat_id, message_id=to.button_message,
-                                             parse_mode=ParseMode.HTML, reply_markup=markup,
-                                             link_preview_options=NO_PREVIEW)
+            await self.bot.edit_message_text(
+                text,
+                chat_id=to.chat_id,
+                message_id=to.button_message,
+                parse_mode=ParseMode.HTML,
+                reply_markup=markup,
+                link_preview_options=NO_PREVIEW,
+            )
         except BadRequest as exc:
             if "not modified" in exc.message.lower():  # pressed twice: it already says this
                 return True
@@ -158,17 +188,35 @@ class Replier:
             return False
         return True
 
-    async def _file(self, to: Destination, r: Response, markup, quote: ReplyParameters | None  # noqa: ANN001
-                    ) -> Message:
+    async def _file(
+        self,
+        to: Destination,
+        r: Response,
+        markup,
+        quote: ReplyParameters | None,  # noqa: ANN001
+    ) -> Message:
         caption: str | None = r.text or None
         if caption is not None and len(caption) > MessageLimit.CAPTION_LENGTH:
             await self._text(to, caption, None, quote)  # too long for a caption: its own message first
             caption = None
         if r.photo is not None:
-            return await self.bot.send_photo(to.chat_id, r.photo, caption=caption, parse_mode=ParseMode.HTML,
-                                             reply_markup=markup, reply_parameters=quote,
-                                             message_thread_id=to.thread_id)
+            return await self.bot.send_photo(
+                to.chat_id,
+                r.photo,
+                caption=caption,
+                parse_mode=ParseMode.HTML,
+                reply_markup=markup,
+                reply_parameters=quote,
+                message_thread_id=to.thread_id,
+            )
         assert r.attachment is not None
-        return await self.bot.send_document(to.chat_id, r.attachment.data, filename=r.attachment.filename,
-                                            caption=caption, parse_mode=ParseMode.HTML, reply_markup=markup,
-                                            reply_parameters=quote, message_thread_id=to.thread_id)
+        return await self.bot.send_document(
+            to.chat_id,
+            r.attachment.data,
+            filename=r.attachment.filename,
+            caption=caption,
+            parse_mode=ParseMode.HTML,
+            reply_markup=markup,
+            reply_parameters=quote,
+            message_thread_id=to.thread_id,
+        )

@@ -79,9 +79,7 @@ def _validate_list(kind: type, items: list[dict[str, Any]], file: str) -> dict[s
 def load_catalog(directory: Path = CATALOG_DIR) -> Catalog:
     """Read every catalog file in `directory`; raise CatalogError naming the bad entry."""
     gpus = _validate_list(Gpu, _read_toml(directory / "gpus.toml").get("gpu", []), "gpus.toml")
-    models = _validate_list(
-        Model, _read_toml(directory / "models.toml").get("model", []), "models.toml"
-    )
+    models = _validate_list(Model, _read_toml(directory / "models.toml").get("model", []), "models.toml")
     quant_doc = _read_toml(directory / "quants.toml")
     ggml_types = _validate_list(GgmlType, quant_doc.get("ggml_type", []), "quants.toml")
     quants = _validate_list(Quant, quant_doc.get("quant", []), "quants.toml")

@@ -19,18 +19,29 @@ async def run(bot: BotContext, inv: Invocation) -> list[Response]:
         gpu_id, model_id, problems = named_target(bot, text, lang)
         if problems:
             return [Response(one(inv.target, *problems), private=True, status="clarify")]
-        subs = [s for s in subs if (gpu_id is None or s.measurement.gpu_id == gpu_id)
-                and (model_id is None or s.measurement.model_id == model_id)]
-        names = [bot.catalog.gpus[gpu_id].name if gpu_id else "",
-                 bot.catalog.models[model_id].name if model_id else ""]
+        subs = [
+            s
+            for s in subs
+            if (gpu_id is None or s.measurement.gpu_id == gpu_id)
+            and (model_id is None or s.measurement.model_id == model_id)
+        ]
+        names = [
+            bot.catalog.gpus[gpu_id].name if gpu_id else "",
+            bot.catalog.models[model_id].name if model_id else "",
+        ]
         scope = " + ".join(n for n in names if n)
     report = accuracy(subs)
     if report.n == 0:
         return [Response(one(inv.target, translate("accuracy.none", lang, scope=scope)))]
     lines = [
         translate("accuracy.header", lang, scope=scope, n=report.n),
-        translate("accuracy.figures", lang, err=report.median_error_pct, inside=report.inside_band_pct,
-                  ratio=report.median_ratio),
+        translate(
+            "accuracy.figures",
+            lang,
+            err=report.median_error_pct,
+            inside=report.inside_band_pct,
+            ratio=report.median_ratio,
+        ),
     ]
     if report.worst:
         worst = ", ".join(f"#{i} {e:g}%" for i, e in report.worst)

@@ -74,20 +74,34 @@ def _entries(catalog: Catalog) -> tuple[_Entry, ...]:
         # No popularity field for cards: people write many aliases for the cards they talk about
         # most (4090, 3090, V100, P40, MI50), so the alias count stands in; newer breaks ties.
         rank = (float(len(gpu.aliases)), float(gpu.year or 0), float(-order))
-        out.append(_Entry("gpu", gpu.id, label[:LABEL_MAX],
-                          _value("gpu", gpu.id, [gpu.name, gpu.id, *gpu.aliases], catalog),
-                          tuple(dict.fromkeys(_compact(k) for k in (gpu.name, gpu.id, *gpu.aliases))),
-                          _words(gpu.name, *gpu.aliases), rank))
+        out.append(
+            _Entry(
+                "gpu",
+                gpu.id,
+                label[:LABEL_MAX],
+                _value("gpu", gpu.id, [gpu.name, gpu.id, *gpu.aliases], catalog),
+                tuple(dict.fromkeys(_compact(k) for k in (gpu.name, gpu.id, *gpu.aliases))),
+                _words(gpu.name, *gpu.aliases),
+                rank,
+            )
+        )
     for order, model in enumerate(catalog.models.values()):
         # "Qwen3-32B" says its size already; "gpt-oss-20b" too; "Phi-4-mini-instruct" gets " · 3.8B".
         named = _SIZE_IN_NAME.search(model.name)
         size = f"{model.params_b:.0f}" if model.params_b >= 10 else f"{model.params_b:.2g}"
         label = model.name if named else f"{model.name} · {size}B"
         rank = (float(model.popularity), float(model.release.replace("-", "") or 0), float(-order))
-        out.append(_Entry("model", model.id, label[:LABEL_MAX],
-                          _value("model", model.id, [model.name, model.id, *model.aliases], catalog),
-                          tuple(dict.fromkeys(_compact(k) for k in (model.name, model.id, *model.aliases))),
-                          _words(model.name, model.family, *model.aliases), rank))
+        out.append(
+            _Entry(
+                "model",
+                model.id,
+                label[:LABEL_MAX],
+                _value("model", model.id, [model.name, model.id, *model.aliases], catalog),
+                tuple(dict.fromkeys(_compact(k) for k in (model.name, model.id, *model.aliases))),
+                _words(model.name, model.family, *model.aliases),
+                rank,
+            )
+        )
     return tuple(out)
 
 
@@ -107,8 +121,9 @@ def _score(entry: _Entry, query: str, words: tuple[str, ...]) -> float:
     return best
 
 
-def complete(catalog: Catalog, kind: Kind, prefix: str, limit: int = 25,
-             include_all: bool = False) -> list[tuple[str, str]]:
+def complete(
+    catalog: Catalog, kind: Kind, prefix: str, limit: int = 25, include_all: bool = False
+) -> list[tuple[str, str]]:
     """Up to `limit` (label, value) pairs for what the user has typed so far, best first.
 
     `kind` "any" mixes cards and models (/subscribe, /accuracy); `include_all` offers "all" first
@@ -137,8 +152,9 @@ def complete(catalog: Catalog, kind: Kind, prefix: str, limit: int = 25,
     if len(scored) < limit:
         # Typos and other orders ("4090rtx", "qwne3"): rapidfuzz over every key once.
         keys = [(k, e) for e in entries for k in e.keys]
-        hits = process.extract(query, [k for k, _ in keys], scorer=fuzz.WRatio, limit=limit * 4,
-                               score_cutoff=FUZZY_MIN)
+        hits = process.extract(
+            query, [k for k, _ in keys], scorer=fuzz.WRatio, limit=limit * 4, score_cutoff=FUZZY_MIN
+        )
         for _key, score, i in hits:
             e = keys[i][1]
             if e.kind + e.id not in scored or scored[e.kind + e.id][0] < score:

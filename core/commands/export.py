@@ -20,5 +20,11 @@ async def run(bot: BotContext, inv: Invocation) -> list[Response]:
     anchors = await bot.storage.submissions(status="approved", limit=bot.limits.export_max_rows)
     data = export_csv(anchors) if fmt == "csv" else export_json(anchors)
     mime = "text/csv" if fmt == "csv" else "application/json"
-    return [Response(translate("export.done", lang, n=len(anchors), fmt=fmt.upper()), private=True,
-                     attachment=Attachment(f"tokbot-anchors.{fmt}", data, mime), extra=MODERATION)]
+    return [
+        Response(
+            translate("export.done", lang, n=len(anchors), fmt=fmt.upper()),
+            private=True,
+            attachment=Attachment(f"tokbot-anchors.{fmt}", data, mime),
+            extra=MODERATION,
+        )
+    ]

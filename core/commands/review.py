@@ -99,8 +99,9 @@ async def _audit(bot: BotContext, inv: Invocation, lang: str) -> list[Response]:
     return [Response(one(inv.target, *lines), private=True, extra=MODERATION)]
 
 
-async def _decide_submission(bot: BotContext, inv: Invocation, verb: str, submission_id: int, reason: str,
-                  lang: str) -> list[Response]:
+async def _decide_submission(
+    bot: BotContext, inv: Invocation, verb: str, submission_id: int, reason: str, lang: str
+) -> list[Response]:
     now = bot.clock()
     try:
         if verb == "approve":
@@ -113,8 +114,13 @@ async def _decide_submission(bot: BotContext, inv: Invocation, verb: str, submis
         return [Response(translate("review.not_found", lang, id=submission_id), private=True, status="error")]
     except WrongState as exc:
         state = translate(f"status.{exc.status}", lang)
-        return [Response(translate("review.wrong_state", lang, id=submission_id, status=state),
-                         private=True, status="error")]
+        return [
+            Response(
+                translate("review.wrong_state", lang, id=submission_id, status=state),
+                private=True,
+                status="error",
+            )
+        ]
     if bot.anchors is not None:
         if verb == "approve":
             bot.anchors = bot.anchors.with_added(sub)
@@ -149,8 +155,11 @@ async def run(bot: BotContext, inv: Invocation) -> list[Response]:
         return [Response(translate("review.need_id", lang, usage=usage), private=True, status="error")]
     if inv.command in ("reject", "withdraw") and not reason:
         title = translate(f"review.prompt.{inv.command}", lang, id=submission_id)
-        return [Response(title, private=True, prompt=Prompt(title, f"{inv.command} {submission_id}"),
-                         status="clarify")]
+        return [
+            Response(
+                title, private=True, prompt=Prompt(title, f"{inv.command} {submission_id}"), status="clarify"
+            )
+        ]
     return await _decide_submission(bot, inv, inv.command, submission_id, reason, lang)
 
 

@@ -54,16 +54,18 @@ class CommandRouter:
     def __init__(self, bot: BotContext):
         self.bot = bot
 
-    def parse(self, actor: Actor, where: Where, text: str, lang: str | None = None,
-              target: str = "plain") -> Invocation:
+    def parse(
+        self, actor: Actor, where: Where, text: str, lang: str | None = None, target: str = "plain"
+    ) -> Invocation:
         """A raw line ("/submit@tokbot gpu=..." or a question) as an Invocation."""
         m = _COMMAND_TEXT.match(text.strip())
         if m:
             return Invocation(actor, where, m.group(1).lower(), m.group(2).strip(), lang, target)
         return Invocation(actor, where, "", text.strip(), lang, target)
 
-    async def handle_text(self, actor: Actor, where: Where, text: str, lang: str | None = None,
-                          target: str = "plain") -> list[Response]:
+    async def handle_text(
+        self, actor: Actor, where: Where, text: str, lang: str | None = None, target: str = "plain"
+    ) -> list[Response]:
         return await self.handle(self.parse(actor, where, text, lang, target))
 
     async def handle(self, inv: Invocation) -> list[Response]:

@@ -73,8 +73,14 @@ async def continue_dialogue(bot: BotContext, inv: Invocation) -> list[Response]:
     return await _attempt(bot, inv, d)
 
 
-def _ask_next(bot: BotContext, inv: Invocation, d: Dialogue, missing: tuple[str, ...],
-              intro: bool = False, before: list[str] | None = None) -> list[Response]:
+def _ask_next(
+    bot: BotContext,
+    inv: Invocation,
+    d: Dialogue,
+    missing: tuple[str, ...],
+    intro: bool = False,
+    before: list[str] | None = None,
+) -> list[Response]:
     d.asking = missing[0]
     bot.dialogues[_key(inv)] = d
     lines = list(before or [])
@@ -144,4 +150,3 @@ async def _store(bot: BotContext, inv: Invocation, drafts, lang: str) -> list[Re
         lines.append(translate("submission.next", lang))
     status = "ok" if stored else "error"
     return [Response(one(inv.target, *lines), status=status)]
-

@@ -68,20 +68,35 @@ async def run(bot: BotContext, inv: Invocation) -> list[Response]:
         what = _target_name(bot, gpu_id, model_id, lang)
         return [Response(one(inv.target, translate(key, lang, n=n, what=what)), private=True)]
     if inv.actor.platform in bot.limits.private_only and not inv.where.private:
-        return [Response(translate("subscribe.private_only", lang), private=True, status="refused",
-                         extra={"deep_link": "subscribe"})]
+        return [
+            Response(
+                translate("subscribe.private_only", lang),
+                private=True,
+                status="refused",
+                extra={"deep_link": "subscribe"},
+            )
+        ]
     current = await bot.storage.subscriptions_of(inv.actor.platform, inv.actor.user_id)
     if len(current) >= bot.limits.max_subscriptions:
-        return [Response(translate("subscribe.too_many", lang, limit=bot.limits.max_subscriptions),
-                         private=True, status="error")]
+        return [
+            Response(
+                translate("subscribe.too_many", lang, limit=bot.limits.max_subscriptions),
+                private=True,
+                status="error",
+            )
+        ]
     sub, created = await bot.storage.subscribe(Subscription(
         platform=inv.actor.platform, user_id=inv.actor.user_id,
         chat_id=notice_chat(inv.actor, inv.where.chat_id, inv.where.private),
         gpu_id=gpu_id, model_id=model_id, lang=lang, created_at=bot.clock(),
     ))  # fmt: skip
     key = "subscribe.added" if created else "subscribe.already"
-    return [Response(one(inv.target, translate(key, lang, what=_target_name(bot, gpu_id, model_id, lang))),
-                     private=True)]
+    return [
+        Response(
+            one(inv.target, translate(key, lang, what=_target_name(bot, gpu_id, model_id, lang))),
+            private=True,
+        )
+    ]
 
 
 async def _list(bot: BotContext, inv: Invocation, lang: str) -> list[Response]:
@@ -91,4 +106,3 @@ async def _list(bot: BotContext, inv: Invocation, lang: str) -> list[Response]:
     lines = [translate("subscribe.list_header", lang, n=len(subs))]
     lines += [f"- {_target_name(bot, s.gpu_id, s.model_id, lang)}" for s in subs]
     return [Response(one(inv.target, *lines), private=True)]
-

@@ -24,8 +24,15 @@ class AccuracyReport:
 
 
 def accuracy(subs: list[Submission], worst: int = 3) -> AccuracyReport:
-    rows = [s for s in subs if s.status == "approved" and s.origin == "community"
-            and s.estimate is not None and s.estimate.decode_mid > 0 and s.measurement.decode_tps > 0]
+    rows = [
+        s
+        for s in subs
+        if s.status == "approved"
+        and s.origin == "community"
+        and s.estimate is not None
+        and s.estimate.decode_mid > 0
+        and s.measurement.decode_tps > 0
+    ]
     if not rows:
         return AccuracyReport(0, None, None, None)
     errors = []

@@ -378,7 +378,17 @@ def fingerprint(submitter_key: str, m: Measurement) -> str:
 
 # Re-exported: callers and tests use one entry point for everything about reading a submission.
 __all__ = [
-    "Draft", "SubmitLimits", "SubmissionForm", "SubmitReading", "bytes_per_token", "decode_ceiling",
-    "engine_version", "fingerprint", "limits", "peak_tflops", "prefill_ceiling", "read_form",
+    "Draft",
+    "SubmitLimits",
+    "SubmissionForm",
+    "SubmitReading",
+    "bytes_per_token",
+    "decode_ceiling",
+    "engine_version",
+    "fingerprint",
+    "limits",
+    "peak_tflops",
+    "prefill_ceiling",
+    "read_form",
     "read_submission",
 ]

@@ -68,9 +68,15 @@ class _Pacer:
 
 
 class OutboxWorker:
-    def __init__(self, storage: Storage, notifiers: dict[str, Notifier], catalog: Catalog,
-                 settings: OutboxSettings, clock: Callable[[], datetime],
-                 on_result: Callable[[str, str], None] | None = None):
+    def __init__(
+        self,
+        storage: Storage,
+        notifiers: dict[str, Notifier],
+        catalog: Catalog,
+        settings: OutboxSettings,
+        clock: Callable[[], datetime],
+        on_result: Callable[[str, str], None] | None = None,
+    ):
         self.storage = storage
         self.notifiers: dict[str, Notifier] = {}
         self.catalog = catalog
@@ -98,8 +104,9 @@ class OutboxWorker:
         handled = 0
         for name in [platform] if platform else list(self.notifiers):
             while True:
-                items = await self.storage.claim_outbox(name, self.clock(), self.settings.batch,
-                                                        self.settings.lease_seconds)
+                items = await self.storage.claim_outbox(
+                    name, self.clock(), self.settings.batch, self.settings.lease_seconds
+                )
                 if not items:
                     break
                 for item in items:
@@ -116,8 +123,9 @@ class OutboxWorker:
                 log.exception("outbox round failed")
             self._wake.clear()
             waits = [asyncio.ensure_future(self._wake.wait()), asyncio.ensure_future(stop.wait())]
-            await asyncio.wait(waits, timeout=self.settings.idle_poll_seconds,
-                               return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(
+                waits, timeout=self.settings.idle_poll_seconds, return_when=asyncio.FIRST_COMPLETED
+            )
             for w in waits:
                 w.cancel()
 

@@ -248,8 +248,9 @@ def _row(request, usable, backend, split, fixed, framework, quant_id, weights, c
     remedy = None
     if status != "no_fit":
         gpu_bytes = weights.active_bytes_per_token + kv_read_bytes(model, depth, request.kv_type, catalog)
-        seconds = speed.token_seconds(gpu, backend, model.layers, gpu_bytes, 0.0, model.is_moe, quant_id, cal,
-                                      count, split)
+        seconds = speed.token_seconds(
+            gpu, backend, model.layers, gpu_bytes, 0.0, model.is_moe, quant_id, cal, count, split
+        )
         mid = 1.0 / seconds
         band = fixed.band
         decode = Range(round(mid * band.low, 1), round(mid, 1), round(mid * band.high, 1))
@@ -292,7 +293,12 @@ def _framework_os(os_name: str) -> str:
 
 
 def framework_query(
-    request: EstimateRequest, quant_id: str, ctx: int, status: FitStatus, remedy: Remedy | None, catalog: Catalog
+    request: EstimateRequest,
+    quant_id: str,
+    ctx: int,
+    status: FitStatus,
+    remedy: Remedy | None,
+    catalog: Catalog,
 ) -> FrameworkQuery:
     """The framework engine's view of one row, with the row's way out applied when it has one."""
     setup = request.setup

@@ -447,8 +447,9 @@ def _framework_notes(fw: Framework, q: FrameworkQuery, params: dict[str, object]
     return out
 
 
-def framework_options(q: FrameworkQuery, catalog: Catalog | None = None,
-                      with_commands: bool = True) -> tuple[FrameworkOption, ...]:
+def framework_options(
+    q: FrameworkQuery, catalog: Catalog | None = None, with_commands: bool = True
+) -> tuple[FrameworkOption, ...]:
     """Every catalog framework judged for the query, in catalog order."""
     frameworks = (catalog or default_catalog()).frameworks
     return tuple(evaluate(fw, q, with_commands) for fw in frameworks.values())

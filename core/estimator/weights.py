@@ -387,9 +387,7 @@ def _facts(model: Model) -> dict[str, int]:
     }
 
 
-def _chooser(
-    model: Model, quant: Quant, catalog: Catalog
-) -> Callable[[_Tensor], GgmlType]:
+def _chooser(model: Model, quant: Quant, catalog: Catalog) -> Callable[[_Tensor], GgmlType]:
     recipe, rules = resolved_recipe(quant, catalog)
     types = catalog.ggml_types
     facts = _facts(model)

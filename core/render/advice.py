@@ -58,8 +58,11 @@ def advise(est: Estimate, row: Row, catalog: Catalog, lang: Lang, asked: str | N
             return Advice(asked, line, command)
         why = opt.notes[0].text(lang) if opt.notes else ""
         if opt.command:  # runs with a workaround the note names (WSL2 on Windows): keep its command
-            return Advice(asked, translate("reply.fw.asked_blocked", lang, framework=_name(asked, catalog),
-                                           why=why), opt.command)
+            return Advice(
+                asked,
+                translate("reply.fw.asked_blocked", lang, framework=_name(asked, catalog), why=why),
+                opt.command,
+            )
         if rec.framework is None:
             line = translate("reply.fw.asked_blocked", lang, framework=_name(asked, catalog), why=why)
             return Advice("", line, "")

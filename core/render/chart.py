@@ -37,15 +37,31 @@ def chart_png(est: Estimate, lang: Lang = "en", dpi: int = 110) -> bytes:
         run = [(i, r.decode_tps) for i, r in pts if r.decode_tps is not None and r.status != "no_fit"]
         if run:
             line = speed_ax.plot([i for i, _ in run], [d.mid for _, d in run], marker="o", label=quant)[0]
-            speed_ax.fill_between([i for i, _ in run], [d.low for _, d in run], [d.high for _, d in run],
-                                  color=line.get_color(), alpha=0.12, linewidth=0)
+            speed_ax.fill_between(
+                [i for i, _ in run],
+                [d.low for _, d in run],
+                [d.high for _, d in run],
+                color=line.get_color(),
+                alpha=0.12,
+                linewidth=0,
+            )
         else:
             line = speed_ax.plot([], [], marker="o", label=quant)[0]
-        mem_ax.plot([i for i, _ in pts], [r.total_gib for _, r in pts], marker="o", color=line.get_color(),
-                    label=quant)
+        mem_ax.plot(
+            [i for i, _ in pts],
+            [r.total_gib for _, r in pts],
+            marker="o",
+            color=line.get_color(),
+            label=quant,
+        )
     usable = est.usable.total_gib
-    mem_ax.axhline(usable, color="red", linestyle="--", linewidth=1.2,
-                   label=translate("reply.chart.usable", lang, gib=usable))
+    mem_ax.axhline(
+        usable,
+        color="red",
+        linestyle="--",
+        linewidth=1.2,
+        label=translate("reply.chart.usable", lang, gib=usable),
+    )
     speed_ax.set_ylabel("tok/s")
     speed_ax.set_title(translate("reply.chart.speed", lang), fontsize=10)
     mem_ax.set_ylabel("GiB")

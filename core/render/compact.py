@@ -81,8 +81,6 @@ def focus_context(contexts: list[int], asked: tuple[int, ...]) -> int:
     return below[-1] if below else contexts[0]
 
 
-
-
 def _runs_here(row: Row) -> bool:
     return row.status != "no_fit" or (row.remedy is not None and row.remedy.kind in LOCAL_WAYS_OUT)
 
@@ -122,8 +120,13 @@ def _cell(row: Row | None, memory: bool, ranges: bool) -> str:
     return text
 
 
-def _table(quants: list[str], contexts: list[int], cells: dict[tuple[str, int], Row], memory: bool,
-           keep: tuple[int, ...]) -> tuple[str, ...]:
+def _table(
+    quants: list[str],
+    contexts: list[int],
+    cells: dict[tuple[str, int], Row],
+    memory: bool,
+    keep: tuple[int, ...],
+) -> tuple[str, ...]:
     """Quants as rows when there are several; contexts as rows when one or two quants are shown."""
     contexts = list(contexts)
     by_context = len(quants) <= 2 and len(contexts) > len(quants)
@@ -131,8 +134,10 @@ def _table(quants: list[str], contexts: list[int], cells: dict[tuple[str, int], 
         for ranges in (True, False) if not memory else (False,):
             if by_context:
                 header = ["ctx", *quants]
-                rows = [[ctx_label(c), *(_cell(cells.get((q, c)), memory, ranges) for q in quants)]
-                        for c in contexts]
+                rows = [
+                    [ctx_label(c), *(_cell(cells.get((q, c)), memory, ranges) for q in quants)]
+                    for c in contexts
+                ]
                 if len(quants) == 1:
                     header.insert(1, "GiB")
                     for row, c in zip(rows, contexts, strict=True):
@@ -143,8 +148,13 @@ def _table(quants: list[str], contexts: list[int], cells: dict[tuple[str, int], 
                 rows = []
                 for q in quants:
                     first = next((cells[(q, c)] for c in contexts if (q, c) in cells), None)
-                    rows.append([q, gib(first.weights_gib) if first else "",
-                                 *(_cell(cells.get((q, c)), memory, ranges) for c in contexts)])
+                    rows.append(
+                        [
+                            q,
+                            gib(first.weights_gib) if first else "",
+                            *(_cell(cells.get((q, c)), memory, ranges) for c in contexts),
+                        ]
+                    )
             if table_width(header, rows) <= NARROW:
                 return table(header, rows)
         droppable = [c for c in contexts[1:-1] if c not in keep]
@@ -180,8 +190,9 @@ def setup_title(est: Estimate) -> str:
 def _usable_line(est: Estimate, lang: Lang) -> str:
     setup = est.request.setup
     how = "; ".join(note_texts(est.usable.notes, lang))
-    line = translate("reply.usable", lang, usable=est.usable.total_gib, total=setup.memory_gib * setup.count,
-                     how=how)
+    line = translate(
+        "reply.usable", lang, usable=est.usable.total_gib, total=setup.memory_gib * setup.count, how=how
+    )
     if setup.os_assumed:
         line += translate("reply.os_assumed", lang)
     return line
@@ -199,8 +210,14 @@ def _cards_needed(row: Row, count: int, lang: Lang) -> str:
     return translate("reply.cards", lang, quant=row.quant, ctx=ctx_label(row.context), cards=cards)
 
 
-def compact_doc(est: Estimate, catalog: Catalog, lang: Lang, info: AskInfo, level: _Level = LEVELS[0],
-                anchors: tuple[Part, ...] | None = None) -> Doc:
+def compact_doc(
+    est: Estimate,
+    catalog: Catalog,
+    lang: Lang,
+    info: AskInfo,
+    level: _Level = LEVELS[0],
+    anchors: tuple[Part, ...] | None = None,
+) -> Doc:
     """`anchors`: the measured-anchor lines (core/render/anchors.py) in place of the "none yet" line;
     the tightest level keeps only the first of them."""
     quants, contexts, cells = _grid(est)
@@ -224,8 +241,9 @@ def compact_doc(est: Estimate, catalog: Catalog, lang: Lang, info: AskInfo, leve
     parts.append(Pre(block))
     parts.append(Para(_usable_line(est, lang)))
     if level.extras:
-        notes = note_texts([n for r in est.rows if r.quant in shown_q for n in r.notes
-                            if n.code.startswith("row.")], lang)
+        notes = note_texts(
+            [n for r in est.rows if r.quant in shown_q for n in r.notes if n.code.startswith("row.")], lang
+        )
         if notes:
             parts.append(Para("; ".join(notes[:2])))
     if level.ways_out:
@@ -255,8 +273,14 @@ def compact_doc(est: Estimate, catalog: Catalog, lang: Lang, info: AskInfo, leve
     return tuple(parts)
 
 
-def compact_reply(est: Estimate, catalog: Catalog, lang: Lang, target: str, info: AskInfo,
-                  anchors: tuple[Part, ...] | None = None) -> str:
+def compact_reply(
+    est: Estimate,
+    catalog: Catalog,
+    lang: Lang,
+    target: str,
+    info: AskInfo,
+    anchors: tuple[Part, ...] | None = None,
+) -> str:
     text = ""
     for level in LEVELS:
         text = render(compact_doc(est, catalog, lang, info, level, anchors), target)

@@ -46,13 +46,22 @@ def quant_detail(est: Estimate, quant: str | None, catalog: Catalog, lang: Lang)
         label = ctx_label(r.context) + (ROPE if r.beyond_native else "")
         body.append([label, gib(r.kv_gib), gib(r.total_gib), _STATUS.get(r.status, r.status), speed])
     parts: list[Part] = [
-        Para(translate("reply.detail.title", lang, model=est.request.model.name, quant=quant,
-                       setup=setup_title(est))),
+        Para(
+            translate(
+                "reply.detail.title", lang, model=est.request.model.name, quant=quant, setup=setup_title(est)
+            )
+        ),
         Para(translate("reply.detail.legend", lang, weights=gib(rows[0].weights_gib) if rows else "?")),
         Pre(table(["ctx", "KV", "total", "fit", "tok/s"], body)),
-        Para(translate("reply.usable", lang, usable=est.usable.total_gib,
-                       total=est.request.setup.memory_gib * est.request.setup.count,
-                       how="; ".join(note_texts(est.usable.notes, lang)))),
+        Para(
+            translate(
+                "reply.usable",
+                lang,
+                usable=est.usable.total_gib,
+                total=est.request.setup.memory_gib * est.request.setup.count,
+                how="; ".join(note_texts(est.usable.notes, lang)),
+            )
+        ),
     ]
     for r in rows:
         if r.status == "no_fit" and r.remedy is not None:
@@ -73,16 +82,25 @@ def frameworks_view(est: Estimate, quant: str | None, catalog: Catalog, lang: La
     row = _focus(est, quant)
     options = all_options(est, row, catalog)
     parts: list[Part] = [
-        Para(translate("reply.frameworks.title", lang, model=est.request.model.name, quant=row.quant,
-                       ctx=ctx_label(row.context), setup=setup_title(est)))
+        Para(
+            translate(
+                "reply.frameworks.title",
+                lang,
+                model=est.request.model.name,
+                quant=row.quant,
+                ctx=ctx_label(row.context),
+                setup=setup_title(est),
+            )
+        )
     ]
     for opt in sorted(options, key=lambda o: not o.runnable):
         fw = catalog.frameworks.get(opt.framework)
         name = fw.name if fw else opt.framework
         if opt.runnable:
             low, high = opt.overhead_gib
-            line = translate("reply.frameworks.runs", lang, framework=name, low=round(low, 1),
-                             high=round(high, 1))
+            line = translate(
+                "reply.frameworks.runs", lang, framework=name, low=round(low, 1), high=round(high, 1)
+            )
             if opt.notes:
                 line += " — " + opt.notes[0].text(lang)
             parts.append(Para(line))
@@ -101,8 +119,13 @@ def speculative_view(est: Estimate, quant: str | None, catalog: Catalog, lang: L
     row = _focus(est, quant)
     framework = advise(est, row, catalog, lang).framework or est.framework
     fw = catalog.frameworks.get(framework)
-    parts: list[Part] = [Para(translate("reply.spec.title", lang, model=est.request.model.name,
-                                        framework=fw.name if fw else framework))]
+    parts: list[Part] = [
+        Para(
+            translate(
+                "reply.spec.title", lang, model=est.request.model.name, framework=fw.name if fw else framework
+            )
+        )
+    ]
     options = speculative_options(est.request.model, framework, catalog) if fw else []
     shown = 0
     for opt in options:

@@ -30,8 +30,14 @@ def notice_text(item: OutboxItem, catalog: Catalog) -> str:
     sid = p.get("submission_id", "?")
     setup = setup_line(m, catalog)
     if item.kind == "anchor":
-        text = translate("notice.anchor", lang, id=sid, setup=setup, speeds=speeds_line(m, lang),
-                         name=p.get("credit") or "?")
+        text = translate(
+            "notice.anchor",
+            lang,
+            id=sid,
+            setup=setup,
+            speeds=speeds_line(m, lang),
+            name=p.get("credit") or "?",
+        )
         return text + " " + translate("notice.unsubscribe_hint", lang)
     status = p.get("status", "approved")
     reason = p.get("reason") or "-"

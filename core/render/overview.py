@@ -86,8 +86,11 @@ def gpu_overview(setup: Setup, title: str, catalog: Catalog, lang: Lang) -> Doc:
         header, rows = header[:-1], [r[:-1] for r in rows]
     if table_width(header, rows) > NARROW:
         header, rows = [header[0], *header[2:]], [[r[0], *r[2:]] for r in rows]
-    marks = [translate("reply.legend.speed", lang), translate("reply.mark.no_fit", lang),
-             translate("reply.mark.tight", lang)]
+    marks = [
+        translate("reply.legend.speed", lang),
+        translate("reply.mark.no_fit", lang),
+        translate("reply.mark.tight", lang),
+    ]
     return (
         Para(translate("reply.gpu_only.title", lang, gpu=title, ctx=ctx_label(ctx))),
         Para(" · ".join(marks)),

@@ -111,7 +111,11 @@ class Storage(Protocol):
 
     # --- outbox ----------------------------------------------------------------------------
     async def claim_outbox(
-        self, platform: str, now: datetime, limit: int, lease_seconds: float = 60.0,
+        self,
+        platform: str,
+        now: datetime,
+        limit: int,
+        lease_seconds: float = 60.0,
         chat_id: str | None = None,
     ) -> list[OutboxItem]:
         """Due, unsent items of one platform (optionally one chat), oldest first; claiming leases

@@ -80,10 +80,20 @@ class MemoryStorage:
         created = utc(new.created_at)
         decided = created if status == "approved" else None
         sub = Submission(
-            id=sub_id, measurement=new.measurement, submitter=new.submitter, created_at=created,
-            chat_id=new.chat_id, lang=new.lang, status=status, estimate=new.estimate, flags=tuple(new.flags),
-            flag_details=tuple(new.flag_details), fingerprint=new.fingerprint, origin=new.origin,
-            source=new.source, source_date=new.source_date,
+            id=sub_id,
+            measurement=new.measurement,
+            submitter=new.submitter,
+            created_at=created,
+            chat_id=new.chat_id,
+            lang=new.lang,
+            status=status,
+            estimate=new.estimate,
+            flags=tuple(new.flags),
+            flag_details=tuple(new.flag_details),
+            fingerprint=new.fingerprint,
+            origin=new.origin,
+            source=new.source,
+            source_date=new.source_date,
             decided_at=decided,
         )
         self._submissions[sub_id] = sub
@@ -118,7 +128,8 @@ class MemoryStorage:
         limit: int | None = None,
     ) -> list[Submission]:
         found = [
-            s for s in self._submissions.values()
+            s
+            for s in self._submissions.values()
             if (status is None or s.status == status)
             and (origin is None or s.origin == origin)
             and (platform is None or s.submitter.platform == platform)
@@ -130,7 +141,8 @@ class MemoryStorage:
     async def count_submissions_since(self, platform: str, user_id: str, since: datetime) -> int:
         since = utc(since)
         return sum(
-            1 for s in self._submissions.values()
+            1
+            for s in self._submissions.values()
             if s.submitter.platform == platform and s.submitter.user_id == user_id and s.created_at >= since
         )
 
@@ -144,8 +156,13 @@ class MemoryStorage:
         return None
 
     def _transition(
-        self, submission_id: int, expected: SubmissionStatus, new_status: SubmissionStatus, moderator: Actor,
-        reason: str | None, at: datetime,
+        self,
+        submission_id: int,
+        expected: SubmissionStatus,
+        new_status: SubmissionStatus,
+        moderator: Actor,
+        reason: str | None,
+        at: datetime,
     ) -> Submission:
         current = self._submissions.get(submission_id)
         if current is None:
@@ -154,32 +171,64 @@ class MemoryStorage:
             raise WrongState(submission_id, current.status)
         decided = replace(current, status=new_status, decided_by=moderator, decided_at=utc(at), reason=reason)
         self._submissions[submission_id] = decided
-        self._audit.append(AuditEntry(
-            at=utc(at), actor=moderator, action=decision_action(new_status), submission_id=submission_id,
-            ok=True, detail=reason or "", id=self._new_id("audit"),
-        ))
+        self._audit.append(
+            AuditEntry(
+                at=utc(at),
+                actor=moderator,
+                action=decision_action(new_status),
+                submission_id=submission_id,
+                ok=True,
+                detail=reason or "",
+                id=self._new_id("audit"),
+            )
+        )
         return decided
 
     def _enqueue(
-        self, *, platform: str, chat_id: str, user_id: str, kind: str, payload: dict[str, Any], lang: str,
-        dedupe_key: str, at: datetime, subscription_id: int | None = None,
+        self,
+        *,
+        platform: str,
+        chat_id: str,
+        user_id: str,
+        kind: str,
+        payload: dict[str, Any],
+        lang: str,
+        dedupe_key: str,
+        at: datetime,
+        subscription_id: int | None = None,
     ) -> None:
         if dedupe_key in self._outbox_keys:
             return
         item_id = self._new_id("outbox")
         # Each item gets its own copy: a worker mutating one payload must not change another's.
-        self._outbox[item_id] = _OutboxRow(OutboxItem(
-            id=item_id, platform=platform, chat_id=chat_id, user_id=user_id, kind=kind,
-            payload=copy.deepcopy(payload), lang=lang, dedupe_key=dedupe_key, attempts=0, created_at=at,
-            next_attempt_at=at, subscription_id=subscription_id,
-        ))
+        self._outbox[item_id] = _OutboxRow(
+            OutboxItem(
+                id=item_id,
+                platform=platform,
+                chat_id=chat_id,
+                user_id=user_id,
+                kind=kind,
+                payload=copy.deepcopy(payload),
+                lang=lang,
+                dedupe_key=dedupe_key,
+                attempts=0,
+                created_at=at,
+                next_attempt_at=at,
+                subscription_id=subscription_id,
+            )
+        )
         self._outbox_keys.add(dedupe_key)
 
     def _enqueue_decision(self, sub: Submission, at: datetime) -> None:
         self._enqueue(
-            platform=sub.submitter.platform, chat_id=sub.chat_id, user_id=sub.submitter.user_id,
-            kind="decision", payload=decision_payload(sub), lang=sub.lang,
-            dedupe_key=decision_key(sub.id, sub.status), at=at,
+            platform=sub.submitter.platform,
+            chat_id=sub.chat_id,
+            user_id=sub.submitter.user_id,
+            kind="decision",
+            payload=decision_payload(sub),
+            lang=sub.lang,
+            dedupe_key=decision_key(sub.id, sub.status),
+            at=at,
         )
 
     async def approve(self, submission_id: int, moderator: Actor, at: datetime) -> Submission:
@@ -199,8 +248,14 @@ class MemoryStorage:
                 if s.model_id is not None and s.model_id != m.model_id:
                     continue
                 self._enqueue(
-                    platform=s.platform, chat_id=s.chat_id, user_id=s.user_id, kind="anchor", payload=payload,
-                    lang=s.lang, dedupe_key=anchor_key(sub.id, s.platform, s.chat_id), at=at,
+                    platform=s.platform,
+                    chat_id=s.chat_id,
+                    user_id=s.user_id,
+                    kind="anchor",
+                    payload=payload,
+                    lang=s.lang,
+                    dedupe_key=anchor_key(sub.id, s.platform, s.chat_id),
+                    at=at,
                     subscription_id=s.id,
                 )
             self._enqueue_decision(sub, at)
@@ -235,13 +290,18 @@ class MemoryStorage:
         async with self._lock:
             for sid, existing in self._subscriptions.items():
                 if (existing.platform, existing.user_id, existing.gpu_id, existing.model_id) == (
-                    sub.platform, sub.user_id, sub.gpu_id, sub.model_id
+                    sub.platform,
+                    sub.user_id,
+                    sub.gpu_id,
+                    sub.model_id,
                 ):
                     updated = replace(existing, chat_id=sub.chat_id, lang=sub.lang, active=True)
                     self._subscriptions[sid] = updated
                     return updated, False
             stored = replace(
-                sub, id=self._new_id("subscription"), active=True,
+                sub,
+                id=self._new_id("subscription"),
+                active=True,
                 created_at=utc(sub.created_at) if sub.created_at else datetime.now(UTC),
             )
             self._subscriptions[stored.id] = stored
@@ -263,7 +323,8 @@ class MemoryStorage:
 
     async def subscriptions_of(self, platform: str, user_id: str) -> list[Subscription]:
         return [
-            s for _, s in sorted(self._subscriptions.items())
+            s
+            for _, s in sorted(self._subscriptions.items())
             if s.active and s.platform == platform and s.user_id == user_id
         ]
 
@@ -281,16 +342,23 @@ class MemoryStorage:
 
     # --- outbox ----------------------------------------------------------------------------
     async def claim_outbox(
-        self, platform: str, now: datetime, limit: int, lease_seconds: float = 60.0,
+        self,
+        platform: str,
+        now: datetime,
+        limit: int,
+        lease_seconds: float = 60.0,
         chat_id: str | None = None,
     ) -> list[OutboxItem]:
         now = utc(now)
         async with self._lock:
             due = [
-                row for row in self._outbox.values()
-                if row.status == OUTBOX_PENDING and row.item.platform == platform
+                row
+                for row in self._outbox.values()
+                if row.status == OUTBOX_PENDING
+                and row.item.platform == platform
                 and (chat_id is None or row.item.chat_id == chat_id)
-                and row.item.next_attempt_at is not None and row.item.next_attempt_at <= now
+                and row.item.next_attempt_at is not None
+                and row.item.next_attempt_at <= now
                 and (row.lease_until is None or row.lease_until <= now)
             ]
             due.sort(key=lambda row: (row.item.created_at or now, row.item.id))
@@ -335,7 +403,9 @@ class MemoryStorage:
             if row.status == OUTBOX_PENDING:
                 by_platform[row.item.platform] = by_platform.get(row.item.platform, 0) + 1
         return OutboxStats(
-            pending=counts[OUTBOX_PENDING], sent=counts[OUTBOX_SENT], dead=counts[OUTBOX_DEAD],
+            pending=counts[OUTBOX_PENDING],
+            sent=counts[OUTBOX_SENT],
+            dead=counts[OUTBOX_DEAD],
             by_platform=by_platform,
         )
 
@@ -345,4 +415,3 @@ class MemoryStorage:
             state = (self._submissions, self._subscriptions, self._outbox, self._audit, self._next_id)
             data = pickle.dumps(state)
         Path(destination).write_bytes(data)
-

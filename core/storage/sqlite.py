@@ -145,16 +145,27 @@ def _known(data: dict[str, Any], names: frozenset[str]) -> dict[str, Any]:
 def _actor_json(actor: Actor | None) -> str | None:
     if actor is None:
         return None
-    return json.dumps({"platform": actor.platform, "user_id": actor.user_id, "name": actor.name,
-                       "roles": list(actor.roles)}, ensure_ascii=False)
+    return json.dumps(
+        {
+            "platform": actor.platform,
+            "user_id": actor.user_id,
+            "name": actor.name,
+            "roles": list(actor.roles),
+        },
+        ensure_ascii=False,
+    )
 
 
 def _actor_from_json(text: str | None) -> Actor | None:
     if not text:
         return None
     data = json.loads(text)
-    return Actor(platform=data["platform"], user_id=data["user_id"], name=data.get("name", ""),
-                 roles=tuple(data.get("roles", ())))
+    return Actor(
+        platform=data["platform"],
+        user_id=data["user_id"],
+        name=data.get("name", ""),
+        roles=tuple(data.get("roles", ())),
+    )
 
 
 def _from_iso_or_none(text: str | None) -> datetime | None:
@@ -166,8 +177,12 @@ def _submission(row: sqlite3.Row) -> Submission:
     return Submission(
         id=row["id"],
         measurement=Measurement(**_known(json.loads(row["measurement"]), _MEASUREMENT_FIELDS)),
-        submitter=Actor(platform=row["platform"], user_id=row["user_id"], name=row["user_name"],
-                        roles=tuple(json.loads(row["user_roles"]))),
+        submitter=Actor(
+            platform=row["platform"],
+            user_id=row["user_id"],
+            name=row["user_name"],
+            roles=tuple(json.loads(row["user_roles"])),
+        ),
         created_at=from_iso(row["created_at"]),
         chat_id=row["chat_id"],
         lang=row["lang"],
@@ -187,27 +202,48 @@ def _submission(row: sqlite3.Row) -> Submission:
 
 def _subscription(row: sqlite3.Row) -> Subscription:
     return Subscription(
-        platform=row["platform"], user_id=row["user_id"], chat_id=row["chat_id"], gpu_id=row["gpu_id"],
-        model_id=row["model_id"], lang=row["lang"], id=row["id"], active=bool(row["active"]),
+        platform=row["platform"],
+        user_id=row["user_id"],
+        chat_id=row["chat_id"],
+        gpu_id=row["gpu_id"],
+        model_id=row["model_id"],
+        lang=row["lang"],
+        id=row["id"],
+        active=bool(row["active"]),
         created_at=from_iso(row["created_at"]),
     )
 
 
 def _outbox_item(row: sqlite3.Row) -> OutboxItem:
     return OutboxItem(
-        id=row["id"], platform=row["platform"], chat_id=row["chat_id"], user_id=row["user_id"],
-        kind=row["kind"], payload=json.loads(row["payload"]), lang=row["lang"], dedupe_key=row["dedupe_key"],
-        attempts=row["attempts"], created_at=from_iso(row["created_at"]),
-        next_attempt_at=from_iso(row["next_attempt_at"]), subscription_id=row["subscription_id"],
+        id=row["id"],
+        platform=row["platform"],
+        chat_id=row["chat_id"],
+        user_id=row["user_id"],
+        kind=row["kind"],
+        payload=json.loads(row["payload"]),
+        lang=row["lang"],
+        dedupe_key=row["dedupe_key"],
+        attempts=row["attempts"],
+        created_at=from_iso(row["created_at"]),
+        next_attempt_at=from_iso(row["next_attempt_at"]),
+        subscription_id=row["subscription_id"],
     )
 
 
 def _audit_entry(row: sqlite3.Row) -> AuditEntry:
     return AuditEntry(
         at=from_iso(row["at"]),
-        actor=Actor(platform=row["platform"], user_id=row["user_id"], name=row["user_name"],
-                    roles=tuple(json.loads(row["user_roles"]))),
-        action=row["action"], submission_id=row["submission_id"], ok=bool(row["ok"]), detail=row["detail"],
+        actor=Actor(
+            platform=row["platform"],
+            user_id=row["user_id"],
+            name=row["user_name"],
+            roles=tuple(json.loads(row["user_roles"])),
+        ),
+        action=row["action"],
+        submission_id=row["submission_id"],
+        ok=bool(row["ok"]),
+        detail=row["detail"],
         id=row["id"],
     )
 
@@ -357,16 +393,26 @@ class SqliteStorage:
         m = new.measurement
         created = iso(new.created_at)
         return {
-            "gpu_id": m.gpu_id, "model_id": m.model_id, "quant": m.quant, "decode_tps": m.decode_tps,
+            "gpu_id": m.gpu_id,
+            "model_id": m.model_id,
+            "quant": m.quant,
+            "decode_tps": m.decode_tps,
             "measurement": json.dumps(asdict(m), ensure_ascii=False),
-            "platform": new.submitter.platform, "user_id": new.submitter.user_id,
-            "user_name": new.submitter.name, "user_roles": json.dumps(list(new.submitter.roles)),
-            "chat_id": new.chat_id, "lang": new.lang, "status": status, "origin": origin,
+            "platform": new.submitter.platform,
+            "user_id": new.submitter.user_id,
+            "user_name": new.submitter.name,
+            "user_roles": json.dumps(list(new.submitter.roles)),
+            "chat_id": new.chat_id,
+            "lang": new.lang,
+            "status": status,
+            "origin": origin,
             "estimate": json.dumps(asdict(new.estimate), ensure_ascii=False) if new.estimate else None,
             "flags": json.dumps(list(new.flags), ensure_ascii=False),
             "flag_details": json.dumps([list(d) for d in new.flag_details], ensure_ascii=False),
             "fingerprint": new.fingerprint,
-            "source": new.source, "source_date": new.source_date, "created_at": created,
+            "source": new.source,
+            "source_date": new.source_date,
+            "created_at": created,
             # Published anchors are approved on arrival; their decision time is their arrival.
             "decided_at": created if status == "approved" else None,
         }
@@ -377,10 +423,20 @@ class SqliteStorage:
             submission_id = cursor.lastrowid
         assert submission_id is not None
         return Submission(
-            id=submission_id, measurement=new.measurement, submitter=new.submitter,
-            created_at=utc(new.created_at), chat_id=new.chat_id, lang=new.lang, status="pending",
-            estimate=new.estimate, flags=tuple(new.flags), flag_details=tuple(new.flag_details),
-            fingerprint=new.fingerprint, origin=new.origin, source=new.source, source_date=new.source_date,
+            id=submission_id,
+            measurement=new.measurement,
+            submitter=new.submitter,
+            created_at=utc(new.created_at),
+            chat_id=new.chat_id,
+            lang=new.lang,
+            status="pending",
+            estimate=new.estimate,
+            flags=tuple(new.flags),
+            flag_details=tuple(new.flag_details),
+            fingerprint=new.fingerprint,
+            origin=new.origin,
+            source=new.source,
+            source_date=new.source_date,
         )
 
     async def add_published(self, items: list[NewSubmission]) -> int:
@@ -409,8 +465,12 @@ class SqliteStorage:
     ) -> list[Submission]:
         where: list[str] = []
         params: list[Any] = []
-        for column, value in (("status", status), ("origin", origin), ("platform", platform),
-                              ("user_id", user_id)):
+        for column, value in (
+            ("status", status),
+            ("origin", origin),
+            ("platform", platform),
+            ("user_id", user_id),
+        ):
             if value is not None:
                 where.append(f"{column} = ?")  # column names come from this literal tuple only
                 params.append(value)
@@ -441,8 +501,14 @@ class SqliteStorage:
         return _submission(rows[0]) if rows else None
 
     async def _transition(
-        self, db: aiosqlite.Connection, submission_id: int, expected: SubmissionStatus,
-        new_status: SubmissionStatus, moderator: Actor, reason: str | None, at: datetime,
+        self,
+        db: aiosqlite.Connection,
+        submission_id: int,
+        expected: SubmissionStatus,
+        new_status: SubmissionStatus,
+        moderator: Actor,
+        reason: str | None,
+        at: datetime,
     ) -> Submission:
         """Inside an open transaction: the state change and its audit entry."""
         rows = await db.execute_fetchall("SELECT status FROM submissions WHERE id = ?", (submission_id,))
@@ -454,10 +520,17 @@ class SqliteStorage:
             "UPDATE submissions SET status = ?, decided_by = ?, decided_at = ?, reason = ? WHERE id = ?",
             (new_status, _actor_json(moderator), iso(at), reason, submission_id),
         )
-        await self._insert_audit(db, AuditEntry(
-            at=at, actor=moderator, action=decision_action(new_status), submission_id=submission_id, ok=True,
-            detail=reason or "",
-        ))
+        await self._insert_audit(
+            db,
+            AuditEntry(
+                at=at,
+                actor=moderator,
+                action=decision_action(new_status),
+                submission_id=submission_id,
+                ok=True,
+                detail=reason or "",
+            ),
+        )
         rows = await db.execute_fetchall("SELECT * FROM submissions WHERE id = ?", (submission_id,))
         return _submission(rows[0])
 
@@ -467,18 +540,32 @@ class SqliteStorage:
             "INSERT OR IGNORE INTO outbox (platform, chat_id, user_id, kind, payload, lang, dedupe_key, "
             "submission_id, status, attempts, created_at, next_attempt_at) "
             "VALUES (?, ?, ?, 'decision', ?, ?, ?, ?, 'pending', 0, ?, ?)",
-            (sub.submitter.platform, sub.chat_id, sub.submitter.user_id,
-             json.dumps(decision_payload(sub), ensure_ascii=False), sub.lang,
-             decision_key(sub.id, sub.status), sub.id, iso(at), iso(at)),
+            (
+                sub.submitter.platform,
+                sub.chat_id,
+                sub.submitter.user_id,
+                json.dumps(decision_payload(sub), ensure_ascii=False),
+                sub.lang,
+                decision_key(sub.id, sub.status),
+                sub.id,
+                iso(at),
+                iso(at),
+            ),
         )
 
     async def approve(self, submission_id: int, moderator: Actor, at: datetime) -> Submission:
         async with self._write() as db:
             sub = await self._transition(db, submission_id, "pending", "approved", moderator, None, at)
-            await db.execute(_FAN_OUT, {
-                "payload": json.dumps(anchor_payload(sub), ensure_ascii=False), "submission_id": sub.id,
-                "at": iso(at), "gpu_id": sub.measurement.gpu_id, "model_id": sub.measurement.model_id,
-            })
+            await db.execute(
+                _FAN_OUT,
+                {
+                    "payload": json.dumps(anchor_payload(sub), ensure_ascii=False),
+                    "submission_id": sub.id,
+                    "at": iso(at),
+                    "gpu_id": sub.measurement.gpu_id,
+                    "model_id": sub.measurement.model_id,
+                },
+            )
             await self._enqueue_decision(db, sub, at)
         return sub
 
@@ -501,9 +588,17 @@ class SqliteStorage:
         await db.execute(
             "INSERT INTO audit_log (at, platform, user_id, user_name, user_roles, action, submission_id, ok, "
             "detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (iso(entry.at), entry.actor.platform, entry.actor.user_id, entry.actor.name,
-             json.dumps(list(entry.actor.roles)), entry.action, entry.submission_id, int(entry.ok),
-             entry.detail),
+            (
+                iso(entry.at),
+                entry.actor.platform,
+                entry.actor.user_id,
+                entry.actor.name,
+                json.dumps(list(entry.actor.roles)),
+                entry.action,
+                entry.submission_id,
+                int(entry.ok),
+                entry.detail,
+            ),
         )
 
     async def record_audit(self, entry: AuditEntry) -> None:
@@ -535,8 +630,15 @@ class SqliteStorage:
                 cursor = await db.execute(
                     "INSERT INTO subscriptions (platform, user_id, chat_id, gpu_id, model_id, lang, active, "
                     "created_at) VALUES (?, ?, ?, ?, ?, ?, 1, ?)",
-                    (sub.platform, sub.user_id, sub.chat_id, sub.gpu_id, sub.model_id, sub.lang,
-                     iso(sub.created_at or datetime.now(UTC))),
+                    (
+                        sub.platform,
+                        sub.user_id,
+                        sub.chat_id,
+                        sub.gpu_id,
+                        sub.model_id,
+                        sub.lang,
+                        iso(sub.created_at or datetime.now(UTC)),
+                    ),
                 )
                 assert cursor.lastrowid is not None
                 sub_id, created = cursor.lastrowid, True
@@ -576,7 +678,11 @@ class SqliteStorage:
 
     # --- outbox ----------------------------------------------------------------------------
     async def claim_outbox(
-        self, platform: str, now: datetime, limit: int, lease_seconds: float = 60.0,
+        self,
+        platform: str,
+        now: datetime,
+        limit: int,
+        lease_seconds: float = 60.0,
         chat_id: str | None = None,
     ) -> list[OutboxItem]:
         now_text = iso(now)
@@ -643,8 +749,12 @@ class SqliteStorage:
             totals[status] = totals.get(status, 0) + count
             if status == OUTBOX_PENDING:
                 by_platform[platform] = count
-        return OutboxStats(pending=totals[OUTBOX_PENDING], sent=totals[OUTBOX_SENT], dead=totals[OUTBOX_DEAD],
-                           by_platform=by_platform)
+        return OutboxStats(
+            pending=totals[OUTBOX_PENDING],
+            sent=totals[OUTBOX_SENT],
+            dead=totals[OUTBOX_DEAD],
+            by_platform=by_platform,
+        )
 
     # --- operations ------------------------------------------------------------------------
     async def backup(self, destination: str) -> None:
@@ -652,4 +762,3 @@ class SqliteStorage:
             raise StorageError("storage is not open")
         # A connection of its own: the backup reads one snapshot and the writer carries on (WAL).
         await backup_database(self.path, destination)
-

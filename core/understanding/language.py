@@ -21,7 +21,7 @@ def has_chinese(text: str) -> bool:
 
 
 def question_language(text: str, catalog: Catalog, fallback: str = "en") -> str:
-    """"zh" with Chinese characters, "en" with an English word, else `fallback` (names and numbers
+    """ "zh" with Chinese characters, "en" with an English word, else `fallback` (names and numbers
     alone, like "V100 32G 27B", don't tell)."""
     if has_chinese(text):
         return "zh"

@@ -235,8 +235,9 @@ def _resolve_model(text: str, catalog: Catalog) -> Resolution:
     if result.confident and _bare_family(scored):
         # "llama" alone spans 1B to 405B: whatever the alias table happens to match best, the size
         # decides the whole answer, so ask back with the most popular ones instead of guessing.
-        family = sorted((m for m, v in scored.items() if v >= FAMILY_SCORE), key=lambda m: facts[m].rank,
-                        reverse=True)
+        family = sorted(
+            (m for m, v in scored.items() if v >= FAMILY_SCORE), key=lambda m: facts[m].rank, reverse=True
+        )
         candidates = tuple((m, round(scored[m], 1)) for m in family[:TOP])
         return Resolution(family[0], candidates, False, None, tuple(family[1:3]))
     return result

@@ -57,8 +57,13 @@ async def both(tmp_path: Path, monkeypatch):
     await dc.start()
     point_discord_py_at(dc, monkeypatch)
     settings = Settings(
-        _env_file=None, telegram_token=tg.token, telegram_api_url=tg.base_url, telegram_file_url=tg.file_url,
-        discord_token=DISCORD_TOKEN, moderators=f"discord:{DC_BOB}", db_path=tmp_path / "t.db",
+        _env_file=None,
+        telegram_token=tg.token,
+        telegram_api_url=tg.base_url,
+        telegram_file_url=tg.file_url,
+        discord_token=DISCORD_TOKEN,
+        moderators=f"discord:{DC_BOB}",
+        db_path=tmp_path / "t.db",
     )  # type: ignore[call-arg]
     app = build_app(settings, storage=SqliteStorage(str(tmp_path / "t.db")))
     await app.start()

@@ -27,8 +27,9 @@ ACKS_BEFORE_KILL = 120
 def run_child_until_killed(db: Path, delivered: Path) -> tuple[set[int], dict[int, str]]:
     child = Path(__file__).with_name("kill_app_child.py")
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
-    proc = subprocess.Popen([sys.executable, str(child), str(db), str(delivered)], stdout=subprocess.PIPE,
-                            text=True, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, str(child), str(db), str(delivered)], stdout=subprocess.PIPE, text=True, env=env
+    )
     subs: set[int] = set()
     approved: dict[int, str] = {}
     try:

@@ -26,8 +26,9 @@ def restore_root():
 
 def configured(fmt: str, **fields: object) -> io.StringIO:
     stream = io.StringIO()
-    settings = Settings(_env_file=None, log_format=fmt, telegram_token=TELEGRAM, discord_token=DISCORD,
-                        **fields)  # type: ignore[call-arg]
+    settings = Settings(
+        _env_file=None, log_format=fmt, telegram_token=TELEGRAM, discord_token=DISCORD, **fields
+    )  # type: ignore[call-arg]
     configure_logging(settings, stream)
     return stream
 

@@ -85,16 +85,24 @@ def test_each_app_has_its_own_registry():
 
 
 async def test_healthz_ok(app):
-    obs = Observability(app, instrument(app), adapters=lambda: {"telegram": True, "discord": True},
-                        worker=lambda: True)
+    obs = Observability(
+        app, instrument(app), adapters=lambda: {"telegram": True, "discord": True}, worker=lambda: True
+    )
     port = await obs.start("127.0.0.1", 0)
     try:
         status, content_type, text = await get(port, "/healthz")
     finally:
         await obs.stop()
     assert status == 200 and content_type.startswith("application/json")
-    assert json.loads(text) == {"status": "ok", "db": True, "adapters": {"telegram": True, "discord": True},
-                                "worker": True, "outbox_pending": 0, "outbox_dead": 0, "subscriptions": 0}
+    assert json.loads(text) == {
+        "status": "ok",
+        "db": True,
+        "adapters": {"telegram": True, "discord": True},
+        "worker": True,
+        "outbox_pending": 0,
+        "outbox_dead": 0,
+        "subscriptions": 0,
+    }
 
 
 async def test_healthz_degraded_when_an_adapter_is_down(app):

@@ -43,17 +43,28 @@ async def test_run_with_a_telegram_token_serves_and_stops_on_sigterm(tmp_path):
     await fake.start()
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("TOKBOT_")} | {
-        "PYTHONPATH": str(ROOT), "TOKBOT_TELEGRAM_TOKEN": fake.token,
-        "TOKBOT_TELEGRAM_API_URL": fake.base_url, "TOKBOT_TELEGRAM_FILE_URL": fake.file_url,
-        "TOKBOT_DB_PATH": str(tmp_path / "bot.db"), "TOKBOT_METRICS_PORT": str(port),
+        "PYTHONPATH": str(ROOT),
+        "TOKBOT_TELEGRAM_TOKEN": fake.token,
+        "TOKBOT_TELEGRAM_API_URL": fake.base_url,
+        "TOKBOT_TELEGRAM_FILE_URL": fake.file_url,
+        "TOKBOT_DB_PATH": str(tmp_path / "bot.db"),
+        "TOKBOT_METRICS_PORT": str(port),
         "TOKBOT_LOG_LEVEL": "DEBUG",  # the most talkative level must still not leak the token
     }
     # Logs go to a file, not a pipe: a DEBUG-level bot fills a pipe nobody reads yet and blocks.
     log_path = tmp_path / "stderr.log"
     with log_path.open("wb") as log_file:
-        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", "run", cwd=tmp_path, env=env,
-                                                    stdin=asyncio.subprocess.DEVNULL,
-                                                    stdout=asyncio.subprocess.DEVNULL, stderr=log_file)
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            "run",
+            cwd=tmp_path,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=log_file,
+        )
     try:
         status, body = await wait_http(f"http://127.0.0.1:{port}/healthz", proc)
         for _ in range(100):  # the adapter may still be connecting when the server first answers

@@ -108,11 +108,20 @@ def test_no_token_runs_the_console(tmp_path):
 
 
 def test_python_m_bot_run_without_tokens_is_the_console_and_imports_no_platform_library(tmp_path):
-    code = ("import sys; from bot.cli.main import main; rc = main(['run', '--db', sys.argv[1]]);"
-            "print('MODULES', 'discord' in sys.modules, 'telegram' in sys.modules); sys.exit(rc)")
+    code = (
+        "import sys; from bot.cli.main import main; rc = main(['run', '--db', sys.argv[1]]);"
+        "print('MODULES', 'discord' in sys.modules, 'telegram' in sys.modules); sys.exit(rc)"
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("TOKBOT_")} | {"PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s.db")], input="4090 llama 3 8b\n",
-                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "s.db")],
+        input="4090 llama 3 8b\n",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "GeForce RTX 4090" in proc.stdout
     assert "MODULES False False" in proc.stdout
@@ -174,12 +183,17 @@ async def test_worker_delivers_through_the_adapters_notifier_and_counts_it(tmp_p
     task = asyncio.create_task(serve(app, [adapter], service=service, handle_signals=False))
     await asyncio.wait_for(adapter.started.wait(), 30)
     now = utcnow()
-    await app.storage.subscribe(Subscription(platform="fake", user_id="u1", chat_id="c1", gpu_id=None,
-                                             model_id=None, lang="en", created_at=now))
-    measured = Measurement(gpu_id="v100-32g", model_id="gemma-3-27b", quant="Q4_K_M", decode_tps=20.5,
-                           context=8192)
-    submitted = await app.storage.add_submission(NewSubmission(measurement=measured, submitter=ALICE,
-                                                               created_at=now, chat_id="a1"))
+    await app.storage.subscribe(
+        Subscription(
+            platform="fake", user_id="u1", chat_id="c1", gpu_id=None, model_id=None, lang="en", created_at=now
+        )
+    )
+    measured = Measurement(
+        gpu_id="v100-32g", model_id="gemma-3-27b", quant="Q4_K_M", decode_tps=20.5, context=8192
+    )
+    submitted = await app.storage.add_submission(
+        NewSubmission(measurement=measured, submitter=ALICE, created_at=now, chat_id="a1")
+    )
     await app.storage.approve(submitted.id, MOD, now)
     app.worker.wake()
     for _ in range(300):
@@ -225,11 +239,19 @@ async def test_metrics_server_runs_with_the_service_and_stops_last(tmp_path):
 
 def test_settings_error_exits_2_with_the_variable_named_and_no_traceback(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("TOKBOT_")} | {
-        "PYTHONPATH": str(ROOT), "TOKBOT_TELEGRAM_TOKEN": "not-a-token-secret",
+        "PYTHONPATH": str(ROOT),
+        "TOKBOT_TELEGRAM_TOKEN": "not-a-token-secret",
         "TOKBOT_METRICS_PORT": "99999",
     }
-    proc = subprocess.run([sys.executable, "-m", "bot", "run"], capture_output=True, text=True, cwd=tmp_path,
-                          env=env, timeout=120, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot", "run"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
     assert proc.returncode == 2
     assert "TOKBOT_TELEGRAM_TOKEN" in proc.stderr and "TOKBOT_METRICS_PORT" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -245,10 +267,13 @@ def _real_adapter_or_skip(module: str, name: str) -> None:
     getattr(__import__(module, fromlist=[name]), name)
 
 
-@pytest.mark.parametrize(("field", "token", "module", "name"), [
-    ("discord_token", DISCORD_TOKEN, "bot.discord", "DiscordAdapter"),
-    ("telegram_token", TELEGRAM_TOKEN, "bot.telegram", "TelegramAdapter"),
-])
+@pytest.mark.parametrize(
+    ("field", "token", "module", "name"),
+    [
+        ("discord_token", DISCORD_TOKEN, "bot.discord", "DiscordAdapter"),
+        ("telegram_token", TELEGRAM_TOKEN, "bot.telegram", "TelegramAdapter"),
+    ],
+)
 def test_platform_adapters_follow_the_tokens_and_fit_the_protocol(tmp_path, field, token, module, name):
     _real_adapter_or_skip(module, name)
     settings = load_settings(db_path=tmp_path / "p.db", **{field: token})

@@ -79,12 +79,26 @@ def test_bad_port_is_named(monkeypatch, port):
 
 
 def test_every_problem_is_reported_at_once(monkeypatch):
-    text = problems(monkeypatch, telegram_token="x", moderators="bob", metrics_port="70000", log_format="xml",
-                    default_lang="fr", submissions_per_hour="0")
+    text = problems(
+        monkeypatch,
+        telegram_token="x",
+        moderators="bob",
+        metrics_port="70000",
+        log_format="xml",
+        default_lang="fr",
+        submissions_per_hour="0",
+    )
     names = [line.split(":")[0] for line in text.splitlines()]
-    assert sorted(names) == sorted(["TOKBOT_TELEGRAM_TOKEN", "TOKBOT_MODERATORS", "TOKBOT_METRICS_PORT",
-                                    "TOKBOT_LOG_FORMAT", "TOKBOT_DEFAULT_LANG",
-                                    "TOKBOT_SUBMISSIONS_PER_HOUR"])
+    assert sorted(names) == sorted(
+        [
+            "TOKBOT_TELEGRAM_TOKEN",
+            "TOKBOT_MODERATORS",
+            "TOKBOT_METRICS_PORT",
+            "TOKBOT_LOG_FORMAT",
+            "TOKBOT_DEFAULT_LANG",
+            "TOKBOT_SUBMISSIONS_PER_HOUR",
+        ]
+    )
 
 
 def test_dotenv_file_in_the_working_directory_is_read(tmp_path):
@@ -96,4 +110,3 @@ def test_dotenv_file_in_the_working_directory_is_read(tmp_path):
 def test_overrides_win_over_the_environment(monkeypatch):
     monkeypatch.setenv("TOKBOT_DB_PATH", "/from/env.db")
     assert load_settings(db_path=Path("cli.db")).db_path == Path("cli.db")
-

@@ -77,8 +77,29 @@ def test_very_long_input_is_bounded() -> None:
 
 TARGETS = st.sampled_from(["plain", "telegram", "discord"])
 LANGS = st.sampled_from([None, "en", "zh"])
-WORDS = ["4090", "3090", "双", "x2", "V100", "32G", "qwen3", "32b", "70b", "q4", "128k", "@everyone", "<@1>",
-         "```", "<b>", "'; DROP", "\x00", "满血", "r1", "mac", "ollama"]
+WORDS = [
+    "4090",
+    "3090",
+    "双",
+    "x2",
+    "V100",
+    "32G",
+    "qwen3",
+    "32b",
+    "70b",
+    "q4",
+    "128k",
+    "@everyone",
+    "<@1>",
+    "```",
+    "<b>",
+    "'; DROP",
+    "\x00",
+    "满血",
+    "r1",
+    "mac",
+    "ollama",
+]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

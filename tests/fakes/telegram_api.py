@@ -107,10 +107,19 @@ class Updates:
         self._ids = itertools.count(1)
 
     @staticmethod
-    def user(user_id: int, first_name: str, username: str | None = None, language_code: str = "en",
-             last_name: str | None = None) -> dict[str, Any]:
-        user: dict[str, Any] = {"id": user_id, "is_bot": False, "first_name": first_name,
-                                "language_code": language_code}
+    def user(
+        user_id: int,
+        first_name: str,
+        username: str | None = None,
+        language_code: str = "en",
+        last_name: str | None = None,
+    ) -> dict[str, Any]:
+        user: dict[str, Any] = {
+            "id": user_id,
+            "is_bot": False,
+            "first_name": first_name,
+            "language_code": language_code,
+        }
         if username:
             user["username"] = username
         if last_name:
@@ -134,8 +143,13 @@ class Updates:
     def next_update_id(self) -> int:
         return next(self._update_ids)
 
-    def message(self, user: dict[str, Any], text: str, chat: dict[str, Any] | None = None,
-                reply_to: dict[str, Any] | None = None) -> dict[str, Any]:
+    def message(
+        self,
+        user: dict[str, Any],
+        text: str,
+        chat: dict[str, Any] | None = None,
+        reply_to: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """An update with a text message; a leading /command and @mentions get their entities."""
         chat = chat or self.private_chat(user)
         message: dict[str, Any] = {
@@ -146,8 +160,9 @@ class Updates:
         if text.startswith("/"):
             entities.append({"type": "bot_command", "offset": 0, "length": utf16_len(text.split()[0])})
         for m in _MENTION.finditer(text):
-            entities.append({"type": "mention", "offset": utf16_len(text[: m.start()]),
-                             "length": utf16_len(m.group())})
+            entities.append(
+                {"type": "mention", "offset": utf16_len(text[: m.start()]), "length": utf16_len(m.group())}
+            )
         if entities:
             message["entities"] = entities
         if reply_to is not None:
@@ -208,8 +223,14 @@ class FakeTelegram:
         return f"http://127.0.0.1:{self.port}/file/bot"
 
     # --- injecting -----------------------------------------------------------------------------
-    def user(self, user_id: int, first_name: str, username: str | None = None, language_code: str = "en",
-             last_name: str | None = None) -> dict[str, Any]:
+    def user(
+        self,
+        user_id: int,
+        first_name: str,
+        username: str | None = None,
+        language_code: str = "en",
+        last_name: str | None = None,
+    ) -> dict[str, Any]:
         return self.build.user(user_id, first_name, username, language_code, last_name)
 
     def group(self, chat_id: int = -100123, title: str = "LLM hardware") -> dict[str, Any]:
@@ -220,7 +241,7 @@ class FakeTelegram:
         `process_update` themselves instead of queueing."""
         for key in ("message", "callback_query"):
             if key in update:
-                chat = (update[key].get("chat") or update[key].get("message", {}).get("chat"))
+                chat = update[key].get("chat") or update[key].get("message", {}).get("chat")
                 if chat:
                     self._chats[chat["id"]] = chat
         return update
@@ -233,8 +254,13 @@ class FakeTelegram:
         self._arrived.set()
         return update
 
-    def message(self, user: dict[str, Any], text: str, chat: dict[str, Any] | None = None,
-                reply_to: dict[str, Any] | None = None) -> dict[str, Any]:
+    def message(
+        self,
+        user: dict[str, Any],
+        text: str,
+        chat: dict[str, Any] | None = None,
+        reply_to: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """Inject a message; returns the message dict (to reply to it later)."""
         return self.push(self.build.message(user, text, chat, reply_to))["message"]
 
@@ -244,8 +270,16 @@ class FakeTelegram:
     def inline(self, user: dict[str, Any], query: str) -> dict[str, Any]:
         return self.push(self.build.inline(user, query))
 
-    def fail(self, method: str, status: int = 429, *, retry_after: int | None = None, description: str = "",
-             times: int = 1, chat_id: Any = None) -> None:
+    def fail(
+        self,
+        method: str,
+        status: int = 429,
+        *,
+        retry_after: int | None = None,
+        description: str = "",
+        times: int = 1,
+        chat_id: Any = None,
+    ) -> None:
         """Make the next `times` calls of `method` (to `chat_id`, if given) fail like Telegram would."""
         if status == 429 and retry_after is None:
             retry_after = 1
@@ -275,6 +309,7 @@ class FakeTelegram:
 
     async def wait_sent(self, n: int, timeout: float = 10.0, chat_id: Any = None) -> list[Call]:
         """Until at least n messages were sent (to `chat_id`, if given); returns them."""
+
         def sent() -> list[Call]:
             return self.sent if chat_id is None else self.sent_to(chat_id)
 
@@ -293,8 +328,9 @@ class FakeTelegram:
         status, body = await self.answer(request.match_info["method"], params, files)
         return web.json_response(body, status=status)
 
-    async def answer(self, method: str, params: dict[str, Any],
-                     files: dict[str, tuple[str, bytes]] | None = None) -> tuple[int, dict[str, Any]]:
+    async def answer(
+        self, method: str, params: dict[str, Any], files: dict[str, tuple[str, bytes]] | None = None
+    ) -> tuple[int, dict[str, Any]]:
         """One Bot API call -> (HTTP status, JSON body); shared by the HTTP server and `request()`."""
         call = Call(method, params, time.perf_counter(), files or {})
         if method == "getUpdates":  # not recorded: a poll every few ms would drown the calls list
@@ -324,8 +360,11 @@ class FakeTelegram:
 
     def _failure(self, method: str, params: dict[str, Any]) -> Failure | None:
         for failure in self.failures:
-            if failure.method == method and failure.times > 0 and \
-                    (failure.chat_id is None or failure.chat_id == params.get("chat_id")):
+            if (
+                failure.method == method
+                and failure.times > 0
+                and (failure.chat_id is None or failure.chat_id == params.get("chat_id"))
+            ):
                 failure.times -= 1
                 return failure
         return None
@@ -361,8 +400,12 @@ class FakeTelegram:
 
     # Bot API methods: (params, files) -> result. ------------------------------------------------
     def _m_getMe(self, params: dict[str, Any], files: dict[str, Any]) -> dict[str, Any]:
-        return {**self.build.bot_user(), "can_join_groups": True, "can_read_all_group_messages": False,
-                "supports_inline_queries": True}
+        return {
+            **self.build.bot_user(),
+            "can_join_groups": True,
+            "can_read_all_group_messages": False,
+            "supports_inline_queries": True,
+        }
 
     def _m_deleteWebhook(self, params: dict[str, Any], files: dict[str, Any]) -> bool:
         if params.get("drop_pending_updates"):
@@ -389,21 +432,37 @@ class FakeTelegram:
 
     def _m_sendPhoto(self, params: dict[str, Any], files: dict[str, Any]) -> dict[str, Any]:
         size = len(files.get("photo", ("", b""))[1])
-        photo = [{"file_id": f"photo{size}", "file_unique_id": f"p{size}", "width": 800, "height": 500,
-                  "file_size": size}]
+        photo = [
+            {
+                "file_id": f"photo{size}",
+                "file_unique_id": f"p{size}",
+                "width": 800,
+                "height": 500,
+                "file_size": size,
+            }
+        ]
         return self._new_message(params, photo=photo, **_caption(params))
 
     def _m_sendDocument(self, params: dict[str, Any], files: dict[str, Any]) -> dict[str, Any]:
         name, data = files.get("document", ("file", b""))
-        document = {"file_id": f"doc{len(data)}", "file_unique_id": f"d{len(data)}", "file_name": name,
-                    "file_size": len(data)}
+        document = {
+            "file_id": f"doc{len(data)}",
+            "file_unique_id": f"d{len(data)}",
+            "file_name": name,
+            "file_size": len(data),
+        }
         return self._new_message(params, document=document, **_caption(params))
 
     def _m_editMessageText(self, params: dict[str, Any], files: dict[str, Any]) -> dict[str, Any]:
         chat = self._chat(params.get("chat_id"))
-        message: dict[str, Any] = {"message_id": params.get("message_id"), "date": int(time.time()),
-                                   "edit_date": int(time.time()), "chat": chat, "from": self.build.bot_user(),
-                                   "text": params.get("text", "")}
+        message: dict[str, Any] = {
+            "message_id": params.get("message_id"),
+            "date": int(time.time()),
+            "edit_date": int(time.time()),
+            "chat": chat,
+            "from": self.build.bot_user(),
+            "text": params.get("text", ""),
+        }
         if isinstance(params.get("reply_markup"), dict):
             message["reply_markup"] = params["reply_markup"]
         return message
@@ -444,9 +503,16 @@ class RecordingRequest(BaseRequest):
     async def shutdown(self) -> None:
         pass
 
-    async def do_request(self, url: str, method: str, request_data: RequestData | None = None,
-                         read_timeout: Any = None, write_timeout: Any = None, connect_timeout: Any = None,
-                         pool_timeout: Any = None) -> tuple[int, bytes]:
+    async def do_request(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None = None,
+        read_timeout: Any = None,
+        write_timeout: Any = None,
+        connect_timeout: Any = None,
+        pool_timeout: Any = None,
+    ) -> tuple[int, bytes]:
         params: dict[str, Any] = dict(request_data.parameters) if request_data else {}
         files: dict[str, tuple[str, bytes]] = {}
         for part, content in (request_data.multipart_data if request_data else {}).items():

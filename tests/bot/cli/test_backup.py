@@ -20,10 +20,14 @@ async def _make_db(path: Path) -> int:
     await store.open()
     try:
         measurement = Measurement(gpu_id="v100-32g", model_id="gemma-3-27b", quant="Q4_K_M", decode_tps=20.0)
-        added = await store.add_submission(NewSubmission(
-            measurement=measurement, submitter=Actor("telegram", "1", "alice"),
-            created_at=datetime(2026, 1, 1, tzinfo=UTC), chat_id="1",
-        ))
+        added = await store.add_submission(
+            NewSubmission(
+                measurement=measurement,
+                submitter=Actor("telegram", "1", "alice"),
+                created_at=datetime(2026, 1, 1, tzinfo=UTC),
+                chat_id="1",
+            )
+        )
         return added.id
     finally:
         await store.close()

@@ -323,8 +323,9 @@ async def test_submit_without_options_opens_the_form_whose_answer_submits(adapte
     for name, value in typed.items():
         modal.inputs[name]._value = value
     modal.more._value = "ctx=4096 framework=llama.cpp"
-    expected = ('/submit gpu="RTX 4090" model="llama 3 8b" quant=Q4_K_M decode=128.5\n'
-                "ctx=4096 framework=llama.cpp")
+    expected = (
+        '/submit gpu="RTX 4090" model="llama 3 8b" quant=Q4_K_M decode=128.5\nctx=4096 framework=llama.cpp'
+    )
     assert modal.line() == expected
     answer = interaction(adapter, kind=discord.InteractionType.modal_submit)
     await modal.on_submit(answer)

@@ -24,8 +24,9 @@ SUBMISSION = '/submit gpu="V100 32G" model="gemma 3 27b" quant=Q4_K_M ctx=8k dec
 
 
 def settings(tmp_path: Path, **overrides: Any) -> Settings:
-    return Settings(_env_file=None, moderators=f"telegram:{MODERATOR}", db_path=tmp_path / "t.db",
-                    **overrides)  # type: ignore[call-arg]
+    return Settings(
+        _env_file=None, moderators=f"telegram:{MODERATOR}", db_path=tmp_path / "t.db", **overrides
+    )  # type: ignore[call-arg]
 
 
 @pytest.fixture
@@ -50,8 +51,13 @@ class Harness:
         await ptb.process_update(Update.de_json(update, ptb.bot))
         return update
 
-    async def say(self, user: dict[str, Any], text: str, chat: dict[str, Any] | None = None,
-                  reply_to: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def say(
+        self,
+        user: dict[str, Any],
+        text: str,
+        chat: dict[str, Any] | None = None,
+        reply_to: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """Send a message; returns the message dict (to reply to it)."""
         return (await self.feed(self.fake.build.message(user, text, chat, reply_to)))["message"]
 
@@ -80,14 +86,20 @@ async def fake() -> AsyncIterator[FakeTelegram]:
 @pytest.fixture
 async def live(fake: FakeTelegram, tmp_path: Path) -> AsyncIterator[tuple[App, TelegramAdapter]]:
     """The real stack: settings pointing at the fake, SQLite storage, the adapter polling over HTTP."""
-    conf = settings(tmp_path, telegram_token=fake.token, telegram_api_url=fake.base_url,
-                    telegram_file_url=fake.file_url)
+    conf = settings(
+        tmp_path, telegram_token=fake.token, telegram_api_url=fake.base_url, telegram_file_url=fake.file_url
+    )
     application = build_app(conf, storage=SqliteStorage(str(tmp_path / "t.db")))
     await application.start()
     assert conf.telegram_token is not None
     token = conf.telegram_token.get_secret_value()
-    adapter = TelegramAdapter(application, token, base_url=conf.telegram_api_url,
-                              base_file_url=conf.telegram_file_url, poll_timeout=1)
+    adapter = TelegramAdapter(
+        application,
+        token,
+        base_url=conf.telegram_api_url,
+        base_file_url=conf.telegram_file_url,
+        poll_timeout=1,
+    )
     await adapter.start()
     yield application, adapter
     await adapter.stop()

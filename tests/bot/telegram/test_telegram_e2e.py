@@ -32,7 +32,8 @@ async def _submit(fake: FakeTelegram, user: dict) -> int:
 
 
 async def test_submit_review_approve_notifies_submitter_and_subscriber(
-        fake: FakeTelegram, live: tuple[App, TelegramAdapter]):
+    fake: FakeTelegram, live: tuple[App, TelegramAdapter]
+):
     app, _ = live
     alice, bob, carol = fake.user(1001, "Alice"), fake.user(MODERATOR, "Bob"), fake.user(1003, "Carol")
     fake.message(carol, "/subscribe V100 32G")
@@ -87,8 +88,9 @@ async def test_rate_limited_reply_is_retried(fake: FakeTelegram, live: tuple[App
     assert loop.time() - started >= 1.0, "waited out retry_after"
 
 
-async def test_forbidden_notice_deactivates_the_subscription(fake: FakeTelegram,
-                                                              live: tuple[App, TelegramAdapter]):
+async def test_forbidden_notice_deactivates_the_subscription(
+    fake: FakeTelegram, live: tuple[App, TelegramAdapter]
+):
     app, _ = live
     alice, bob, carol = fake.user(1001, "Alice"), fake.user(MODERATOR, "Bob"), fake.user(1003, "Carol")
     fake.message(carol, "/subscribe everything")

@@ -233,6 +233,8 @@ async def test_review_stays_in_the_group_when_the_moderator_never_opened_a_priva
     before = len(tg.fake.sent)
     await tg.say(bob, f"/review@{BOT_USERNAME}", group)
     new = tg.fake.sent[before:]
-    assert any(c.chat_id == group["id"] and any(b.get("callback_data") == f"m:a:{sid}" for b in c.buttons)
-               for c in new)
+    assert any(
+        c.chat_id == group["id"] and any(b.get("callback_data") == f"m:a:{sid}" for b in c.buttons)
+        for c in new
+    )
     assert not any(c.text == "Sent to you in a private chat." for c in new)

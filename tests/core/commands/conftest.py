@@ -42,8 +42,15 @@ class Harness:
         )  # fmt: skip
         self.router = CommandRouter(self.bot)
 
-    async def say(self, user: str, text: str, platform: str = "console", private: bool = True,
-                  chat: str | None = None, roles: tuple[str, ...] = ()):
+    async def say(
+        self,
+        user: str,
+        text: str,
+        platform: str = "console",
+        private: bool = True,
+        chat: str | None = None,
+        roles: tuple[str, ...] = (),
+    ):
         actor = Actor(platform, user, user.title(), roles)
         return await self.router.handle_text(actor, Where(chat or user, private), text)
 

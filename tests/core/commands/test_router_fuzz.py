@@ -33,8 +33,9 @@ def test_any_line_gets_calm_answers_that_fit_and_changes_nothing_it_shouldnt(lin
         from core.records import Actor
 
         for line in lines:
-            responses = await h.router.handle_text(Actor("telegram", "7", "Mallory"), Where("7"), line,
-                                                   target=target)
+            responses = await h.router.handle_text(
+                Actor("telegram", "7", "Mallory"), Where("7"), line, target=target
+            )
             assert responses, line
             for r in responses:
                 assert r.status in ("ok", "error", "refused", "clarify"), (line, r.status)

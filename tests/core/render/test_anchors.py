@@ -8,7 +8,6 @@ from core.anchors.calibrate import CalibrationInfo, calibrate
 from core.estimate_request import run_query
 from core.render.anchors import anchor_section, calibration_line
 from core.render.doc import Para, Pre, render
-
 from tests.core.anchors.builders import CATALOG, index_of, make
 
 EST = run_query({"gpu": "V100 32G", "model": "gemma-3-27b", "quant": ["Q4_K_M"], "ctx": [4096]}, CATALOG)

@@ -31,24 +31,48 @@ MOD = Actor("discord", "900", "mod", roles=("42",))
 
 
 def measurement(gpu: str = "v100-32g", model: str = "gemma-3-27b", tps: float = 20.5) -> Measurement:
-    return Measurement(gpu_id=gpu, model_id=model, quant="Q4_K_M", decode_tps=tps, context=8192,
-                       prefill_tps=410.0, evidence="https://example.invalid/log", notes="多卡 test")
-
-
-def new(
-    who: Actor = ALICE, at: datetime = T0, gpu: str = "v100-32g", model: str = "gemma-3-27b",
-    fingerprint: str = "", chat: str | None = None, **extra: object,
-) -> NewSubmission:
-    return NewSubmission(
-        measurement=measurement(gpu, model), submitter=who, created_at=at,
-        chat_id=chat if chat is not None else f"chat-{who.user_id}", fingerprint=fingerprint, **extra,  # type: ignore[arg-type]
+    return Measurement(
+        gpu_id=gpu,
+        model_id=model,
+        quant="Q4_K_M",
+        decode_tps=tps,
+        context=8192,
+        prefill_tps=410.0,
+        evidence="https://example.invalid/log",
+        notes="多卡 test",
     )
 
 
-def sub(user: str, chat: str, gpu: str | None = None, model: str | None = None, platform: str = "telegram",
-        lang: str = "en") -> Subscription:
-    return Subscription(platform=platform, user_id=user, chat_id=chat, gpu_id=gpu, model_id=model, lang=lang,
-                        created_at=T0)
+def new(
+    who: Actor = ALICE,
+    at: datetime = T0,
+    gpu: str = "v100-32g",
+    model: str = "gemma-3-27b",
+    fingerprint: str = "",
+    chat: str | None = None,
+    **extra: object,
+) -> NewSubmission:
+    return NewSubmission(
+        measurement=measurement(gpu, model),
+        submitter=who,
+        created_at=at,
+        chat_id=chat if chat is not None else f"chat-{who.user_id}",
+        fingerprint=fingerprint,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def sub(
+    user: str,
+    chat: str,
+    gpu: str | None = None,
+    model: str | None = None,
+    platform: str = "telegram",
+    lang: str = "en",
+) -> Subscription:
+    return Subscription(
+        platform=platform, user_id=user, chat_id=chat, gpu_id=gpu, model_id=model, lang=lang, created_at=T0
+    )
 
 
 async def drain(storage: Storage, platform: str, now: datetime = T0 + timedelta(hours=1)) -> list:
@@ -58,11 +82,24 @@ async def drain(storage: Storage, platform: str, now: datetime = T0 + timedelta(
 class StorageContract:
     # --- submissions ---------------------------------------------------------------------------
     async def test_add_and_get_round_trip(self, storage: Storage) -> None:
-        estimate = EstimateSnapshot(decode_low=15, decode_mid=18, decode_high=22, prefill_mid=400,
-                                    fits="smooth", engine_version="cal-3")
+        estimate = EstimateSnapshot(
+            decode_low=15,
+            decode_mid=18,
+            decode_high=22,
+            prefill_mid=400,
+            fits="smooth",
+            engine_version="cal-3",
+        )
         details = (("far_from_estimate", '{"decode": 9.5, "low": 15, "high": 22, "mid": 18}'),)
-        added = await storage.add_submission(new(estimate=estimate, flags=("far_from_estimate",), lang="zh",
-                                                 fingerprint="fp1", flag_details=details))
+        added = await storage.add_submission(
+            new(
+                estimate=estimate,
+                flags=("far_from_estimate",),
+                lang="zh",
+                fingerprint="fp1",
+                flag_details=details,
+            )
+        )
         assert added.id > 0 and added.status == "pending" and added.origin == "community"
         got = await storage.get_submission(added.id)
         assert got == added
@@ -86,8 +123,16 @@ class StorageContract:
         b = await storage.add_submission(new(BOB, T0 + timedelta(minutes=2)))
         c = await storage.add_submission(new(ALICE, T0 + timedelta(minutes=1)))
         await storage.approve(c.id, MOD, T0 + timedelta(minutes=5))
-        await storage.add_published([new(Actor("console", "seed", "LocalLLaMA"), T0 - timedelta(days=30),
-                                         fingerprint="pub1", source="https://example.invalid/post")])
+        await storage.add_published(
+            [
+                new(
+                    Actor("console", "seed", "LocalLLaMA"),
+                    T0 - timedelta(days=30),
+                    fingerprint="pub1",
+                    source="https://example.invalid/post",
+                )
+            ]
+        )
         everything = await storage.submissions()
         assert [s.id for s in everything][:3] == [b.id, c.id, a.id]
         assert [s.id for s in await storage.submissions(status="pending")] == [b.id, a.id]
@@ -122,14 +167,26 @@ class StorageContract:
     # --- published anchors -----------------------------------------------------------------------
     async def test_add_published_is_idempotent(self, storage: Storage) -> None:
         await storage.subscribe(sub("u1", "c1"))
-        items = [new(Actor("console", "seed", "r/LocalLLaMA"), T0, fingerprint=f"pub-{i}", source="src",
-                     source_date="2025-11") for i in range(3)]
+        items = [
+            new(
+                Actor("console", "seed", "r/LocalLLaMA"),
+                T0,
+                fingerprint=f"pub-{i}",
+                source="src",
+                source_date="2025-11",
+            )
+            for i in range(3)
+        ]
         assert await storage.add_published(items) == 3
         assert await storage.add_published(items) == 0
         assert await storage.add_published(items + [replace(items[0], fingerprint="pub-new")]) == 1
         # Duplicates inside one batch count once too.
-        assert await storage.add_published([replace(items[0], fingerprint="x"),
-                                            replace(items[1], fingerprint="x")]) == 1
+        assert (
+            await storage.add_published(
+                [replace(items[0], fingerprint="x"), replace(items[1], fingerprint="x")]
+            )
+            == 1
+        )
         published = await storage.submissions(origin="published")
         assert len(published) == 5
         assert all(s.status == "approved" and s.origin == "published" for s in published)
@@ -152,7 +209,12 @@ class StorageContract:
         assert await storage.get_submission(s.id) == approved
         [entry] = await storage.audit_log()
         assert (entry.action, entry.submission_id, entry.ok, entry.actor, entry.at) == (
-            "approve", s.id, True, MOD, at)
+            "approve",
+            s.id,
+            True,
+            MOD,
+            at,
+        )
         [decision] = await drain(storage, "telegram")
         assert decision.kind == "decision" and decision.dedupe_key == f"decision:{s.id}:approved"
         assert (decision.chat_id, decision.user_id, decision.lang) == ("chat-111", "111", "zh")
@@ -234,7 +296,11 @@ class StorageContract:
         assert by_chat["c-any"].subscription_id is not None
         payload = by_chat["c-any"].payload
         assert (payload["submission_id"], payload["gpu_id"], payload["model_id"], payload["decode_tps"]) == (
-            s.id, "v100-32g", "gemma-3-27b", 20.5)
+            s.id,
+            "v100-32g",
+            "gemma-3-27b",
+            20.5,
+        )
         assert payload["credit"] == "alice"
         [discord] = await drain(storage, "discord")
         assert discord.chat_id == "d-chat" and discord.kind == "anchor"
@@ -262,10 +328,25 @@ class StorageContract:
 
     # --- audit ---------------------------------------------------------------------------------------
     async def test_record_audit_of_refused_attempts(self, storage: Storage) -> None:
-        await storage.record_audit(AuditEntry(at=T0, actor=BOB, action="refused:approve", submission_id=7,
-                                              ok=False, detail="not a moderator"))
-        await storage.record_audit(AuditEntry(at=T0 + timedelta(seconds=1), actor=ALICE,
-                                              action="refused:reject", submission_id=None, ok=False))
+        await storage.record_audit(
+            AuditEntry(
+                at=T0,
+                actor=BOB,
+                action="refused:approve",
+                submission_id=7,
+                ok=False,
+                detail="not a moderator",
+            )
+        )
+        await storage.record_audit(
+            AuditEntry(
+                at=T0 + timedelta(seconds=1),
+                actor=ALICE,
+                action="refused:reject",
+                submission_id=None,
+                ok=False,
+            )
+        )
         log = await storage.audit_log()
         assert [e.action for e in log] == ["refused:reject", "refused:approve"]
         assert log[1].actor == BOB and log[1].actor.roles == ("9001",)
@@ -275,8 +356,11 @@ class StorageContract:
 
     async def test_audit_log_newest_first_and_limit(self, storage: Storage) -> None:
         for i in (3, 1, 2):
-            await storage.record_audit(AuditEntry(at=T0 + timedelta(minutes=i), actor=MOD, action=f"a{i}",
-                                                  submission_id=None, ok=True))
+            await storage.record_audit(
+                AuditEntry(
+                    at=T0 + timedelta(minutes=i), actor=MOD, action=f"a{i}", submission_id=None, ok=True
+                )
+            )
         assert [e.action for e in await storage.audit_log()] == ["a3", "a2", "a1"]
         assert [e.action for e in await storage.audit_log(limit=2)] == ["a3", "a2"]
 
@@ -434,12 +518,15 @@ class StorageContract:
     # --- concurrency ----------------------------------------------------------------------------------
     async def test_concurrent_changes_do_not_interleave(self, storage: Storage) -> None:
         await storage.subscribe(sub("u1", "c1"))
-        added = await asyncio.gather(*(storage.add_submission(new(at=T0 + timedelta(seconds=i)))
-                                       for i in range(20)))
+        added = await asyncio.gather(
+            *(storage.add_submission(new(at=T0 + timedelta(seconds=i))) for i in range(20))
+        )
         assert len({s.id for s in added}) == 20
-        await asyncio.gather(*(storage.approve(s.id, MOD, T0) for s in added[:10]),
-                             *(storage.reject(s.id, MOD, "no", T0) for s in added[10:]),
-                             *(storage.claim_outbox("telegram", T0, limit=5) for _ in range(5)))
+        await asyncio.gather(
+            *(storage.approve(s.id, MOD, T0) for s in added[:10]),
+            *(storage.reject(s.id, MOD, "no", T0) for s in added[10:]),
+            *(storage.claim_outbox("telegram", T0, limit=5) for _ in range(5)),
+        )
         assert len(await storage.submissions(status="approved")) == 10
         assert (await storage.outbox_stats()).pending == 10 * 2 + 10
         assert len(await storage.audit_log(limit=100)) == 20

@@ -47,10 +47,14 @@ async def main(path: str) -> None:
     n = 0
     while time.monotonic() - started < MAX_SECONDS:
         at = T0 + timedelta(seconds=n)
-        added = await store.add_submission(NewSubmission(
-            measurement=Measurement("v100-32g", "gemma-3-27b", "Q4_K_M", 20.0 + n / 100),
-            submitter=Actor("telegram", f"s{n % 7}", "tester"), created_at=at, chat_id=f"dm-{n % 7}",
-        ))
+        added = await store.add_submission(
+            NewSubmission(
+                measurement=Measurement("v100-32g", "gemma-3-27b", "Q4_K_M", 20.0 + n / 100),
+                submitter=Actor("telegram", f"s{n % 7}", "tester"),
+                created_at=at,
+                chat_id=f"dm-{n % 7}",
+            )
+        )
         say(f"ack sub {added.id}")
         n += 1
         if n % 3 == 0:

@@ -84,8 +84,9 @@ async def test_a_new_migration_applies_on_top_in_order(tmp_path: Path) -> None:
     extra = [
         # Out of order on purpose: the list is applied by version, whatever the order given.
         Migration(top + 2, "note_default", "INSERT INTO notes (text) VALUES ('from 3');"),
-        Migration(top + 1, "notes",
-                  "CREATE TABLE notes (\n  id INTEGER PRIMARY KEY,\n  text TEXT -- a; b\n);"),
+        Migration(
+            top + 1, "notes", "CREATE TABLE notes (\n  id INTEGER PRIMARY KEY,\n  text TEXT -- a; b\n);"
+        ),
     ]
     migrations = sorted([*bundled_migrations(), *extra], key=lambda m: m.version)
     upgraded = SqliteStorage(path, migrations=migrations)
@@ -144,7 +145,9 @@ def test_split_statements() -> None:
         "-- head; comment\nCREATE TABLE a (x TEXT DEFAULT 'a;b');\nINSERT INTO a VALUES ('c');\n-- tail\n"
     )
     assert split_statements(script) == [
-        "-- head; comment\nCREATE TABLE a (x TEXT DEFAULT 'a;b');", "INSERT INTO a VALUES ('c');"]
+        "-- head; comment\nCREATE TABLE a (x TEXT DEFAULT 'a;b');",
+        "INSERT INTO a VALUES ('c');",
+    ]
     with pytest.raises(StorageError):
         split_statements("CREATE TABLE b (x)")
 

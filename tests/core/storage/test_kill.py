@@ -30,7 +30,10 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSI
 
 def _run_and_kill(db: Path) -> tuple[set[int], set[int]]:
     child = subprocess.Popen(
-        [sys.executable, str(CHILD), str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [sys.executable, str(CHILD), str(db)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         bufsize=1,
     )
     subs: set[int] = set()
@@ -88,9 +91,7 @@ async def test_sigkill_loses_no_acknowledged_write(tmp_path: Path) -> None:
             outbox = conn.execute(
                 "SELECT kind, platform, chat_id, dedupe_key FROM outbox WHERE submission_id = ?", (sub_id,)
             ).fetchall()
-            audit = conn.execute(
-                "SELECT action FROM audit_log WHERE submission_id = ?", (sub_id,)
-            ).fetchall()
+            audit = conn.execute("SELECT action FROM audit_log WHERE submission_id = ?", (sub_id,)).fetchall()
             if status == "approved":
                 anchors = {(p, c) for kind, p, c, _ in outbox if kind == "anchor"}
                 decisions = [key for kind, _, _, key in outbox if kind == "decision"]
