@@ -241,15 +241,34 @@ def compare(before: Path, after: Path) -> int:
     return 1 if diffs or len(a) != len(b) else 0
 
 
+def freeze_data(directory: Path) -> None:
+    """Answer from `directory`'s gpus.toml and models.toml (and the live rest of catalogs/), so that
+    a refactor can be checked while others add cards and models to the live catalog."""
+    import shutil
+    import tempfile
+
+    from core.catalog import loader
+
+    mixed = Path(tempfile.mkdtemp(prefix="golden-catalog-"))
+    shutil.copytree(loader.CATALOG_DIR, mixed, dirs_exist_ok=True)
+    for name in ("gpus.toml", "models.toml"):
+        shutil.copy(directory / name, mixed / name)
+    frozen = loader.load_catalog(mixed)
+    loader.default_catalog = lambda: frozen  # type: ignore[assignment]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("out", nargs="?")
+    ap.add_argument("--freeze-data", type=Path, metavar="DIR", help="gpus.toml and models.toml from DIR")
     ap.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"))
     args = ap.parse_args()
     if args.compare:
         return compare(Path(args.compare[0]), Path(args.compare[1]))
     if not args.out:
         ap.error("give OUT.jsonl or --compare BEFORE AFTER")
+    if args.freeze_data:
+        freeze_data(args.freeze_data)
     with open(args.out, "w", encoding="utf-8") as fh:
         n = asyncio.run(snapshot(fh))
     print(f"{n} records written to {args.out}")
