@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The hygiene gates CI runs before the tests (scripts/test.sh calls this): lint, format, types,
+# complexity. Each prints its own findings; the first that fails stops the run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=.venv/bin/python
+echo "== ruff check"; "$PY" -m ruff check .
+echo "== ruff format --check"; "$PY" -m ruff format --check . >/dev/null && echo "formatted"
+echo "== mypy (strict on core/)"; "$PY" -m mypy
+echo "== complexity (radon, <= 25)"; "$PY" scripts/check_complexity.py --top 3
