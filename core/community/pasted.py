@@ -89,22 +89,23 @@ class Pasted:
 # --- shared log lines ---------------------------------------------------------------------------
 
 _NUM = r"(\d+(?:\.\d+)?)"
-_DEVICE = re.compile(r"^\s*Device (\d+): ([^,\n]+?)(?:,|$)", re.M)
+_DEVICE = re.compile(r"^[ \t]*Device (\d+): ([^,\n]+)", re.M)
 _FOUND = re.compile(r"found (\d+) (?:CUDA|ROCm|SYCL|Vulkan) devices", re.I)
 _USING = re.compile(r"using device ([A-Za-z]+)(\d+) \(([^)\n]+)\)")
-_VULKAN = re.compile(r"ggml_vulkan: (\d+) = ([^(\n|]+?)\s*(?:\(|\||$)", re.M)
-_METAL = re.compile(r"(?:GPU name|found device):\s*(Apple [^\n]+?)\s*$", re.M)
+_VULKAN = re.compile(r"ggml_vulkan: (\d+) = ([^(\n|]+)")
+_METAL = re.compile(r"(?:GPU name|found device):[ \t]*(Apple [^\n]+)")
 _BUILD = re.compile(r"\bbuild: [0-9a-f]+ \((\d+)\)")
-_FTYPE = re.compile(r"file type\s*=\s*([^\n]+?)\s*$", re.M)
-_PARAMS = re.compile(r"model params\s*=\s*" + _NUM + r"\s*([BMK])", re.M)
-_GENERAL_NAME = re.compile(r"general\.name\s+str\s*=\s*([^\n]+?)\s*$", re.M)
-_MODEL_FILE = re.compile(r"(?:(?:^|\s)(?:-m|--model)\s+|loading model ')([^\s']+\.gguf)", re.M)
+_FTYPE = re.compile(r"file type[ \t]*=[ \t]*([^\n]*[^\s])")
+_PARAMS = re.compile(r"model params[ \t]*=[ \t]*" + _NUM + r"[ \t]*([BMK])")
+_GENERAL_NAME = re.compile(r"general\.name[ \t]+str[ \t]*=[ \t]*([^\n]*[^\s])")
+_MODEL_FILE = re.compile(r"(?:(?<!\S)(?:-m|--model)[ \t]+|loading model ')([^\s']+\.gguf)")
 _N_CTX = re.compile(r"\bn_ctx(?:_slot)?\s*=\s*(\d+)")
 _OFFLOADED = re.compile(r"offloaded (\d+)/(\d+) layers to GPU")
 _FLASH = re.compile(r"\bflash_attn\s*=\s*(\w+)")
 # Any line with a llama.cpp/ggml log prefix starts the tool output ("ggml_init_cublas: ...").
 _LOG_PREFIX = re.compile(
-    r"^\s*(?:ggml_\w+|llama_\w+|llm_\w+|print_info|load_tensors|system_info|slot \w+|srv \w+)\s*:", re.M
+    r"^[ \t]*(?:ggml_\w+|llama_\w+|llm_\w+|print_info|load_tensors|system_info|slot \w+|srv \w+)[ \t]*:",
+    re.M,
 )
 _LOG_LINES = (_LOG_PREFIX, _DEVICE, _FOUND, _USING, _VULKAN, _METAL, _BUILD, _FTYPE, _MODEL_FILE)
 _GUESSED = re.compile(r"\(guessed\)", re.I)
@@ -153,8 +154,8 @@ def _device(text: str) -> tuple[str | None, int | None]:
     found = [int(m.group(1)) for m in _FOUND.finditer(text)]
     count = max([len(names), *found]) if names or found else None
     if not names:
-        m = _METAL.search(text)
-        return (m.group(1), 1) if m else (None, count)
+        metal = _METAL.search(text)
+        return (metal.group(1).strip(), 1) if metal else (None, count)
     # Mixed cards ("4090 + 3090") are not one setup the estimator can price: name the first and let
     # the submitter correct it with gpu=...
     return next(iter(names.values())), count
@@ -333,9 +334,17 @@ def _llama_bench(text: str, ctx: _Context, catalog: Catalog) -> Pasted | None:
 
 # --- llama.cpp timing lines ----------------------------------------------------------------------
 
-_TIMING = r"\s*=\s*" + _NUM + r"\s*ms\s*/\s*(\d+)\s*(?:tokens|runs)\s*\(\s*" + _NUM + r"\s*ms per token,\s*"
-_PROMPT_EVAL = re.compile(r"prompt eval time" + _TIMING + r"([\d.]+|inf|nan)\s*tokens per second\)")
-_EVAL = re.compile(r"(?<!prompt )(?<![a-z])eval time" + _TIMING + r"([\d.]+|inf|nan)\s*tokens per second\)")
+_TIMING = (
+    r"[ \t]*=[ \t]*"
+    + _NUM
+    + r"[ \t]*ms[ \t]*/[ \t]*(\d+)[ \t]*(?:tokens|runs)[ \t]*\([ \t]*"
+    + _NUM
+    + r"[ \t]*ms per token,[ \t]*"
+)
+_PROMPT_EVAL = re.compile(r"prompt eval time" + _TIMING + r"([\d.]+|inf|nan)[ \t]*tokens per second\)")
+_EVAL = re.compile(
+    r"(?<!prompt )(?<![a-z])eval time" + _TIMING + r"([\d.]+|inf|nan)[ \t]*tokens per second\)"
+)
 
 
 def _rate(ms: str, count: str) -> float | None:
@@ -385,11 +394,11 @@ def _llama_timings(text: str, ctx: _Context, catalog: Catalog) -> Pasted | None:
 
 # --- ollama --verbose ----------------------------------------------------------------------------
 
-_OLLAMA_EVAL_RATE = re.compile(r"^\s*eval rate:\s*" + _NUM + r"\s*tokens/s", re.M)
-_OLLAMA_PROMPT_RATE = re.compile(r"^\s*prompt eval rate:\s*" + _NUM + r"\s*tokens/s", re.M)
-_OLLAMA_PROMPT_COUNT = re.compile(r"^\s*prompt eval count:\s*(\d+)\s*token", re.M)
-_OLLAMA_EVAL_COUNT = re.compile(r"^\s*eval count:\s*(\d+)\s*token", re.M)
-_OLLAMA_TOTAL = re.compile(r"^\s*total duration:", re.M)
+_OLLAMA_EVAL_RATE = re.compile(r"^[ \t]*eval rate:[ \t]*" + _NUM + r"[ \t]*tokens/s", re.M)
+_OLLAMA_PROMPT_RATE = re.compile(r"^[ \t]*prompt eval rate:[ \t]*" + _NUM + r"[ \t]*tokens/s", re.M)
+_OLLAMA_PROMPT_COUNT = re.compile(r"^[ \t]*prompt eval count:[ \t]*(\d+)[ \t]*token", re.M)
+_OLLAMA_EVAL_COUNT = re.compile(r"^[ \t]*eval count:[ \t]*(\d+)[ \t]*token", re.M)
+_OLLAMA_TOTAL = re.compile(r"^[ \t]*total duration:", re.M)
 _OLLAMA_RUN = re.compile(r"ollama run\s+(?:--verbose\s+)?([^\s\"']+)(?:\s+--verbose)?")
 _OLLAMA_LAYERS = re.compile(r"GPU loaded layers:\s*(\d+)/(\d+)")
 _OLLAMA_LIBRARY = re.compile(r"llm library:\s*(\w+)")
@@ -452,18 +461,21 @@ def _ollama(text: str, ctx: _Context, catalog: Catalog) -> Pasted | None:
 
 # --- vLLM / SGLang benchmarks --------------------------------------------------------------------
 
-_SERVE_HEADER = re.compile(r"=+\s*Serving Benchmark Result\s*=+")
+# The title after its last "=": a run of "=" is scanned once, not once per "=" in it (quadratic).
+_SERVE_HEADER = re.compile(r"=[ \t]*Serving Benchmark Result")
 
 
 def _metric(text: str, label: str) -> float | None:
-    m = re.search(r"^\s*" + re.escape(label) + r"\s*:?\s+" + _NUM + r"\s*$", text, re.M)
+    m = re.search(r"^[ \t]*" + re.escape(label) + r"[ \t]*:?[ \t]+" + _NUM + r"[ \t]*$", text, re.M)
     return float(m.group(1)) if m else None
 
 
-_LAT = re.compile(r"^\s*Avg latency:\s*" + _NUM + r"\s*seconds", re.M)
-_THROUGHPUT = re.compile(r"Throughput:\s*" + _NUM + r"\s*requests/s,\s*" + _NUM + r"\s*(?:total )?tokens/s")
-_ARG_INT = r"(?:--{dash}\s*[= ]\s*|{under}\s*=\s*)(\d+)"
-_SERVE_MODEL = re.compile(r"(?:--model[= ]\s*|\bmodel\s*=\s*')([^\s',)]+)")
+_LAT = re.compile(r"^[ \t]*Avg latency:[ \t]*" + _NUM + r"[ \t]*seconds", re.M)
+_THROUGHPUT = re.compile(
+    r"Throughput:[ \t]*" + _NUM + r"[ \t]*requests/s,[ \t]*" + _NUM + r"[ \t]*(?:total )?tokens/s"
+)
+_ARG_INT = r"(?:--{dash}[ \t]*[= ][ \t]*|{under}[ \t]*=[ \t]*)(\d+)"
+_SERVE_MODEL = re.compile(r"(?:--model[= ][ \t]*|\bmodel[ \t]*=[ \t]*')([^\s',)]+)")
 _TP = re.compile(r"(?:--tensor-parallel-size[= ]|-tp[= ]|\btensor_parallel_size\s*=\s*)(\d+)")
 
 
@@ -494,7 +506,7 @@ def _vllm(text: str, ctx: _Context, catalog: Catalog) -> Pasted | None:
         tpot = _metric(block, "Mean TPOT (ms)")
         if tpot is None or tpot <= 0:
             return None
-        concurrency = re.search(r"Max(?:imum)? request concurrency:\s*(\S+)", block)
+        concurrency = re.search(r"Max(?:imum)? request concurrency:[ \t]*(\S+)", block)
         single = concurrency is not None and concurrency.group(1) == "1"
         # The single-user decode speed is 1000 / TPOT: the time between output tokens of one
         # request. "Output token throughput" is the sum over all concurrent requests (and counts the
@@ -518,7 +530,8 @@ def _vllm(text: str, ctx: _Context, catalog: Catalog) -> Pasted | None:
             quant=quant,
             caveats=() if single else (BATCHED,),
         )
-        start = model_m.start() if model_m and model_m.start() < header.start() else header.start()
+        header_start = len(text[: header.start()].rstrip("=")) if header.start() else 0
+        start = model_m.start() if model_m and model_m.start() < header_start else header_start
         return Pasted((run,), framework, ctx.gpu, count, None, ctx.start(start))
     lat = _LAT.search(text)
     if lat is not None:
@@ -553,7 +566,15 @@ def _vllm(text: str, ctx: _Context, catalog: Catalog) -> Pasted | None:
 
 
 def read_pasted(text: str, catalog: Catalog) -> Pasted | None:
-    """The benchmark output in `text`, or None when there is none. Never raises."""
+    """The benchmark output in `text`, or None when there is none. Never raises.
+
+    Every pattern reads within a line (`[ \t]*`, never `\s*` across lines) and starts at a literal
+    or a line start, so the time is linear in the text: a run of blank lines or of "=" is scanned
+    once (scripts/bench_parse.py measures the worst shapes).
+    """
+    # Windows line ends as " \n" (same length: offsets into `text` stay valid), so line patterns
+    # need no "\r" of their own.
+    text = text.replace("\r\n", " \n").replace("\r", "\n")
     try:
         ctx = _context(text, catalog)
         for reader in (_llama_bench, _vllm, _ollama, _llama_timings):

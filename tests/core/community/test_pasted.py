@@ -426,3 +426,41 @@ def test_quant_in_file_names():
     assert quant_in_name("gemma-3-27b-it-UD-Q4_K_XL.gguf") == "UD-Q4_K_XL"
     assert quant_in_name("model.gguf") is None
     assert strip_quant("models/DeepSeek-R1-Distill-Qwen-32B-Q4_K_M.gguf") == "DeepSeek-R1-Distill-Qwen-32B"
+
+
+# --- hostile shapes: linear time ------------------------------------------------------------------
+
+HOSTILE_60KB = {
+    "blank lines": "\n" * 60_000,
+    "spaces then newline": " \n" * 30_000,
+    "tabs and CR": "\t\r\n" * 20_000,
+    "= run": "=" * 60_000,
+    "= run then a title": "=" * 60_000 + " Serving Benchmark Result",
+    "blank lines after a title": "=== Serving Benchmark Result ===" + "\n" * 60_000,
+    "blank lines after eval time": "eval time" + "\n" * 60_000,
+    "vulkan line of spaces": "ggml_vulkan: 0 = " + " " * 60_000,
+    "file type of spaces": "file type = x" + " " * 60_000 + "y",
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE_60KB))
+def test_hostile_60kb_reads_in_linear_time(name: str):
+    import time
+
+    text = HOSTILE_60KB[name]
+    start = time.perf_counter()
+    read_pasted(text, CATALOG)
+    # Quadratic patterns took 20-50 s on these; linear ones take a few ms. The bound leaves room
+    # for a slow, shared CI machine.
+    assert time.perf_counter() - start < 1.0
+
+
+def test_windows_line_ends_read_the_same():
+    for sample in (VLLM_SERVE_SINGLE, OLLAMA_MISTRAL, BENCH_4090, LLAMA_SERVER_4X3090_TIMINGS):
+        crlf, lf = _one(sample.replace("\n", "\r\n")), _one(sample)
+        assert (crlf.runs, crlf.gpu, crlf.gpu_count, crlf.version) == (lf.runs, lf.gpu, lf.gpu_count, lf.version)
+
+
+def test_serving_header_after_a_long_rule_starts_the_paste_at_the_rule():
+    p = _one("my numbers:\n" + VLLM_SERVE_SINGLE)
+    assert p.start <= len("my numbers:\n") + VLLM_SERVE_SINGLE.index("=")
