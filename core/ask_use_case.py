@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 from core.anchors.anchor_index import AnchorIndex
 from core.anchors.calibrate import calibrate
+from core.catalog.kv_cache import KV_CACHE_TYPES as KV_TYPES
 from core.catalog.loader import Catalog
-from core.estimate_request import KV_TYPES
 from core.estimator.estimate import Estimate, EstimateRequest, estimate
 from core.estimator.setup import SetupError, build_setup
 from core.i18n import Lang, translate

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from core.catalog.kv_cache import KV_CACHE_TYPES, KvCacheType, is_kv_cache_type
 from core.catalog.loader import Catalog
 from core.estimator.estimate import Estimate, EstimateRequest, estimate
 from core.estimator.setup import SetupError, build_setup
@@ -23,7 +24,6 @@ from core.understanding.resolve import (
     resolve_quant,
 )
 
-KV_TYPES = ("f16", "q8_0", "q4_0")
 MAX_CONTEXT = 10_485_760
 _CTX = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
 
@@ -71,7 +71,7 @@ class EstimateQuery(BaseModel):
     prompt: int | None = Field(default=None, ge=1, le=MAX_CONTEXT)
     os: str | None = None
     framework: str | None = None
-    kv_type: str | None = None
+    kv_type: KvCacheType | None = None
     ram: float | None = Field(default=None, gt=0, le=65536)
 
     @field_validator("quant", mode="before")
@@ -84,15 +84,15 @@ class EstimateQuery(BaseModel):
     def _contexts(cls, value: Any) -> list[int]:
         return [parse_context(v) for v in _as_list(value)]
 
-    @field_validator("kv_type")
+    @field_validator("kv_type", mode="before")
     @classmethod
-    def _kv(cls, value: str | None) -> str | None:
+    def _kv(cls, value: str | None) -> KvCacheType | None:
         if value is None:
             return None
         v = value.lower().replace("-", "_")
         v = {"fp16": "f16", "q8": "q8_0", "q4": "q4_0", "8bit": "q8_0", "4bit": "q4_0"}.get(v, v)
-        if v not in KV_TYPES:
-            raise ValueError(f"KV cache type must be one of {', '.join(KV_TYPES)}")
+        if not is_kv_cache_type(v):
+            raise ValueError(f"KV cache type must be one of {', '.join(KV_CACHE_TYPES)}")
         return v
 
     @field_validator("os")

@@ -27,10 +27,9 @@ from urllib.parse import urlparse
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from calibration_data import backend_of  # noqa: E402  (scripts/ is on the path when run)
+from calibration_data import backend_of, resolve_quant_id  # noqa: E402  (scripts/ is on the path when run)
 
 from core.catalog.loader import Catalog, default_catalog  # noqa: E402
-from core.estimator.inputs import resolve_quant_id  # noqa: E402
 
 SOURCE_CSV = REPO.parent / "shared" / "reference" / "measured_calibration.csv"
 OUT_CSV = REPO / "catalogs" / "published_anchors.csv"

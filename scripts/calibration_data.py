@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.catalog.loader import Catalog  # the scripts put the repository on sys.path first
+
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO.parent / "shared" / "reference"
 CALIBRATION_CSV = REFERENCE / "measured_calibration.csv"
@@ -49,6 +51,20 @@ def backend_of(raw: str, gpu_id: str) -> str:
     if gpu_id.startswith("apple"):
         return "metal"
     return ""
+
+
+def _norm(text: str) -> str:
+    return text.strip().upper().replace("-", "_").replace(" ", "_")
+
+
+def resolve_quant_id(text: str, catalog: Catalog) -> str | None:
+    """Exact quant id or alias (case-insensitive); None when unknown. The reference tables spell
+    quants canonically; free text goes through core.understanding's resolver instead."""
+    key = _norm(text)
+    for quant in catalog.quants.values():
+        if _norm(quant.id) == key or any(_norm(a) == key for a in quant.aliases):
+            return quant.id
+    return None
 
 
 def _test_lengths(test: str, notes: str, depth: int) -> tuple[int, int]:

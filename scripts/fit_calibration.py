@@ -24,11 +24,13 @@ from scipy.optimize import least_squares
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from calibration_data import REPO, Row, load_rows  # noqa: E402
+from calibration_data import REPO, Row, load_rows, resolve_quant_id  # noqa: E402
 
 from core.catalog.loader import default_catalog  # noqa: E402
 from core.estimator import speed  # noqa: E402
-from core.estimator.inputs import decode_inputs_for, resolve_quant_id  # noqa: E402
+from core.estimator.memory import GIB, kv_read_bytes  # noqa: E402
+from core.estimator.token_bytes import bytes_per_token  # noqa: E402
+from core.estimator.weights import weight_breakdown  # noqa: E402
 
 CAL_PATH = REPO / "catalogs" / "calibration.toml"
 BACKENDS = ("cuda", "rocm", "vulkan", "metal", "sycl")
@@ -63,7 +65,12 @@ def build_samples(test: str) -> list[Sample]:
         quant_id = resolve_quant_id(row.quant, catalog)
         if quant_id is None:
             continue
-        inputs = decode_inputs_for(model, quant_id, row.depth, "f16", catalog, measured_size_gib=row.size_gib)
+        weights = weight_breakdown(model, catalog.quants[quant_id], catalog)
+        active = weights.active_bytes_per_token
+        if row.size_gib:
+            # Our weight estimate rescaled to the file actually run.
+            active *= row.size_gib * GIB / weights.total_bytes
+        gpu_bytes = bytes_per_token(active, kv_read_bytes(model, row.depth, "f16", catalog))
         if test == "tg":
             flops = 0.0
         else:
@@ -80,7 +87,7 @@ def build_samples(test: str) -> list[Sample]:
                 model.is_moe,
                 speed.is_hbm(gpu),
                 model.layers,
-                inputs.gpu_bytes,
+                gpu_bytes,
                 flops,
                 tflops,
                 max(1, math.ceil(row.prompt / 512)),

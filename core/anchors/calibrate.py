@@ -24,8 +24,8 @@ from functools import cache, lru_cache
 from typing import Any
 
 from core.anchors.anchor_index import AnchorIndex
+from core.catalog.kv_cache import is_kv_cache_type
 from core.catalog.loader import Catalog
-from core.estimate_request import KV_TYPES
 from core.estimator import speed
 from core.estimator.estimate import Estimate, EstimateRequest, Range, Row, estimate
 from core.estimator.setup import OS_NAMES, SetupError, build_setup
@@ -123,7 +123,7 @@ def anchor_estimate(catalog: Catalog, m: Measurement) -> tuple[float | None, flo
         depth=depth,
         prompt=prompt,
         framework=m.framework if m.framework in catalog.frameworks else None,
-        kv_type=m.kv_type if m.kv_type in KV_TYPES else "f16",
+        kv_type=m.kv_type if is_kv_cache_type(m.kv_type) else "f16",
     )
     try:
         row = estimate(request, catalog).rows[0]

@@ -11,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from core.catalog.kv_cache import KvCacheType
+
 # The words the catalog may use; the catalog test checks every entry against them.
 BACKENDS = ("cuda", "rocm", "metal", "vulkan", "sycl", "cpu")
 OPERATING_SYSTEMS = ("linux", "windows", "macos")
 QUANT_FORMATS = ("gguf", "serving", "mlx")
-KV_CACHE_TYPES = ("f16", "q8_0", "q4_0")
 RuleEffect = Literal["block", "caveat", "tip"]
 
 
@@ -37,7 +38,7 @@ class Rule:
     backends: tuple[str, ...] = ()  # the backend the framework would use on this setup
     compute_below: float | None = None  # NVIDIA compute capability strictly below
     compute_at_least: float | None = None
-    kv_cache: tuple[str, ...] = ()
+    kv_cache: tuple[KvCacheType, ...] = ()
     multi_gpu: bool | None = None
     partial_offload: bool | None = None  # not everything on the GPU(s)
     moe: bool | None = None

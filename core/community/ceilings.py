@@ -4,21 +4,32 @@ token, prefill by peak matrix FLOPS over 2 x active parameters per token."""
 from __future__ import annotations
 
 from core.catalog.gpu import Gpu
+from core.catalog.kv_cache import KvCacheType
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.community.submit_limits import limits
-from core.estimator.memory import kv_read_bytes
+from core.estimator.token_bytes import decode_bytes
 from core.estimator.weights import weight_breakdown
 
 
-def bytes_per_token(model: Model, quant_id: str, depth: int, kv_type: str, catalog: Catalog) -> float:
-    """Bytes one decoded token must read: active weights plus the KV cache at that depth."""
-    weights = weight_breakdown(model, catalog.quants[quant_id], catalog)
-    return weights.active_bytes_per_token + kv_read_bytes(model, depth, kv_type, catalog)
+def quant_bytes_per_token(
+    model: Model, quant_id: str, depth: int, kv_type: KvCacheType, catalog: Catalog
+) -> float:
+    """Bytes one decoded token must read (the estimator's own count), for this quant by its id."""
+    return decode_bytes(
+        model, weight_breakdown(model, catalog.quants[quant_id], catalog), depth, kv_type, catalog
+    )
 
 
 def decode_ceiling(
-    gpu: Gpu, count: int, model: Model, quant_id: str, depth: int, kv_type: str, engine: str, catalog: Catalog
+    gpu: Gpu,
+    count: int,
+    model: Model,
+    quant_id: str,
+    depth: int,
+    kv_type: KvCacheType,
+    engine: str,
+    catalog: Catalog,
 ) -> float:
     """The fastest decode physics allows (tok/s): peak bandwidth over bytes per token, efficiency 1.
 
@@ -29,7 +40,7 @@ def decode_ceiling(
     bandwidth = gpu.bandwidth_gbs * 1e9
     if count > 1 and engine in limits(catalog).tp_engines:
         bandwidth *= count
-    return bandwidth / bytes_per_token(model, quant_id, depth, kv_type, catalog)
+    return bandwidth / quant_bytes_per_token(model, quant_id, depth, kv_type, catalog)
 
 
 def peak_tflops(gpu: Gpu) -> float | None:

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from core.catalog.kv_cache import KV_CACHE_TYPES, KvCacheType, is_kv_cache_type
 from core.catalog.loader import Catalog
 
 
@@ -29,7 +30,7 @@ class SubmitLimits:
     tp_engines: frozenset[str]
     speculative: re.Pattern[str]
     backends: dict[str, str]
-    kv_types: dict[str, str]
+    kv_types: dict[str, KvCacheType]  # llama.cpp spelling -> the type the estimator prices it as
 
 
 @cache
@@ -53,8 +54,16 @@ def limits(catalog: Catalog) -> SubmitLimits:
         tp_engines=frozenset(s["tensor_parallel_engines"]),
         speculative=re.compile(rf"(?<![a-z])(?:{words})", re.I),
         backends=dict(table["backends"]),
-        kv_types=dict(table["kv_types"]),
+        kv_types={name: _priced_kv(name, priced) for name, priced in table["kv_types"].items()},
     )
+
+
+def _priced_kv(name: str, priced: object) -> KvCacheType:
+    if not is_kv_cache_type(priced):
+        raise ValueError(
+            f"submit.toml [kv_types] {name} = {priced!r}: not one of {', '.join(KV_CACHE_TYPES)}"
+        )
+    return priced
 
 
 @cache

@@ -21,7 +21,7 @@ from typing import Any
 from core.catalog.gpu import Gpu
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
-from core.community.ceilings import bytes_per_token, decode_ceiling, peak_tflops, prefill_ceiling
+from core.community.ceilings import decode_ceiling, peak_tflops, prefill_ceiling, quant_bytes_per_token
 from core.community.pasted import MODEL_FROM_ARCH, PARTIAL_OFFLOAD, THROUGHPUT_ONLY
 from core.community.submission_form import SubmissionForm, read_form
 from core.community.submit_limits import SubmitLimits, engine_version, limits
@@ -220,7 +220,7 @@ def _read_run(raw: RawRun, text: str, catalog: Catalog, check: _Check) -> tuple[
     flags: list[tuple[str, dict[str, Any]]] = []
 
     # Physical ceilings: refused, whatever the estimate says.
-    per_token = bytes_per_token(model, quant, form.depth or 0, kv_est, catalog)
+    per_token = quant_bytes_per_token(model, quant, form.depth or 0, kv_est, catalog)
     ceiling = decode_ceiling(gpu, count, model, quant, form.depth or 0, kv_est, engine, catalog)
     speculative = bool(lim.speculative.search(" ".join(filter(None, (form.notes, form.framework, text)))))
     if decode > ceiling * lim.ceiling_margin:
@@ -382,7 +382,6 @@ __all__ = [
     "SubmitLimits",
     "SubmissionForm",
     "SubmitReading",
-    "bytes_per_token",
     "decode_ceiling",
     "engine_version",
     "fingerprint",

@@ -1,7 +1,7 @@
 """The estimator's front door: one GPU setup x one model x quants x contexts -> rows.
 
 Each row carries memory (weights, KV, overhead, total vs usable), the verdict, decode and prefill
-ranges, and when it doesn't fit, the best way out with its own figures (`fit.py`). Framework
+ranges, and when it doesn't fit, the best way out with its own figures (`memory_fit.py`). Framework
 advice and launch commands come from `frameworks.py`. Everything a row assumed is a `Note`.
 """
 
@@ -12,6 +12,7 @@ from functools import cache
 from typing import Literal
 
 from core.catalog.gpu import Gpu
+from core.catalog.kv_cache import FULL_PRECISION_KV, KvCacheType
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.estimator import speed
@@ -22,10 +23,10 @@ from core.estimator.memory import (
     compute_buffer_bytes,
     constants,
     kv_cache_bytes,
-    kv_read_bytes,
     usable_memory,
 )
 from core.estimator.memory_fit import Remedy, find_remedy, layer_plan
+from core.estimator.token_bytes import decode_bytes
 from core.estimator.weights import weight_breakdown
 from core.i18n import Note
 
@@ -58,7 +59,7 @@ class EstimateRequest:
     depth: int | None = None  # None: each row's own context (the worst case)
     prompt: int = 512
     framework: str | None = None
-    kv_type: str = "f16"
+    kv_type: KvCacheType = FULL_PRECISION_KV
 
 
 # A speed as (low, mid, high) tokens/s: the same type the speed model returns.
@@ -170,7 +171,7 @@ def estimate(request: EstimateRequest, catalog: Catalog) -> Estimate:
             {"ram": setup.host.ram_gib, "bw": setup.host.bandwidth_gbs, "name": setup.host.name},
         )
     )
-    if request.kv_type != "f16":
+    if request.kv_type != FULL_PRECISION_KV:
         assumptions.append(Note("assume.kv_type", {"kv": request.kv_type}))
     return Estimate(request, usable, backend, framework, tuple(rows), tuple(assumptions))
 
@@ -228,7 +229,7 @@ def _row(request, usable, backend, split, fixed, framework, quant_id, weights, c
         overhead = compute_buffer_bytes(model, ctx, catalog, fixed.flash_attention) * count
         overhead += fixed.framework_overhead
     total = weights_gpu + kv + overhead
-    # verdict(), with its constant looked up once per estimate
+    # The verdict, with its constant looked up once per estimate.
     if total <= usable_bytes * fixed.smooth_fraction:
         status = "smooth"
     elif total <= usable_bytes:
@@ -247,7 +248,7 @@ def _row(request, usable, backend, split, fixed, framework, quant_id, weights, c
     ttft = None
     remedy = None
     if status != "no_fit":
-        gpu_bytes = weights.active_bytes_per_token + kv_read_bytes(model, depth, request.kv_type, catalog)
+        gpu_bytes = decode_bytes(model, weights, depth, request.kv_type, catalog)
         seconds = speed.token_seconds(
             gpu, backend, model.layers, gpu_bytes, 0.0, model.is_moe, quant_id, cal, count, split
         )
@@ -306,7 +307,7 @@ def framework_query(
     fits = status != "no_fit"
     if remedy is not None:
         if remedy.kind == "kv_quant":
-            kv_type, fits = remedy.kv_type, True
+            kv_type, fits = remedy.kv_type or kv_type, True
         elif remedy.kind == "offload":
             n_gpu_layers = remedy.layers_on_gpu
         elif remedy.kind == "expert_offload":

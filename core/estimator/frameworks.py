@@ -21,13 +21,13 @@ from typing import Literal
 
 from core.catalog.framework import Framework, Rule
 from core.catalog.gpu import Gpu
+from core.catalog.kv_cache import KvCacheType
 from core.catalog.loader import Catalog, default_catalog
 from core.catalog.model import Model
 from core.catalog.quant import Quant
 from core.i18n import Note
 
 OsName = Literal["linux", "windows", "macos"]
-KvCache = Literal["f16", "q8_0", "q4_0"]
 
 # What each backend can drive. Vulkan is vendor-neutral; Apple is reached through Metal only.
 BACKEND_VENDORS: dict[str, tuple[str, ...]] = {
@@ -77,7 +77,7 @@ class FrameworkQuery:
     context: int
     os: OsName = "linux"
     gpu_count: int = 1
-    kv_cache: KvCache = "f16"
+    kv_cache: KvCacheType = "f16"
     fits_on_gpu: bool = True  # weights + KV + buffers fit in GPU memory
     n_gpu_layers: int | Literal["all"] = "all"  # layers offloaded to the GPU(s)
     # MoE: number of layers whose routed experts stay in CPU RAM (llama.cpp --n-cpu-moe);

@@ -17,8 +17,9 @@ import math
 import operator
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
+from core.catalog.kv_cache import FULL_PRECISION_KV, QUANTIZED_KV_CACHE_TYPES, KvCacheType
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.catalog.quant import Quant
@@ -32,21 +33,19 @@ from core.estimator.memory import (
     kv_cache_bytes,
     kv_read_bytes,
 )
+from core.estimator.token_bytes import (
+    TokenBytes,
+    bytes_per_token,
+    decode_bytes,
+    expert_offload_bytes,
+    layer_offload_bytes,
+)
 from core.estimator.weights import WeightBreakdown, weight_breakdown
 
 if TYPE_CHECKING:
     from core.estimator.estimate import EstimateRequest
 
 MAX_CARDS = 16
-
-
-def verdict(total: float, usable: float, catalog: Catalog) -> str:
-    """smooth / tight / no_fit for `total` bytes against `usable` bytes."""
-    if total <= usable * constants(catalog).smooth_fraction:
-        return "smooth"
-    if total <= usable:
-        return "tight"
-    return "no_fit"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +55,7 @@ class Remedy:
     decode_low: float | None = None
     decode_high: float | None = None
     total_gib: float | None = None
-    kv_type: str = ""
+    kv_type: KvCacheType | Literal[""] = ""  # kv_quant: the cache type that makes it fit
     quant: str = ""
     layers_on_gpu: int = 0
     layers_total: int = 0
@@ -84,7 +83,7 @@ def layer_plan(
     weights: WeightBreakdown,
     ctx: int,
     catalog: Catalog,
-    kv_type: str | None = None,
+    kv_type: KvCacheType | None = None,
 ) -> LayerPlan:
     """How many repeating layers (weights + their KV) fit next to the compute buffer."""
     model = request.model
@@ -110,54 +109,182 @@ def _host_room(request: EstimateRequest, catalog: Catalog) -> float:
     return (request.setup.host.ram_gib - reserve) * GIB
 
 
-def _decode(
+def _fits(total: float, usable: float, smooth_fraction: float) -> bool:
+    """The verdict is not "no_fit", with the constants already looked up."""
+    return total <= usable * smooth_fraction or total <= usable
+
+
+@dataclass(frozen=True, slots=True)
+class _NoFitRow:
+    """One row that doesn't fit, with the figures every way out is priced from, looked up once.
+
+    The totals are summed in one order everywhere (weights + KV + buffer x cards), so a way out's
+    figure is the same float whichever of them computes it.
+    """
+
+    request: EstimateRequest
+    backend: str
+    quant_id: str
+    weights: WeightBreakdown
+    ctx: int
+    depth: int
+    catalog: Catalog
+    usable_bytes: float
+    smooth_fraction: float
+    buffer: float  # compute buffer of one card
+    kv_bytes: float  # KV cache at `ctx`, the request's cache type
+    total: float  # what the row needs as asked
+    active_kv: float  # KV one token reads at `depth`
+    full_read: float  # bytes one token reads with everything on the GPU(s)
+
+
+def _no_fit_row(
     request: EstimateRequest,
+    usable: Usable,
     backend: str,
     quant_id: str,
-    gpu_bytes: float,
-    host_bytes: float,
+    weights: WeightBreakdown,
+    ctx: int,
+    depth: int,
     catalog: Catalog,
-    count: int | None = None,
+) -> _NoFitRow:
+    model = request.model
+    const = constants(catalog)
+    buffer = compute_buffer_bytes(model, ctx, catalog, const.flash_attention)
+    kv_bytes = kv_cache_bytes(model, ctx, request.kv_type, catalog)
+    active_kv = kv_read_bytes(model, depth, request.kv_type, catalog)
+    return _NoFitRow(
+        request=request,
+        backend=backend,
+        quant_id=quant_id,
+        weights=weights,
+        ctx=ctx,
+        depth=depth,
+        catalog=catalog,
+        usable_bytes=usable.total_gib * GIB,
+        smooth_fraction=const.smooth_fraction,
+        buffer=buffer,
+        kv_bytes=kv_bytes,
+        total=weights.gpu_bytes_full_offload + kv_bytes + buffer * request.setup.count,
+        active_kv=active_kv,
+        full_read=bytes_per_token(weights.active_bytes_per_token, active_kv),
+    )
+
+
+def _decode(
+    row: _NoFitRow, reads: TokenBytes, quant_id: str | None = None, count: int | None = None
 ) -> tuple[float, float, float]:
-    cal = speed.calibration(catalog)
-    setup, model = request.setup, request.model
+    """(low, mid, high) tok/s for a way out reading `reads` per token (layer split)."""
+    cal = speed.calibration(row.catalog)
+    setup, model = row.request.setup, row.request.model
     seconds = speed.token_seconds(
-        setup.gpu, backend, model.layers, gpu_bytes, host_bytes, model.is_moe, quant_id,
+        setup.gpu, row.backend, model.layers, reads.gpu, reads.host, model.is_moe, quant_id or row.quant_id,
         cal, count or setup.count, "layer", setup.host.bandwidth_gbs,
     )  # fmt: skip
-    band = speed.band_for(setup.gpu, backend, cal)
+    band = speed.band_for(setup.gpu, row.backend, cal)
     low, high = band.low, band.high
-    if host_bytes:
+    if reads.host:
         # Offloaded runs vary more (CPU, RAM timings, PCIe): widen the band.
         low, high = low * 0.85, high * 1.1
     mid = 1.0 / seconds
     return round(mid * low, 1), round(mid, 1), round(mid * high, 1)
 
 
-def _total(
-    request: EstimateRequest,
-    weights: WeightBreakdown,
-    ctx: int,
-    kv_type: str,
-    catalog: Catalog,
-    count: int | None = None,
-) -> float:
-    fa = constants(catalog).flash_attention
-    cards = count or request.setup.count
-    return (
-        weights.gpu_bytes_full_offload
-        + kv_cache_bytes(request.model, ctx, kv_type, catalog)
-        + compute_buffer_bytes(request.model, ctx, catalog, fa) * cards
+def _kv_quant(row: _NoFitRow) -> Remedy | None:
+    """1. A quantized KV cache, the first of q8_0 / q4_0 that fits: least quality lost."""
+    if row.request.kv_type != FULL_PRECISION_KV:
+        return None
+    weights, model, cards = row.weights, row.request.model, row.request.setup.count
+    for kv_type in QUANTIZED_KV_CACHE_TYPES:
+        total = (
+            weights.gpu_bytes_full_offload
+            + kv_cache_bytes(model, row.ctx, kv_type, row.catalog)
+            + row.buffer * cards
+        )
+        if _fits(total, row.usable_bytes, row.smooth_fraction):
+            reads = decode_bytes(model, weights, row.depth, kv_type, row.catalog)
+            lo, mid, hi = _decode(row, TokenBytes(reads))
+            return Remedy("kv_quant", mid, lo, hi, round(total / GIB, 2), kv_type=kv_type)
+    return None
+
+
+def _mac_wired_limit(row: _NoFitRow) -> Remedy | None:
+    """Apple: raise the GPU wired-memory limit, when the row fits in 90 % of the machine's memory."""
+    setup = row.request.setup
+    if setup.gpu.vendor != "Apple" or not row.total <= setup.memory_gib * GIB * 0.9:
+        return None
+    lo, mid, hi = _decode(row, TokenBytes(row.full_read))
+    return Remedy("mac_wired_limit", mid, lo, hi, round(row.total / GIB, 2))
+
+
+def _expert_offload(row: _NoFitRow, host_room: float) -> Remedy | None:
+    """2. MoE expert offload: the routed experts of the fewest layers that make room, in system RAM."""
+    model, weights = row.request.model, row.weights
+    if not (model.is_moe and weights.expert_bytes):
+        return None
+    moe_layers = model.layers - (model.dense_layers or 0)
+    per_layer = weights.expert_bytes / max(moe_layers, 1)
+    k = math.ceil(max(0.0, row.total - row.usable_bytes) / per_layer) if per_layer else moe_layers + 1
+    if k > moe_layers or k * per_layer > host_room:
+        return None
+    share_read = (model.experts_active or 1) / (model.experts or 1)
+    lo, mid, hi = _decode(row, expert_offload_bytes(weights, row.active_kv, k * per_layer * share_read))
+    return Remedy(
+        "expert_offload",
+        mid,
+        lo,
+        hi,
+        round((row.total - k * per_layer) / GIB, 2),
+        cpu_moe_layers=k,
+        layers_total=moe_layers,
+        host_gib=round(k * per_layer / GIB, 1),
     )
 
 
-def _active_kv(request: EstimateRequest, depth: int, kv_type: str, catalog: Catalog) -> float:
-    return kv_read_bytes(request.model, depth, kv_type, catalog)
+def _layer_offload(row: _NoFitRow, plan: LayerPlan, host_room: float) -> Remedy | None:
+    """3. Partial offload of whole layers (`-ngl N`)."""
+    model = row.request.model
+    # All layers "fitting" here means only the output head or buffers overflow: not an offload.
+    if not (0 < plan.layers_on_gpu < model.layers and 0 < plan.host_bytes <= host_room):
+        return None
+    reads = layer_offload_bytes(row.weights, row.active_kv, plan.layers_on_gpu / model.layers)
+    lo, mid, hi = _decode(row, reads)
+    return Remedy(
+        "offload",
+        mid,
+        lo,
+        hi,
+        round(plan.gpu_bytes / GIB, 2),
+        layers_on_gpu=plan.layers_on_gpu,
+        layers_total=model.layers,
+        host_gib=round(plan.host_bytes / GIB, 1),
+    )
 
 
-def _fits(total: float, usable: float, smooth_fraction: float) -> bool:
-    """verdict(total, usable) != "no_fit", with the constants already looked up."""
-    return total <= usable * smooth_fraction or total <= usable
+def _lower_quant(row: _NoFitRow) -> Remedy | None:
+    """4. The best lower quant of the same format that fits."""
+    # _fits() inlined: this loop walks up to a dozen quants for every no-fit row.
+    smooth_bytes = row.usable_bytes * row.smooth_fraction
+    cards = row.request.setup.count
+    for q, w in _lower_weights(row.request.model, row.quant_id, row.catalog):
+        total = w.gpu_bytes_full_offload + row.kv_bytes + row.buffer * cards
+        if total <= smooth_bytes or total <= row.usable_bytes:
+            lo, mid, hi = _decode(
+                row, TokenBytes(bytes_per_token(w.active_bytes_per_token, row.active_kv)), q.id
+            )
+            return Remedy("lower_quant", mid, lo, hi, round(total / GIB, 2), quant=q.id)
+    return None
+
+
+def _more_cards(row: _NoFitRow) -> Remedy | None:
+    """5. More discrete cards of the same kind."""
+    weights_and_kv = row.weights.gpu_bytes_full_offload + row.kv_bytes
+    cards = _cards_that_fit(row.request, weights_and_kv, row.buffer, row.catalog)
+    if not cards:
+        return None
+    total = weights_and_kv + row.buffer * cards
+    lo, mid, hi = _decode(row, TokenBytes(row.full_read), count=cards)
+    return Remedy("more_cards", mid, lo, hi, round(total / GIB, 2), cards=cards)
 
 
 def find_remedy(
@@ -171,115 +298,31 @@ def find_remedy(
     catalog: Catalog,
     plan: LayerPlan | None = None,
 ) -> Remedy:
-    """`plan`: this row's `layer_plan` when the caller already has it (the estimator does)."""
-    setup, model = request.setup, request.model
-    usable_bytes = usable.total_gib * GIB
-    options: list[Remedy] = []
-    # Every way out below prices the same few totals; they are summed here once, in `_total`'s order
-    # (weights + KV + buffer x cards), so each figure is the same float `_total` would give.
-    const = constants(catalog)
-    smooth = const.smooth_fraction
-    buffer = compute_buffer_bytes(model, ctx, catalog, const.flash_attention)
-    kv_bytes = kv_cache_bytes(model, ctx, request.kv_type, catalog)
-    total_here = weights.gpu_bytes_full_offload + kv_bytes + buffer * setup.count
-    active_kv = _active_kv(request, depth, request.kv_type, catalog)
+    """The best way out of a row that doesn't fit, with the others as its alternatives.
 
-    # 1. Quantized KV cache.
-    if request.kv_type in ("f16", "bf16"):
-        for kv_type in ("q8_0", "q4_0"):
-            total = (
-                weights.gpu_bytes_full_offload
-                + kv_cache_bytes(model, ctx, kv_type, catalog)
-                + buffer * setup.count
-            )
-            if _fits(total, usable_bytes, smooth):
-                gpu_bytes = weights.active_bytes_per_token + _active_kv(request, depth, kv_type, catalog)
-                lo, mid, hi = _decode(request, backend, quant_id, gpu_bytes, 0.0, catalog)
-                options.append(Remedy("kv_quant", mid, lo, hi, round(total / GIB, 2), kv_type=kv_type))
-                break
-
-    if setup.gpu.unified_memory:
-        if setup.gpu.vendor == "Apple":
-            total = total_here
-            if total <= setup.memory_gib * GIB * 0.9:
-                gpu_bytes = weights.active_bytes_per_token + active_kv
-                lo, mid, hi = _decode(request, backend, quant_id, gpu_bytes, 0.0, catalog)
-                options.append(Remedy("mac_wired_limit", mid, lo, hi, round(total / GIB, 2)))
+    `plan`: this row's `layer_plan` when the caller already has it (the estimator does)."""
+    row = _no_fit_row(request, usable, backend, quant_id, weights, ctx, depth, catalog)
+    options = [_kv_quant(row)]
+    if request.setup.gpu.unified_memory:
+        # No system RAM apart from the GPU's to offload to, and no card to add.
+        options.append(_mac_wired_limit(row))
+        options.append(_lower_quant(row))
     else:
         host_room = _host_room(request, catalog)
-        # 2. MoE expert offload: move the routed experts of k layers to system RAM.
-        if model.is_moe and weights.expert_bytes:
-            moe_layers = model.layers - (model.dense_layers or 0)
-            per_layer = weights.expert_bytes / max(moe_layers, 1)
-            total = total_here
-            k = math.ceil(max(0.0, total - usable_bytes) / per_layer) if per_layer else moe_layers + 1
-            if k <= moe_layers and k * per_layer <= host_room:
-                frac = (model.experts_active or 1) / (model.experts or 1)
-                host_read = k * per_layer * frac
-                gpu_read = weights.active_bytes_per_token - host_read + active_kv
-                lo, mid, hi = _decode(request, backend, quant_id, gpu_read, host_read, catalog)
-                options.append(
-                    Remedy(
-                        "expert_offload",
-                        mid,
-                        lo,
-                        hi,
-                        round((total - k * per_layer) / GIB, 2),
-                        cpu_moe_layers=k,
-                        layers_total=moe_layers,
-                        host_gib=round(k * per_layer / GIB, 1),
-                    )
-                )
-        # 3. Partial offload of whole layers.
         if plan is None:
             plan = layer_plan(request, usable, weights, ctx, catalog)
-        # All layers "fitting" here means only the output head or buffers overflow: not an offload.
-        if 0 < plan.layers_on_gpu < model.layers and 0 < plan.host_bytes <= host_room:
-            frac_gpu = plan.layers_on_gpu / model.layers
-            active_layers = weights.active_bytes_per_token - weights.output_bytes
-            kv_read = active_kv
-            gpu_read = active_layers * frac_gpu + kv_read * frac_gpu
-            host_read = active_layers * (1 - frac_gpu) + kv_read * (1 - frac_gpu) + weights.output_bytes
-            lo, mid, hi = _decode(request, backend, quant_id, gpu_read, host_read, catalog)
-            options.append(
-                Remedy(
-                    "offload",
-                    mid,
-                    lo,
-                    hi,
-                    round(plan.gpu_bytes / GIB, 2),
-                    layers_on_gpu=plan.layers_on_gpu,
-                    layers_total=model.layers,
-                    host_gib=round(plan.host_bytes / GIB, 1),
-                )
-            )
+        options += (_expert_offload(row, host_room), _layer_offload(row, plan, host_room))
+        options += (_lower_quant(row), _more_cards(row))
+    return _chosen([o for o in options if o is not None], catalog)
 
-    # 4. A lower quant of the same format that fits.
-    # _fits() inlined: this loop walks up to a dozen quants for every no-fit row.
-    smooth_bytes = usable_bytes * smooth
-    for q, w in _lower_weights(model, quant_id, catalog):
-        total = w.gpu_bytes_full_offload + kv_bytes + buffer * setup.count
-        if total <= smooth_bytes or total <= usable_bytes:
-            gpu_bytes = w.active_bytes_per_token + active_kv
-            lo, mid, hi = _decode(request, backend, q.id, gpu_bytes, 0.0, catalog)
-            options.append(Remedy("lower_quant", mid, lo, hi, round(total / GIB, 2), quant=q.id))
-            break
 
-    # 5. More discrete cards of the same kind (a unified-memory system can't add any).
-    if not setup.gpu.unified_memory:
-        cards = _cards_that_fit(request, weights.gpu_bytes_full_offload + kv_bytes, buffer, catalog)
-        if cards:
-            total = weights.gpu_bytes_full_offload + kv_bytes + buffer * cards
-            gpu_bytes = weights.active_bytes_per_token + active_kv
-            lo, mid, hi = _decode(request, backend, quant_id, gpu_bytes, 0.0, catalog, cards)
-            options.append(Remedy("more_cards", mid, lo, hi, round(total / GIB, 2), cards=cards))
-
+def _chosen(options: list[Remedy], catalog: Catalog) -> Remedy:
     if not options:
         return Remedy("none", None)
     if len(options) == 1:
         return options[0]  # already the best, with no alternatives
     best = _best(options, catalog)
-    return Remedy(*_OWN_FIELDS(best), tuple(o for o in options if o is not best))
+    return Remedy(*_OWN_FIELDS(best), alternatives=tuple(o for o in options if o is not best))
 
 
 def _cards_that_fit(request: EstimateRequest, fixed: float, buffer: float, catalog: Catalog) -> int:
@@ -292,10 +335,6 @@ def _cards_that_fit(request: EstimateRequest, fixed: float, buffer: float, catal
         if _fits(fixed + buffer * cards, per_card * cards * GIB, const.smooth_fraction):
             return cards
     return 0
-
-
-def _fields(remedy: Remedy) -> dict:
-    return {name: getattr(remedy, name) for name in Remedy.__slots__ if name != "alternatives"}
 
 
 # Every Remedy field but the last, `alternatives`, in declaration order: a remedy with other

@@ -135,17 +135,6 @@ def quant_kind(quant_id: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class DecodeInputs:
-    """What one decoded token costs, split by where the bytes live."""
-
-    layers: int
-    gpu_bytes: float  # weights + KV read on the GPU(s) per token
-    host_bytes: float = 0.0  # weights read from system RAM per token (CPU offload)
-    moe: bool = False
-    quant_id: str = "Q4_K_M"
-
-
-@dataclass(frozen=True, slots=True)
 class SpeedRange:
     low: float
     mid: float
@@ -189,22 +178,6 @@ def is_hbm(gpu: Gpu) -> bool:
     return gpu.memory_type.upper().startswith("HBM")
 
 
-def decode_seconds(
-    gpu: Gpu,
-    backend: str,
-    inputs: DecodeInputs,
-    cal: Calibration,
-    count: int = 1,
-    split: str = "layer",
-    host_bandwidth_gbs: float = 0.0,
-) -> float:
-    """Mid estimate of the seconds one token takes."""
-    return token_seconds(
-        gpu, backend, inputs.layers, inputs.gpu_bytes, inputs.host_bytes, inputs.moe, inputs.quant_id,
-        cal, count, split, host_bandwidth_gbs,
-    )  # fmt: skip
-
-
 def token_seconds(
     gpu: Gpu,
     backend: str,
@@ -218,8 +191,9 @@ def token_seconds(
     split: str = "layer",
     host_bandwidth_gbs: float = 0.0,
 ) -> float:
-    """`decode_seconds` with the `DecodeInputs` spelled out: the estimator prices a token per row and
-    per way out, and building the inputs object cost as much as the arithmetic."""
+    """Mid estimate of the seconds one token takes, reading `gpu_bytes` from the card(s) and
+    `host_bytes` from system RAM (`token_bytes`). Plain numbers, not an object: the estimator prices
+    a token per row and per way out, and building an inputs object cost as much as the arithmetic."""
     params = backend_params(backend, cal)
     eff = decode_efficiency(gpu, backend, quant_id, moe, cal)
     fixed = layers * params.us_per_layer * 1e-6

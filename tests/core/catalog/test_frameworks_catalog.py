@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from core.catalog.framework import BACKENDS, KV_CACHE_TYPES, OPERATING_SYSTEMS, QUANT_FORMATS
+from core.catalog.framework import BACKENDS, OPERATING_SYSTEMS, QUANT_FORMATS
+from core.catalog.kv_cache import KV_CACHE_TYPES
 from core.catalog.loader import default_catalog
 from core.estimator.frameworks import PLACEHOLDERS, template_fields
 from core.i18n import messages
