@@ -1,16 +1,18 @@
 """The storage port: everything the community services need to persist, as one async interface.
 
-The SQLite backend (`core.storage.sqlite`) implements it; a PostgreSQL backend for several bot
-processes would implement it too and must pass the same contract suite
-(`tests/core/storage/contract.py`). Multi-step changes are one method each (approve = status +
-audit + outbox rows for every matching subscriber and the submitter), so each backend can make
-them one transaction and nothing half-done is ever visible.
+The memory (`core.storage.memory`) and SQLite (`core.storage.sqlite`) backends implement it here; the
+PostgreSQL one for several bot processes lives at the edge (`bot.storage.postgres`: it needs a network
+driver) and passes the same contract suite (`tests/core/storage/contract.py`). Multi-step changes are
+one method each (approve = status + audit + outbox rows for every matching subscriber and the
+submitter; /submit's check-and-insert), so each backend can make them one transaction and nothing
+half-done is ever visible.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Literal, Protocol
 
 from core.records import (
     Actor,
@@ -41,6 +43,37 @@ class WrongState(StorageError):
         self.status = status
 
 
+class StorageUnavailable(StorageError):
+    """The database can't be used at all (a directory, not a database, read-only, unreachable). `where`
+    is the path or address and `why` one short clause, so the command line can say it in one sentence
+    that names the setting to fix."""
+
+    def __init__(self, where: str, why: str):
+        super().__init__(f"{where}: {why}")
+        self.where = where
+        self.why = why
+
+
+class DuplicateSubmission(StorageError):
+    """`add_submission` with the fingerprint of a pending or approved submission (`existing_id`)."""
+
+    def __init__(self, existing_id: int):
+        super().__init__(f"duplicate of submission {existing_id}")
+        self.existing_id = existing_id
+
+
+SubmitResult = Literal["stored", "duplicate", "rate_limited"]
+
+
+@dataclass(frozen=True, slots=True)
+class SubmitOutcome:
+    """What `add_submission_checked` did. `submission` is the new one (stored), the one already there
+    (duplicate) or None (rate_limited)."""
+
+    result: SubmitResult
+    submission: Submission | None = None
+
+
 class Storage(Protocol):
     async def open(self) -> None:
         """Connect and apply pending migrations. Idempotent."""
@@ -48,11 +81,20 @@ class Storage(Protocol):
     async def close(self) -> None: ...
 
     # --- submissions and anchors -----------------------------------------------------------
-    async def add_submission(self, new: NewSubmission) -> Submission: ...
+    async def add_submission(self, new: NewSubmission) -> Submission:
+        """Store a pending submission; raises DuplicateSubmission when its (non-blank) fingerprint is
+        that of a pending or approved one (a unique constraint in the SQL backends)."""
 
     async def add_published(self, items: list[NewSubmission]) -> int:
         """Insert published measurements as approved anchors (origin "published"), skipping any
         whose fingerprint is already stored; no outbox, no audit. Returns how many were added."""
+
+    async def add_submission_checked(self, new: NewSubmission, since: datetime, limit: int) -> SubmitOutcome:
+        """The /submit step as ONE atomic operation, safe against concurrent calls from any number of
+        coroutines or processes: if a pending or approved submission has `new.fingerprint` (not blank)
+        -> duplicate (that one); else if the submitter already has `limit` or more submissions created
+        at or after `since` -> rate_limited; else store it pending -> stored. A burst of N calls for one
+        user stores exactly min(N, limit) distinct ones."""
 
     async def get_submission(self, submission_id: int) -> Submission | None: ...
 

@@ -37,7 +37,7 @@ from core.storage._common import (
     decision_payload,
     utc,
 )
-from core.storage.interface import NotFound, WrongState
+from core.storage.interface import DuplicateSubmission, NotFound, SubmitOutcome, WrongState
 
 
 @dataclass(slots=True)
@@ -99,9 +99,40 @@ class MemoryStorage:
         self._submissions[sub_id] = sub
         return sub
 
+    def _live_duplicate(self, fingerprint: str) -> Submission | None:
+        # The SQL backends' partial unique index: blank fingerprints never collide, and only pending
+        # or approved submissions hold theirs (a rejected measurement may be sent again).
+        if not fingerprint:
+            return None
+        for sub_id in sorted(self._submissions):
+            sub = self._submissions[sub_id]
+            if sub.fingerprint == fingerprint and sub.status in ("pending", "approved"):
+                return sub
+        return None
+
+    def _count_since(self, platform: str, user_id: str, since: datetime) -> int:
+        since = utc(since)
+        return sum(
+            1
+            for s in self._submissions.values()
+            if s.submitter.platform == platform and s.submitter.user_id == user_id and s.created_at >= since
+        )
+
     async def add_submission(self, new: NewSubmission) -> Submission:
         async with self._lock:
+            existing = self._live_duplicate(new.fingerprint)
+            if existing is not None:
+                raise DuplicateSubmission(existing.id)
             return self._store_new(new, "pending")
+
+    async def add_submission_checked(self, new: NewSubmission, since: datetime, limit: int) -> SubmitOutcome:
+        async with self._lock:
+            existing = self._live_duplicate(new.fingerprint)
+            if existing is not None:
+                return SubmitOutcome("duplicate", existing)
+            if self._count_since(new.submitter.platform, new.submitter.user_id, since) >= limit:
+                return SubmitOutcome("rate_limited")
+            return SubmitOutcome("stored", self._store_new(new, "pending"))
 
     async def add_published(self, items: list[NewSubmission]) -> int:
         async with self._lock:
@@ -139,21 +170,10 @@ class MemoryStorage:
         return found if limit is None else found[:limit]
 
     async def count_submissions_since(self, platform: str, user_id: str, since: datetime) -> int:
-        since = utc(since)
-        return sum(
-            1
-            for s in self._submissions.values()
-            if s.submitter.platform == platform and s.submitter.user_id == user_id and s.created_at >= since
-        )
+        return self._count_since(platform, user_id, since)
 
     async def find_duplicate(self, fingerprint: str) -> Submission | None:
-        if not fingerprint:
-            return None
-        for sub_id in sorted(self._submissions):
-            sub = self._submissions[sub_id]
-            if sub.fingerprint == fingerprint and sub.status in ("pending", "approved"):
-                return sub
-        return None
+        return self._live_duplicate(fingerprint)
 
     def _transition(
         self,

@@ -15,6 +15,12 @@ Design, and why:
   PRAGMA user_version, for sqlite3 command-line users): a crash mid-migration leaves the schema at the
   previous version, never half-way.
 - Datetimes are ISO-8601 UTC text of fixed width, so SQL compares them as time.
+- /submit's check-and-insert is one IMMEDIATE transaction (count, duplicate look-up, insert), and a
+  partial unique index on the fingerprint backs the duplicate rule, so neither can be raced.
+- Lock contention from other processes is waited out (busy_timeout, then BEGIN IMMEDIATE retried up
+  to LOCK_WAIT_SECONDS); `PRAGMA optimize` at close never waits for a lock (skipped when busy).
+- A path that can't be a database (a directory, not SQLite, read-only) raises StorageUnavailable with
+  a short reason, which the command line turns into one sentence and exit status 2.
 """
 
 from __future__ import annotations
@@ -22,13 +28,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime, timedelta
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +41,6 @@ import aiosqlite
 from core.records import (
     Actor,
     AuditEntry,
-    EstimateSnapshot,
-    Measurement,
     NewSubmission,
     OutboxItem,
     OutboxStats,
@@ -46,6 +48,7 @@ from core.records import (
     SubmissionStatus,
     Subscription,
 )
+from core.storage import _rows
 from core.storage._common import (
     OUTBOX_DEAD,
     OUTBOX_PENDING,
@@ -54,36 +57,86 @@ from core.storage._common import (
     decision_action,
     decision_key,
     decision_payload,
-    from_iso,
     iso,
     utc,
 )
-from core.storage.interface import NotFound, StorageError, WrongState
+from core.storage._migrations import Migration, bundled_migrations, newer_than_known
+from core.storage.interface import (
+    DuplicateSubmission,
+    NotFound,
+    StorageError,
+    StorageUnavailable,
+    SubmitOutcome,
+    WrongState,
+)
+
+__all__ = [
+    "Migration",
+    "SqliteStorage",
+    "backup_database",
+    "bundled_migrations",
+    "check_database_file",
+    "split_statements",
+]
 
 BUSY_TIMEOUT_MS = 5000
-_MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+# Beyond one busy_timeout: BEGIN IMMEDIATE is tried again (nothing was done yet, so it is safe) until
+# this much time has passed. 43 concurrent writer processes once waited past 5 s (issue 13).
+LOCK_WAIT_SECONDS = 30.0
+_BUSY_CODES = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
+_SQLITE_HEADER = b"SQLite format 3\x00"
 
 
-@dataclass(frozen=True, slots=True)
-class Migration:
-    version: int
-    name: str
-    sql: str
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return (code is not None and code & 0xFF in _BUSY_CODES) or "locked" in str(exc)
 
 
-def bundled_migrations() -> list[Migration]:
-    """The .sql files shipped in core/storage/migrations, by version. Read through importlib.resources
-    so they are found in a wheel too (pyproject packages them as package data)."""
-    found: list[Migration] = []
-    for entry in resources.files("core.storage").joinpath("migrations").iterdir():
-        match = _MIGRATION_NAME.match(entry.name)
-        if match:
-            found.append(Migration(int(match.group(1)), match.group(2), entry.read_text(encoding="utf-8")))
-    found.sort(key=lambda m: m.version)
-    versions = [m.version for m in found]
-    if len(set(versions)) != len(versions):
-        raise StorageError(f"two migrations share a number: {versions}")
-    return found
+async def _fetchall(db: aiosqlite.Connection, sql: str, params: Any = ()) -> list[sqlite3.Row]:
+    # aiosqlite types execute_fetchall as an Iterable; it is a list, indexed all over this module.
+    return list(await db.execute_fetchall(sql, params))
+
+
+def check_database_file(path: str) -> None:
+    """Raise StorageUnavailable, with the reason in a few words, when `path` can't be tokbot's SQLite
+    database; called before anything opens it so that the first thing an operator sees is a sentence,
+    not a traceback. A missing file is fine (it is created), as is an empty one (SQLite's empty
+    database); its folder must be writable, since WAL keeps two files next to it."""
+    if not path.strip():
+        raise StorageUnavailable(path, "is empty; it must name a file, e.g. data/tokbot.db")
+    target = Path(path)
+    if target.is_dir():
+        raise StorageUnavailable(path, "is a directory, not a database file")
+    if target.exists():
+        try:
+            with target.open("rb") as handle:
+                head = handle.read(len(_SQLITE_HEADER))
+        except OSError as exc:
+            raise StorageUnavailable(path, f"can't be read ({exc.strerror or exc})") from None
+        if head and head != _SQLITE_HEADER:
+            raise StorageUnavailable(path, "is not an SQLite database (another kind of file, or corrupt)")
+        if not os.access(target, os.W_OK):
+            raise StorageUnavailable(path, "is read-only; tokbot must be able to write it")
+    folder = target.parent
+    if folder.exists() and not os.access(folder, os.W_OK | os.X_OK):
+        raise StorageUnavailable(path, f"is in a folder tokbot can't write ({folder})")
+
+
+def _unavailable(path: str, exc: BaseException) -> StorageUnavailable | None:
+    """SQLite's and the OS's words for a database that can't be used, as one short clause; None for
+    any other error (a broken migration, say), which is a bug to see in full, not a bad path."""
+    text = str(exc)
+    if "not a database" in text or "malformed" in text:
+        why = "is not an SQLite database (another kind of file, or corrupt)"
+    elif "readonly" in text or "read-only" in text or getattr(exc, "errno", None) == 30:  # EROFS
+        why = "is on read-only storage or read-only; tokbot must be able to write it"
+    elif "unable to open" in text or "disk I/O" in text:
+        why = "can't be opened (does its folder exist, and may tokbot write there?)"
+    elif isinstance(exc, OSError):
+        why = f"can't be used ({exc.strerror or exc})"
+    else:
+        return None
+    return StorageUnavailable(path, why)
 
 
 def split_statements(script: str) -> list[str]:
@@ -131,123 +184,6 @@ async def backup_database(source: str, destination: str) -> Path:
     return dest_path
 
 
-# --- row <-> record -----------------------------------------------------------------------------
-
-_MEASUREMENT_FIELDS = frozenset(f.name for f in fields(Measurement))
-_ESTIMATE_FIELDS = frozenset(f.name for f in fields(EstimateSnapshot))
-
-
-def _known(data: dict[str, Any], names: frozenset[str]) -> dict[str, Any]:
-    # Rows written by an older or newer tokbot may carry a field this version doesn't have.
-    return {k: v for k, v in data.items() if k in names}
-
-
-def _actor_json(actor: Actor | None) -> str | None:
-    if actor is None:
-        return None
-    return json.dumps(
-        {
-            "platform": actor.platform,
-            "user_id": actor.user_id,
-            "name": actor.name,
-            "roles": list(actor.roles),
-        },
-        ensure_ascii=False,
-    )
-
-
-def _actor_from_json(text: str | None) -> Actor | None:
-    if not text:
-        return None
-    data = json.loads(text)
-    return Actor(
-        platform=data["platform"],
-        user_id=data["user_id"],
-        name=data.get("name", ""),
-        roles=tuple(data.get("roles", ())),
-    )
-
-
-def _from_iso_or_none(text: str | None) -> datetime | None:
-    return None if text is None else from_iso(text)
-
-
-def _submission(row: sqlite3.Row) -> Submission:
-    estimate = row["estimate"]
-    return Submission(
-        id=row["id"],
-        measurement=Measurement(**_known(json.loads(row["measurement"]), _MEASUREMENT_FIELDS)),
-        submitter=Actor(
-            platform=row["platform"],
-            user_id=row["user_id"],
-            name=row["user_name"],
-            roles=tuple(json.loads(row["user_roles"])),
-        ),
-        created_at=from_iso(row["created_at"]),
-        chat_id=row["chat_id"],
-        lang=row["lang"],
-        status=row["status"],
-        estimate=EstimateSnapshot(**_known(json.loads(estimate), _ESTIMATE_FIELDS)) if estimate else None,
-        flags=tuple(json.loads(row["flags"])),
-        flag_details=tuple((str(c), str(p)) for c, p in json.loads(row["flag_details"])),
-        fingerprint=row["fingerprint"],
-        origin=row["origin"],
-        source=row["source"],
-        source_date=row["source_date"],
-        decided_by=_actor_from_json(row["decided_by"]),
-        decided_at=_from_iso_or_none(row["decided_at"]),
-        reason=row["reason"],
-    )
-
-
-def _subscription(row: sqlite3.Row) -> Subscription:
-    return Subscription(
-        platform=row["platform"],
-        user_id=row["user_id"],
-        chat_id=row["chat_id"],
-        gpu_id=row["gpu_id"],
-        model_id=row["model_id"],
-        lang=row["lang"],
-        id=row["id"],
-        active=bool(row["active"]),
-        created_at=from_iso(row["created_at"]),
-    )
-
-
-def _outbox_item(row: sqlite3.Row) -> OutboxItem:
-    return OutboxItem(
-        id=row["id"],
-        platform=row["platform"],
-        chat_id=row["chat_id"],
-        user_id=row["user_id"],
-        kind=row["kind"],
-        payload=json.loads(row["payload"]),
-        lang=row["lang"],
-        dedupe_key=row["dedupe_key"],
-        attempts=row["attempts"],
-        created_at=from_iso(row["created_at"]),
-        next_attempt_at=from_iso(row["next_attempt_at"]),
-        subscription_id=row["subscription_id"],
-    )
-
-
-def _audit_entry(row: sqlite3.Row) -> AuditEntry:
-    return AuditEntry(
-        at=from_iso(row["at"]),
-        actor=Actor(
-            platform=row["platform"],
-            user_id=row["user_id"],
-            name=row["user_name"],
-            roles=tuple(json.loads(row["user_roles"])),
-        ),
-        action=row["action"],
-        submission_id=row["submission_id"],
-        ok=bool(row["ok"]),
-        detail=row["detail"],
-        id=row["id"],
-    )
-
-
 _INSERT_SUBMISSION = """
 INSERT INTO submissions (gpu_id, model_id, quant, decode_tps, measurement, platform, user_id, user_name,
     user_roles, chat_id, lang, status, origin, estimate, flags, flag_details, fingerprint, source,
@@ -290,9 +226,21 @@ class SqliteStorage:
 
     # --- connection --------------------------------------------------------------------------
     async def open(self) -> None:
+        """Connect, switch to WAL and migrate. A path that can't be a database raises
+        StorageUnavailable (never a raw sqlite3 or OS error)."""
         if self._writer is not None:
             return
-        Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        check_database_file(self.path)
+        try:
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            await self._connect()
+        except (sqlite3.DatabaseError, OSError) as exc:
+            unusable = _unavailable(self.path, exc)
+            if unusable is None:
+                raise
+            raise unusable from exc
+
+    async def _connect(self) -> None:
         writer = await aiosqlite.connect(self.path, isolation_level=None)
         try:
             writer.row_factory = sqlite3.Row
@@ -325,9 +273,22 @@ class SqliteStorage:
         if writer is not None:
             async with self._lock:
                 try:
-                    await writer.execute("PRAGMA optimize")  # cheap; keeps the planner's statistics fresh
+                    await self._optimize(writer)
                 finally:
                     await writer.close()
+
+    @staticmethod
+    async def _optimize(writer: aiosqlite.Connection) -> None:
+        """`PRAGMA optimize` keeps the planner's statistics fresh, but it may run ANALYZE, which needs
+        the write lock: with busy_timeout 0 it never waits for another process and, when that one
+        holds the lock, it is simply skipped (the next close does it). 53 of 120 concurrent console
+        processes once exited with "database is locked" from here (issue 13)."""
+        try:
+            await writer.execute("PRAGMA busy_timeout = 0")
+            await writer.execute("PRAGMA optimize")
+        except sqlite3.OperationalError as exc:
+            if not _is_busy(exc):
+                raise
 
     async def _migrate(self, db: aiosqlite.Connection) -> None:
         migrations = self._migrations if self._migrations is not None else bundled_migrations()
@@ -335,22 +296,16 @@ class SqliteStorage:
             "CREATE TABLE IF NOT EXISTS schema_migrations ("
             " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
         )
-        applied = {r[0] for r in await db.execute_fetchall("SELECT version FROM schema_migrations")}
-        known = {m.version for m in migrations}
-        newer = sorted(v for v in applied if v not in known and v > max(known, default=0))
-        if newer:
-            raise StorageError(
-                f"{self.path} has schema version {newer[-1]}, newer than this tokbot knows "
-                f"({max(known, default=0)}); upgrade tokbot or restore an older backup"
-            )
+        applied = {r[0] for r in await _fetchall(db, "SELECT version FROM schema_migrations")}
+        newer_than_known(applied, migrations, self.path)
         for migration in migrations:
             if migration.version in applied:
                 continue
-            await db.execute("BEGIN IMMEDIATE")
+            await self._begin_immediate(db)
             try:
                 # Checked again inside the write lock: another process may have just applied it.
-                again = await db.execute_fetchall(
-                    "SELECT 1 FROM schema_migrations WHERE version = ?", (migration.version,)
+                again = await _fetchall(
+                    db, "SELECT 1 FROM schema_migrations WHERE version = ?", (migration.version,)
                 )
                 if not again:
                     for statement in split_statements(migration.sql):
@@ -366,6 +321,27 @@ class SqliteStorage:
                     await db.execute("ROLLBACK")
                 raise
 
+    async def schema_version(self) -> int:
+        """The newest migration applied (what `python -m bot migrate` prints)."""
+        rows = await _fetchall(self._read(), "SELECT MAX(version) FROM schema_migrations")
+        return int(rows[0][0] or 0)
+
+    @staticmethod
+    async def _begin_immediate(db: aiosqlite.Connection) -> None:
+        """BEGIN IMMEDIATE, tried again while another process holds the write lock past busy_timeout,
+        up to LOCK_WAIT_SECONDS in all. Nothing has been done yet, so trying again is always safe."""
+        deadline = time.monotonic() + LOCK_WAIT_SECONDS
+        pause = 0.01
+        while True:
+            try:
+                await db.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if not _is_busy(exc) or time.monotonic() >= deadline:
+                    raise
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.5)
+
     def _read(self) -> aiosqlite.Connection:
         if self._reader is None:
             raise StorageError("storage is not open")
@@ -378,7 +354,7 @@ class SqliteStorage:
         if db is None:
             raise StorageError("storage is not open")
         async with self._lock:
-            await db.execute("BEGIN IMMEDIATE")
+            await self._begin_immediate(db)
             try:
                 yield db
                 await db.execute("COMMIT")
@@ -390,61 +366,67 @@ class SqliteStorage:
     # --- submissions and anchors -----------------------------------------------------------
     @staticmethod
     def _submission_params(new: NewSubmission, status: SubmissionStatus, origin: str) -> dict[str, Any]:
-        m = new.measurement
-        created = iso(new.created_at)
-        return {
-            "gpu_id": m.gpu_id,
-            "model_id": m.model_id,
-            "quant": m.quant,
-            "decode_tps": m.decode_tps,
-            "measurement": json.dumps(asdict(m), ensure_ascii=False),
-            "platform": new.submitter.platform,
-            "user_id": new.submitter.user_id,
-            "user_name": new.submitter.name,
-            "user_roles": json.dumps(list(new.submitter.roles)),
-            "chat_id": new.chat_id,
-            "lang": new.lang,
-            "status": status,
-            "origin": origin,
-            "estimate": json.dumps(asdict(new.estimate), ensure_ascii=False) if new.estimate else None,
-            "flags": json.dumps(list(new.flags), ensure_ascii=False),
-            "flag_details": json.dumps([list(d) for d in new.flag_details], ensure_ascii=False),
-            "fingerprint": new.fingerprint,
-            "source": new.source,
-            "source_date": new.source_date,
-            "created_at": created,
-            # Published anchors are approved on arrival; their decision time is their arrival.
-            "decided_at": created if status == "approved" else None,
-        }
+        values = _rows.submission_values(new, status, origin)
+        values["created_at"] = iso(values["created_at"])
+        if values["decided_at"] is not None:
+            values["decided_at"] = iso(values["decided_at"])
+        return values
+
+    @staticmethod
+    async def _insert_pending(db: aiosqlite.Connection, new: NewSubmission) -> Submission:
+        """Inside an open transaction. The unique index on live fingerprints is the last word on
+        duplicates; a collision becomes DuplicateSubmission naming the one already there."""
+        try:
+            cursor = await db.execute(
+                _INSERT_SUBMISSION, SqliteStorage._submission_params(new, "pending", new.origin)
+            )
+        except sqlite3.IntegrityError:
+            existing = await SqliteStorage._live_duplicate(db, new.fingerprint)
+            if existing is None:
+                raise
+            raise DuplicateSubmission(existing.id) from None
+        assert cursor.lastrowid is not None
+        rows = await _fetchall(db, "SELECT * FROM submissions WHERE id = ?", (cursor.lastrowid,))
+        return _rows.submission(rows[0])
+
+    @staticmethod
+    async def _live_duplicate(db: aiosqlite.Connection, fingerprint: str) -> Submission | None:
+        if not fingerprint:
+            return None  # no fingerprint: nothing to compare, not "equal to every other blank one"
+        rows = await _fetchall(
+            db,
+            "SELECT * FROM submissions WHERE fingerprint = ? AND status IN ('pending', 'approved') "
+            "ORDER BY id LIMIT 1",
+            (fingerprint,),
+        )
+        return _rows.submission(rows[0]) if rows else None
 
     async def add_submission(self, new: NewSubmission) -> Submission:
         async with self._write() as db:
-            cursor = await db.execute(_INSERT_SUBMISSION, self._submission_params(new, "pending", new.origin))
-            submission_id = cursor.lastrowid
-        assert submission_id is not None
-        return Submission(
-            id=submission_id,
-            measurement=new.measurement,
-            submitter=new.submitter,
-            created_at=utc(new.created_at),
-            chat_id=new.chat_id,
-            lang=new.lang,
-            status="pending",
-            estimate=new.estimate,
-            flags=tuple(new.flags),
-            flag_details=tuple(new.flag_details),
-            fingerprint=new.fingerprint,
-            origin=new.origin,
-            source=new.source,
-            source_date=new.source_date,
-        )
+            return await self._insert_pending(db, new)
+
+    async def add_submission_checked(self, new: NewSubmission, since: datetime, limit: int) -> SubmitOutcome:
+        # One IMMEDIATE transaction: no other writer, in this process or another, can insert between
+        # the count and the insert.
+        async with self._write() as db:
+            existing = await self._live_duplicate(db, new.fingerprint)
+            if existing is not None:
+                return SubmitOutcome("duplicate", existing)
+            rows = await _fetchall(
+                db,
+                "SELECT COUNT(*) FROM submissions WHERE platform = ? AND user_id = ? AND created_at >= ?",
+                (new.submitter.platform, new.submitter.user_id, iso(since)),
+            )
+            if int(rows[0][0]) >= limit:
+                return SubmitOutcome("rate_limited")
+            return SubmitOutcome("stored", await self._insert_pending(db, new))
 
     async def add_published(self, items: list[NewSubmission]) -> int:
         added = 0
         async with self._write() as db:
             for new in items:
-                if new.fingerprint and await db.execute_fetchall(
-                    "SELECT 1 FROM submissions WHERE fingerprint = ? LIMIT 1", (new.fingerprint,)
+                if new.fingerprint and await _fetchall(
+                    db, "SELECT 1 FROM submissions WHERE fingerprint = ? LIMIT 1", (new.fingerprint,)
                 ):
                     continue
                 await db.execute(_INSERT_SUBMISSION, self._submission_params(new, "approved", "published"))
@@ -452,8 +434,8 @@ class SqliteStorage:
         return added
 
     async def get_submission(self, submission_id: int) -> Submission | None:
-        rows = await self._read().execute_fetchall("SELECT * FROM submissions WHERE id = ?", (submission_id,))
-        return _submission(rows[0]) if rows else None
+        rows = await _fetchall(self._read(), "SELECT * FROM submissions WHERE id = ?", (submission_id,))
+        return _rows.submission(rows[0]) if rows else None
 
     async def submissions(
         self,
@@ -481,24 +463,18 @@ class SqliteStorage:
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
-        return [_submission(r) for r in await self._read().execute_fetchall(sql, params)]
+        return [_rows.submission(r) for r in await _fetchall(self._read(), sql, params)]
 
     async def count_submissions_since(self, platform: str, user_id: str, since: datetime) -> int:
-        rows = await self._read().execute_fetchall(
+        rows = await _fetchall(
+            self._read(),
             "SELECT COUNT(*) FROM submissions WHERE platform = ? AND user_id = ? AND created_at >= ?",
             (platform, user_id, iso(since)),
         )
         return int(rows[0][0])
 
     async def find_duplicate(self, fingerprint: str) -> Submission | None:
-        if not fingerprint:
-            return None  # no fingerprint: nothing to compare, not "equal to every other blank one"
-        rows = await self._read().execute_fetchall(
-            "SELECT * FROM submissions WHERE fingerprint = ? AND status IN ('pending', 'approved') "
-            "ORDER BY id LIMIT 1",
-            (fingerprint,),
-        )
-        return _submission(rows[0]) if rows else None
+        return await self._live_duplicate(self._read(), fingerprint)
 
     async def _transition(
         self,
@@ -511,14 +487,14 @@ class SqliteStorage:
         at: datetime,
     ) -> Submission:
         """Inside an open transaction: the state change and its audit entry."""
-        rows = await db.execute_fetchall("SELECT status FROM submissions WHERE id = ?", (submission_id,))
+        rows = await _fetchall(db, "SELECT status FROM submissions WHERE id = ?", (submission_id,))
         if not rows:
             raise NotFound(f"submission {submission_id}")
         if rows[0][0] != expected:
             raise WrongState(submission_id, rows[0][0])
         await db.execute(
             "UPDATE submissions SET status = ?, decided_by = ?, decided_at = ?, reason = ? WHERE id = ?",
-            (new_status, _actor_json(moderator), iso(at), reason, submission_id),
+            (new_status, _rows.actor_json(moderator), iso(at), reason, submission_id),
         )
         await self._insert_audit(
             db,
@@ -531,8 +507,8 @@ class SqliteStorage:
                 detail=reason or "",
             ),
         )
-        rows = await db.execute_fetchall("SELECT * FROM submissions WHERE id = ?", (submission_id,))
-        return _submission(rows[0])
+        rows = await _fetchall(db, "SELECT * FROM submissions WHERE id = ?", (submission_id,))
+        return _rows.submission(rows[0])
 
     @staticmethod
     async def _enqueue_decision(db: aiosqlite.Connection, sub: Submission, at: datetime) -> None:
@@ -606,16 +582,17 @@ class SqliteStorage:
             await self._insert_audit(db, entry)
 
     async def audit_log(self, limit: int = 50) -> list[AuditEntry]:
-        rows = await self._read().execute_fetchall(
-            "SELECT * FROM audit_log ORDER BY at DESC, id DESC LIMIT ?", (limit,)
+        rows = await _fetchall(
+            self._read(), "SELECT * FROM audit_log ORDER BY at DESC, id DESC LIMIT ?", (limit,)
         )
-        return [_audit_entry(r) for r in rows]
+        return [_rows.audit_entry(r) for r in rows]
 
     # --- subscriptions ---------------------------------------------------------------------
     async def subscribe(self, sub: Subscription) -> tuple[Subscription, bool]:
         async with self._write() as db:
             # COALESCE as in the unique index, so the lookup uses it.
-            rows = await db.execute_fetchall(
+            rows = await _fetchall(
+                db,
                 "SELECT id FROM subscriptions WHERE platform = ? AND user_id = ? "
                 "AND COALESCE(gpu_id, '') = COALESCE(?, '') AND COALESCE(model_id, '') = COALESCE(?, '')",
                 (sub.platform, sub.user_id, sub.gpu_id, sub.model_id),
@@ -642,8 +619,8 @@ class SqliteStorage:
                 )
                 assert cursor.lastrowid is not None
                 sub_id, created = cursor.lastrowid, True
-            stored = await db.execute_fetchall("SELECT * FROM subscriptions WHERE id = ?", (sub_id,))
-        return _subscription(stored[0]), created
+            stored = await _fetchall(db, "SELECT * FROM subscriptions WHERE id = ?", (sub_id,))
+        return _rows.subscription(stored[0]), created
 
     async def unsubscribe(
         self, platform: str, user_id: str, gpu_id: str | None, model_id: str | None, everything: bool = False
@@ -658,11 +635,12 @@ class SqliteStorage:
             return cursor.rowcount
 
     async def subscriptions_of(self, platform: str, user_id: str) -> list[Subscription]:
-        rows = await self._read().execute_fetchall(
+        rows = await _fetchall(
+            self._read(),
             "SELECT * FROM subscriptions WHERE active = 1 AND platform = ? AND user_id = ? ORDER BY id",
             (platform, user_id),
         )
-        return [_subscription(r) for r in rows]
+        return [_rows.subscription(r) for r in rows]
 
     async def deactivate_chat(self, platform: str, chat_id: str) -> int:
         async with self._write() as db:
@@ -673,7 +651,7 @@ class SqliteStorage:
             return cursor.rowcount
 
     async def count_subscriptions(self) -> int:
-        rows = await self._read().execute_fetchall("SELECT COUNT(*) FROM subscriptions WHERE active = 1")
+        rows = await _fetchall(self._read(), "SELECT COUNT(*) FROM subscriptions WHERE active = 1")
         return int(rows[0][0])
 
     # --- outbox ----------------------------------------------------------------------------
@@ -698,15 +676,15 @@ class SqliteStorage:
         params.append(limit)
         lease_until = iso(utc(now) + timedelta(seconds=lease_seconds))
         async with self._write() as db:
-            rows = await db.execute_fetchall(sql, params)
+            rows = await _fetchall(db, sql, params)
             await db.executemany(
                 "UPDATE outbox SET lease_until = ? WHERE id = ?", [(lease_until, r["id"]) for r in rows]
             )
-        return [_outbox_item(r) for r in rows]
+        return [_rows.outbox_item(r) for r in rows]
 
     @staticmethod
     async def _outbox_status(db: aiosqlite.Connection, item_id: int) -> str:
-        rows = await db.execute_fetchall("SELECT status FROM outbox WHERE id = ?", (item_id,))
+        rows = await _fetchall(db, "SELECT status FROM outbox WHERE id = ?", (item_id,))
         if not rows:
             raise NotFound(f"outbox item {item_id}")
         return str(rows[0][0])
@@ -740,8 +718,8 @@ class SqliteStorage:
             )
 
     async def outbox_stats(self) -> OutboxStats:
-        rows = await self._read().execute_fetchall(
-            "SELECT status, platform, COUNT(*) FROM outbox GROUP BY status, platform"
+        rows = await _fetchall(
+            self._read(), "SELECT status, platform, COUNT(*) FROM outbox GROUP BY status, platform"
         )
         totals = {OUTBOX_PENDING: 0, OUTBOX_SENT: 0, OUTBOX_DEAD: 0}
         by_platform: dict[str, int] = {}
@@ -762,3 +740,47 @@ class SqliteStorage:
             raise StorageError("storage is not open")
         # A connection of its own: the backup reads one snapshot and the writer carries on (WAL).
         await backup_database(self.path, destination)
+
+    # --- moving data (python -m bot db copy) -------------------------------------------------
+    async def table_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for table in _rows.COPY_ORDER:  # table names come from this constant only
+            rows = await _fetchall(self._read(), f"SELECT COUNT(*) FROM {table}")
+            counts[table] = int(rows[0][0])
+        return counts
+
+    async def dump_table(self, table: str) -> list[dict[str, Any]]:
+        """Every row of `table` (one of _rows.COPY_ORDER) in id order, values made portable."""
+        columns = _rows.TABLE_COLUMNS[table]
+        names = ", ".join(name for name, _ in columns)
+        rows = await _fetchall(self._read(), f"SELECT {names} FROM {table} ORDER BY id")
+        return [{name: _rows.portable(kind, r[name]) for name, kind in columns} for r in rows]
+
+    async def load_tables(self, tables: dict[str, list[dict[str, Any]]]) -> None:
+        """Insert rows dumped from another backend, ids kept, all in one transaction; refuses a
+        database that already holds any (a copy never merges)."""
+        async with self._write() as db:
+            for table in _rows.COPY_ORDER:
+                if await _fetchall(db, f"SELECT 1 FROM {table} LIMIT 1"):
+                    raise StorageError(f"{self.path} already holds {table}; copy into an empty database")
+            for table in _rows.COPY_ORDER:
+                columns = _rows.TABLE_COLUMNS[table]
+                names = ", ".join(name for name, _ in columns)
+                marks = ", ".join("?" for _ in columns)
+                await db.executemany(
+                    f"INSERT INTO {table} ({names}) VALUES ({marks})",
+                    [
+                        tuple(_sqlite_value(kind, row[name]) for name, kind in columns)
+                        for row in tables[table]
+                    ],
+                )
+
+
+def _sqlite_value(kind: str, value: Any) -> Any:
+    if value is None:
+        return None
+    if kind == "time":
+        return iso(value)
+    if kind == "bool":
+        return int(value)
+    return value

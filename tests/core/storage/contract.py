@@ -22,7 +22,7 @@ from core.records import (
     OutboxStats,
     Subscription,
 )
-from core.storage.interface import NotFound, Storage, WrongState
+from core.storage.interface import DuplicateSubmission, NotFound, Storage, WrongState
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 ALICE = Actor("telegram", "111", "alice")
@@ -163,6 +163,57 @@ class StorageContract:
         assert (await storage.find_duplicate("fp")).id == second.id  # type: ignore[union-attr]
         await storage.add_submission(new(fingerprint=""))
         assert await storage.find_duplicate("") is None
+
+    async def test_add_submission_refuses_a_live_duplicate(self, storage: Storage) -> None:
+        first = await storage.add_submission(new(fingerprint="x"))
+        with pytest.raises(DuplicateSubmission) as refused:
+            await storage.add_submission(new(fingerprint="x", at=T0 + timedelta(seconds=1)))
+        assert refused.value.existing_id == first.id
+        await storage.reject(first.id, MOD, "no log", T0)
+        again = await storage.add_submission(new(fingerprint="x", at=T0 + timedelta(seconds=2)))
+        assert again.id != first.id  # a rejected measurement may be sent again
+        blanks = [await storage.add_submission(new(fingerprint="")) for _ in range(2)]
+        assert blanks[0].id != blanks[1].id  # blank fingerprints never collide
+
+    # --- /submit's check-and-insert ---------------------------------------------------------------
+    async def test_checked_submit_stored_duplicate_rate_limited(self, storage: Storage) -> None:
+        hour_ago = T0 - timedelta(hours=1)
+        first = await storage.add_submission_checked(new(fingerprint="a"), hour_ago, 2)
+        assert first.result == "stored" and first.submission is not None
+        assert first.submission.status == "pending"
+        assert await storage.get_submission(first.submission.id) == first.submission
+        dup = await storage.add_submission_checked(new(fingerprint="a"), hour_ago, 2)
+        assert dup.result == "duplicate" and dup.submission == first.submission
+        assert (await storage.add_submission_checked(new(fingerprint="b"), hour_ago, 2)).result == "stored"
+        limited = await storage.add_submission_checked(new(fingerprint="c"), hour_ago, 2)
+        assert limited.result == "rate_limited" and limited.submission is None
+        # A duplicate is told as such even at the limit (it would not be stored either way).
+        assert (await storage.add_submission_checked(new(fingerprint="b"), hour_ago, 2)).result == "duplicate"
+        # The limit is per submitter and per window.
+        assert (
+            await storage.add_submission_checked(new(BOB, fingerprint="bob-c"), hour_ago, 2)
+        ).result == "stored"
+        later = new(fingerprint="c", at=T0 + timedelta(hours=2))
+        assert (await storage.add_submission_checked(later, T0 + timedelta(hours=1), 2)).result == "stored"
+        assert len(await storage.submissions(platform="telegram", user_id="111")) == 3
+
+    async def test_a_burst_stores_exactly_the_limit_and_no_duplicate(self, storage: Storage) -> None:
+        """Issue 13: 40 concurrent /submit from one user, 10 of them the same measurement, limit 10."""
+        limit = 10
+        burst = [
+            new(fingerprint="same" if i < 10 else f"fp-{i}", at=T0 + timedelta(milliseconds=i))
+            for i in range(40)
+        ]
+        outcomes = await asyncio.gather(
+            *(storage.add_submission_checked(n, T0 - timedelta(hours=1), limit) for n in burst)
+        )
+        results = [o.result for o in outcomes]
+        assert results.count("stored") == limit
+        stored = await storage.submissions(platform="telegram", user_id="111")
+        assert len(stored) == limit
+        fingerprints = [s.fingerprint for s in stored]
+        assert len(set(fingerprints)) == limit  # no two alike
+        assert {o.submission.id for o in outcomes if o.result == "stored"} == {s.id for s in stored}  # type: ignore[union-attr]
 
     # --- published anchors -----------------------------------------------------------------------
     async def test_add_published_is_idempotent(self, storage: Storage) -> None:

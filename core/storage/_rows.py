@@ -1,0 +1,270 @@
+"""Rows of the SQL backends as records, and records as row values: one copy for SQLite and PostgreSQL.
+
+Both schemas have the same tables and column names; they differ in types only (SQLite keeps times as
+fixed-width ISO text and booleans as 0/1, PostgreSQL as timestamptz and boolean; JSON is text in SQLite
+and jsonb in PostgreSQL, which the drivers hand over as text). The converters accept either form, so a
+row read from one backend and a row read from the other become the same record, which the contract
+suite and `db copy` rely on.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, fields
+from datetime import datetime
+from typing import Any, Protocol
+
+from core.records import (
+    Actor,
+    AuditEntry,
+    EstimateSnapshot,
+    Measurement,
+    NewSubmission,
+    OutboxItem,
+    Submission,
+    SubmissionStatus,
+    Subscription,
+)
+from core.storage._common import from_iso, utc
+
+
+class Row(Protocol):
+    """sqlite3.Row, asyncpg.Record or a dict: whatever reads columns by name."""
+
+    def __getitem__(self, key: str, /) -> Any: ...
+
+
+_MEASUREMENT_FIELDS = frozenset(f.name for f in fields(Measurement))
+_ESTIMATE_FIELDS = frozenset(f.name for f in fields(EstimateSnapshot))
+
+# Every table's columns, in order, with the kind of value each holds: what `db copy` moves and how it
+# converts it. "time" is ISO text in SQLite and timestamptz in PostgreSQL; "bool" 0/1 and boolean.
+TABLE_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "submissions": (
+        ("id", "int"),
+        ("gpu_id", "text"),
+        ("model_id", "text"),
+        ("quant", "text"),
+        ("decode_tps", "real"),
+        ("measurement", "json"),
+        ("platform", "text"),
+        ("user_id", "text"),
+        ("user_name", "text"),
+        ("user_roles", "json"),
+        ("chat_id", "text"),
+        ("lang", "text"),
+        ("status", "text"),
+        ("origin", "text"),
+        ("estimate", "json"),
+        ("flags", "json"),
+        ("fingerprint", "text"),
+        ("source", "text"),
+        ("source_date", "text"),
+        ("created_at", "time"),
+        ("decided_by", "json"),
+        ("decided_at", "time"),
+        ("reason", "text"),
+        ("flag_details", "json"),
+    ),
+    "subscriptions": (
+        ("id", "int"),
+        ("platform", "text"),
+        ("user_id", "text"),
+        ("chat_id", "text"),
+        ("gpu_id", "text"),
+        ("model_id", "text"),
+        ("lang", "text"),
+        ("active", "bool"),
+        ("created_at", "time"),
+    ),
+    "outbox": (
+        ("id", "int"),
+        ("platform", "text"),
+        ("chat_id", "text"),
+        ("user_id", "text"),
+        ("kind", "text"),
+        ("payload", "json"),
+        ("lang", "text"),
+        ("dedupe_key", "text"),
+        ("submission_id", "int"),
+        ("subscription_id", "int"),
+        ("status", "text"),
+        ("attempts", "int"),
+        ("created_at", "time"),
+        ("next_attempt_at", "time"),
+        ("lease_until", "time"),
+        ("sent_at", "time"),
+        ("last_error", "text"),
+    ),
+    "audit_log": (
+        ("id", "int"),
+        ("at", "time"),
+        ("platform", "text"),
+        ("user_id", "text"),
+        ("user_name", "text"),
+        ("user_roles", "json"),
+        ("action", "text"),
+        ("submission_id", "int"),
+        ("ok", "bool"),
+        ("detail", "text"),
+    ),
+}
+# Parents before children (outbox references submissions and subscriptions).
+COPY_ORDER = ("submissions", "subscriptions", "outbox", "audit_log")
+
+
+def as_time(value: str | datetime) -> datetime:
+    return utc(value) if isinstance(value, datetime) else from_iso(value)
+
+
+def as_time_or_none(value: str | datetime | None) -> datetime | None:
+    return None if value is None else as_time(value)
+
+
+def _known(data: dict[str, Any], names: frozenset[str]) -> dict[str, Any]:
+    # Rows written by an older or newer tokbot may carry a field this version doesn't have.
+    return {k: v for k, v in data.items() if k in names}
+
+
+def actor_json(actor: Actor | None) -> str | None:
+    if actor is None:
+        return None
+    return json.dumps(
+        {
+            "platform": actor.platform,
+            "user_id": actor.user_id,
+            "name": actor.name,
+            "roles": list(actor.roles),
+        },
+        ensure_ascii=False,
+    )
+
+
+def actor_from_json(text: str | None) -> Actor | None:
+    if not text:
+        return None
+    data = json.loads(text)
+    return Actor(
+        platform=data["platform"],
+        user_id=data["user_id"],
+        name=data.get("name", ""),
+        roles=tuple(data.get("roles", ())),
+    )
+
+
+def submission_values(new: NewSubmission, status: SubmissionStatus, origin: str) -> dict[str, Any]:
+    """The column values of a new submission; times as aware datetimes (each backend formats them)."""
+    m = new.measurement
+    created = utc(new.created_at)
+    return {
+        "gpu_id": m.gpu_id,
+        "model_id": m.model_id,
+        "quant": m.quant,
+        "decode_tps": m.decode_tps,
+        "measurement": json.dumps(asdict(m), ensure_ascii=False),
+        "platform": new.submitter.platform,
+        "user_id": new.submitter.user_id,
+        "user_name": new.submitter.name,
+        "user_roles": json.dumps(list(new.submitter.roles)),
+        "chat_id": new.chat_id,
+        "lang": new.lang,
+        "status": status,
+        "origin": origin,
+        "estimate": json.dumps(asdict(new.estimate), ensure_ascii=False) if new.estimate else None,
+        "flags": json.dumps(list(new.flags), ensure_ascii=False),
+        "flag_details": json.dumps([list(d) for d in new.flag_details], ensure_ascii=False),
+        "fingerprint": new.fingerprint,
+        "source": new.source,
+        "source_date": new.source_date,
+        "created_at": created,
+        # Published anchors are approved on arrival; their decision time is their arrival.
+        "decided_at": created if status == "approved" else None,
+    }
+
+
+def submission(row: Row) -> Submission:
+    estimate = row["estimate"]
+    return Submission(
+        id=row["id"],
+        measurement=Measurement(**_known(json.loads(row["measurement"]), _MEASUREMENT_FIELDS)),
+        submitter=Actor(
+            platform=row["platform"],
+            user_id=row["user_id"],
+            name=row["user_name"],
+            roles=tuple(json.loads(row["user_roles"])),
+        ),
+        created_at=as_time(row["created_at"]),
+        chat_id=row["chat_id"],
+        lang=row["lang"],
+        status=row["status"],
+        estimate=EstimateSnapshot(**_known(json.loads(estimate), _ESTIMATE_FIELDS)) if estimate else None,
+        flags=tuple(json.loads(row["flags"])),
+        flag_details=tuple((str(c), str(p)) for c, p in json.loads(row["flag_details"])),
+        fingerprint=row["fingerprint"],
+        origin=row["origin"],
+        source=row["source"],
+        source_date=row["source_date"],
+        decided_by=actor_from_json(row["decided_by"]),
+        decided_at=as_time_or_none(row["decided_at"]),
+        reason=row["reason"],
+    )
+
+
+def subscription(row: Row) -> Subscription:
+    return Subscription(
+        platform=row["platform"],
+        user_id=row["user_id"],
+        chat_id=row["chat_id"],
+        gpu_id=row["gpu_id"],
+        model_id=row["model_id"],
+        lang=row["lang"],
+        id=row["id"],
+        active=bool(row["active"]),
+        created_at=as_time(row["created_at"]),
+    )
+
+
+def outbox_item(row: Row) -> OutboxItem:
+    return OutboxItem(
+        id=row["id"],
+        platform=row["platform"],
+        chat_id=row["chat_id"],
+        user_id=row["user_id"],
+        kind=row["kind"],
+        payload=json.loads(row["payload"]),
+        lang=row["lang"],
+        dedupe_key=row["dedupe_key"],
+        attempts=row["attempts"],
+        created_at=as_time(row["created_at"]),
+        next_attempt_at=as_time(row["next_attempt_at"]),
+        subscription_id=row["subscription_id"],
+    )
+
+
+def audit_entry(row: Row) -> AuditEntry:
+    return AuditEntry(
+        at=as_time(row["at"]),
+        actor=Actor(
+            platform=row["platform"],
+            user_id=row["user_id"],
+            name=row["user_name"],
+            roles=tuple(json.loads(row["user_roles"])),
+        ),
+        action=row["action"],
+        submission_id=row["submission_id"],
+        ok=bool(row["ok"]),
+        detail=row["detail"],
+        id=row["id"],
+    )
+
+
+def portable(kind: str, value: Any) -> Any:
+    """A column value as `db copy` carries it between backends: times as aware datetimes, booleans as
+    bool, JSON as its text; everything else as the driver gave it."""
+    if value is None:
+        return None
+    if kind == "time":
+        return as_time(value)
+    if kind == "bool":
+        return bool(value)
+    return value
