@@ -17,7 +17,7 @@ import math
 import operator
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from core.catalog.kv_cache import FULL_PRECISION_KV, QUANTIZED_KV_CACHE_TYPES, KvCacheType
 from core.catalog.loader import Catalog
@@ -34,7 +34,6 @@ from core.estimator.memory import (
     kv_read_bytes,
 )
 from core.estimator.token_bytes import (
-    TokenBytes,
     bytes_per_token,
     decode_bytes,
     expert_offload_bytes,
@@ -114,9 +113,11 @@ def _fits(total: float, usable: float, smooth_fraction: float) -> bool:
     return total <= usable * smooth_fraction or total <= usable
 
 
-@dataclass(frozen=True, slots=True)
-class _NoFitRow:
+class _NoFitRow(NamedTuple):
     """One row that doesn't fit, with the figures every way out is priced from, looked up once.
+
+    A NamedTuple rather than a frozen dataclass: one is built for every no-fit row of every grid,
+    and a frozen dataclass pays a setattr per field.
 
     The totals are summed in one order everywhere (weights + KV + buffer x cards), so a way out's
     figure is the same float whichever of them computes it.
@@ -153,37 +154,33 @@ def _no_fit_row(
     buffer = compute_buffer_bytes(model, ctx, catalog, const.flash_attention)
     kv_bytes = kv_cache_bytes(model, ctx, request.kv_type, catalog)
     active_kv = kv_read_bytes(model, depth, request.kv_type, catalog)
+    # Positional: this runs for every no-fit row, and keywords cost a third more here.
     return _NoFitRow(
-        request=request,
-        backend=backend,
-        quant_id=quant_id,
-        weights=weights,
-        ctx=ctx,
-        depth=depth,
-        catalog=catalog,
-        usable_bytes=usable.total_gib * GIB,
-        smooth_fraction=const.smooth_fraction,
-        buffer=buffer,
-        kv_bytes=kv_bytes,
-        total=weights.gpu_bytes_full_offload + kv_bytes + buffer * request.setup.count,
-        active_kv=active_kv,
-        full_read=bytes_per_token(weights.active_bytes_per_token, active_kv),
-    )
+        request, backend, quant_id, weights, ctx, depth, catalog,
+        usable.total_gib * GIB, const.smooth_fraction, buffer, kv_bytes,
+        weights.gpu_bytes_full_offload + kv_bytes + buffer * request.setup.count,
+        active_kv, bytes_per_token(weights.active_bytes_per_token, active_kv),
+    )  # fmt: skip
 
 
 def _decode(
-    row: _NoFitRow, reads: TokenBytes, quant_id: str | None = None, count: int | None = None
+    row: _NoFitRow,
+    gpu_bytes: float,
+    host_bytes: float = 0.0,
+    quant_id: str | None = None,
+    count: int | None = None,
 ) -> tuple[float, float, float]:
-    """(low, mid, high) tok/s for a way out reading `reads` per token (layer split)."""
+    """(low, mid, high) tok/s for a way out whose token reads `gpu_bytes` from the card(s) and
+    `host_bytes` from system RAM (a `TokenBytes` spread: `_decode(row, *reads)`), layer split."""
     cal = speed.calibration(row.catalog)
     setup, model = row.request.setup, row.request.model
     seconds = speed.token_seconds(
-        setup.gpu, row.backend, model.layers, reads.gpu, reads.host, model.is_moe, quant_id or row.quant_id,
+        setup.gpu, row.backend, model.layers, gpu_bytes, host_bytes, model.is_moe, quant_id or row.quant_id,
         cal, count or setup.count, "layer", setup.host.bandwidth_gbs,
     )  # fmt: skip
     band = speed.band_for(setup.gpu, row.backend, cal)
     low, high = band.low, band.high
-    if reads.host:
+    if host_bytes:
         # Offloaded runs vary more (CPU, RAM timings, PCIe): widen the band.
         low, high = low * 0.85, high * 1.1
     mid = 1.0 / seconds
@@ -202,8 +199,7 @@ def _kv_quant(row: _NoFitRow) -> Remedy | None:
             + row.buffer * cards
         )
         if _fits(total, row.usable_bytes, row.smooth_fraction):
-            reads = decode_bytes(model, weights, row.depth, kv_type, row.catalog)
-            lo, mid, hi = _decode(row, TokenBytes(reads))
+            lo, mid, hi = _decode(row, decode_bytes(model, weights, row.depth, kv_type, row.catalog))
             return Remedy("kv_quant", mid, lo, hi, round(total / GIB, 2), kv_type=kv_type)
     return None
 
@@ -213,7 +209,7 @@ def _mac_wired_limit(row: _NoFitRow) -> Remedy | None:
     setup = row.request.setup
     if setup.gpu.vendor != "Apple" or not row.total <= setup.memory_gib * GIB * 0.9:
         return None
-    lo, mid, hi = _decode(row, TokenBytes(row.full_read))
+    lo, mid, hi = _decode(row, row.full_read)
     return Remedy("mac_wired_limit", mid, lo, hi, round(row.total / GIB, 2))
 
 
@@ -228,7 +224,7 @@ def _expert_offload(row: _NoFitRow, host_room: float) -> Remedy | None:
     if k > moe_layers or k * per_layer > host_room:
         return None
     share_read = (model.experts_active or 1) / (model.experts or 1)
-    lo, mid, hi = _decode(row, expert_offload_bytes(weights, row.active_kv, k * per_layer * share_read))
+    lo, mid, hi = _decode(row, *expert_offload_bytes(weights, row.active_kv, k * per_layer * share_read))
     return Remedy(
         "expert_offload",
         mid,
@@ -248,7 +244,7 @@ def _layer_offload(row: _NoFitRow, plan: LayerPlan, host_room: float) -> Remedy 
     if not (0 < plan.layers_on_gpu < model.layers and 0 < plan.host_bytes <= host_room):
         return None
     reads = layer_offload_bytes(row.weights, row.active_kv, plan.layers_on_gpu / model.layers)
-    lo, mid, hi = _decode(row, reads)
+    lo, mid, hi = _decode(row, *reads)
     return Remedy(
         "offload",
         mid,
@@ -264,13 +260,14 @@ def _layer_offload(row: _NoFitRow, plan: LayerPlan, host_room: float) -> Remedy 
 def _lower_quant(row: _NoFitRow) -> Remedy | None:
     """4. The best lower quant of the same format that fits."""
     # _fits() inlined: this loop walks up to a dozen quants for every no-fit row.
-    smooth_bytes = row.usable_bytes * row.smooth_fraction
-    cards = row.request.setup.count
+    usable_bytes, kv_bytes = row.usable_bytes, row.kv_bytes
+    smooth_bytes = usable_bytes * row.smooth_fraction
+    buffers = row.buffer * row.request.setup.count
     for q, w in _lower_weights(row.request.model, row.quant_id, row.catalog):
-        total = w.gpu_bytes_full_offload + row.kv_bytes + row.buffer * cards
-        if total <= smooth_bytes or total <= row.usable_bytes:
+        total = w.gpu_bytes_full_offload + kv_bytes + buffers
+        if total <= smooth_bytes or total <= usable_bytes:
             lo, mid, hi = _decode(
-                row, TokenBytes(bytes_per_token(w.active_bytes_per_token, row.active_kv)), q.id
+                row, bytes_per_token(w.active_bytes_per_token, row.active_kv), quant_id=q.id
             )
             return Remedy("lower_quant", mid, lo, hi, round(total / GIB, 2), quant=q.id)
     return None
@@ -283,7 +280,7 @@ def _more_cards(row: _NoFitRow) -> Remedy | None:
     if not cards:
         return None
     total = weights_and_kv + row.buffer * cards
-    lo, mid, hi = _decode(row, TokenBytes(row.full_read), count=cards)
+    lo, mid, hi = _decode(row, row.full_read, count=cards)
     return Remedy("more_cards", mid, lo, hi, round(total / GIB, 2), cards=cards)
 
 

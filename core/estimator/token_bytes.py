@@ -10,7 +10,7 @@ bandwidth.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from core.catalog.kv_cache import KvCacheType
 from core.catalog.loader import Catalog
@@ -19,9 +19,9 @@ from core.estimator.memory import kv_read_bytes
 from core.estimator.weights import WeightBreakdown
 
 
-@dataclass(frozen=True, slots=True)
-class TokenBytes:
-    """What one decoded token reads, by where the bytes live."""
+class TokenBytes(NamedTuple):
+    """What one decoded token reads, by where the bytes live (a NamedTuple: the ways out build one
+    per priced option, and a frozen dataclass costs a setattr per field)."""
 
     gpu: float  # weights + KV read from GPU memory
     host: float = 0.0  # weights + KV read from system RAM (CPU offload)
