@@ -79,6 +79,15 @@ def _sync_discord_parser(sub: argparse._SubParsersAction) -> None:
     )
 
 
+def _models_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("models", help="catalog models: write entries from config.json files")
+    actions = p.add_subparsers(dest="models_command", required=True)
+    s = actions.add_parser("sync", help="write catalog entries from folders holding a config.json")
+    s.add_argument("dirs", nargs="+", help="folders with config.json (and SOURCE.txt)")
+    s.add_argument("--catalog", default=None, help="models.toml to update (default: the shipped one)")
+    s.add_argument("--dry-run", action="store_true", help="print what would change, write nothing")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m bot", description="tokbot: does this model fit my GPU, and how fast?"
@@ -89,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     _ask_parser(sub)
     _data_parsers(sub)
     _sync_discord_parser(sub)
+    _models_parser(sub)
     return parser
 
 
@@ -122,4 +132,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bot.cli.export import run_export
 
         return run_export(args)
+    if args.command == "models":
+        from bot.cli.models import run_models
+
+        return run_models(args)
     return 2

@@ -71,6 +71,12 @@ class Model:
     linear_key_head_dim: int | None = None
     linear_value_head_dim: int | None = None
     linear_conv_kernel: int | None = None
+    # MLA with DeepSeek sparse attention (DeepSeek-V3.2, GLM-5): the lightning indexer's heads and
+    # head size per layer (its weights; it also caches one index_head_dim key per token and layer)
+    # and how many past tokens each query attends to.
+    dsa_index_heads: int | None = None
+    dsa_index_head_dim: int | None = None
+    dsa_index_topk: int | None = None
     notes: str = ""
     source: str = ""
 

@@ -47,7 +47,11 @@ def _attention(m: Model, layer: int) -> int:
             q = h * m.heads * qk
         kv = h * (m.kv_lora_rank + m.qk_rope_dim) + m.kv_lora_rank
         kv += m.kv_lora_rank * m.heads * (m.qk_nope_dim + m.v_head_dim)
-        return q + kv + m.heads * m.v_head_dim * h
+        indexer = 0
+        if m.dsa_index_heads and m.dsa_index_head_dim:  # DeepSeek sparse attention: wq_b, wk, weights
+            rank = m.q_lora_rank or h
+            indexer = (rank * m.dsa_index_heads + h) * m.dsa_index_head_dim + h * m.dsa_index_heads
+        return q + kv + m.heads * m.v_head_dim * h + indexer
     q_dim = m.heads * m.head_dim
     kv_dim = m.kv_heads * m.head_dim
     q = h * q_dim * (2 if m.attn_output_gate else 1)

@@ -66,7 +66,8 @@ def test_unknown_gpu_gives_candidates_not_an_answer() -> None:
         ("r1 32b", "deepseek-r1-distill-qwen-32b"),
         ("r1 70b", "deepseek-r1-distill-llama-70b"),
         ("235b a22b", "qwen3-235b-a22b"),
-        ("qwen3 a3b", "qwen3-30b-a3b"),
+        # "qwen3 a3b" alone asks back now: Qwen3-30B-A3B, its 2507 release, Qwen3.6-35B-A3B, ...
+        ("qwen3 30b a3b", "qwen3-30b-a3b"),
         ("gema3 27b", "gemma-3-27b"),
         ("mixtral 8x7b", "mixtral-8x7b"),
         ("bartowski/google_gemma-3-27b-it-GGUF", "gemma-3-27b"),
