@@ -20,16 +20,31 @@ from core.storage.sqlite import (
     bundled_migrations,
     split_statements,
 )
+from tests.core.storage.postgres_server import drop_schema, new_schema
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
 async def storage(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Storage]:
-    backend: Storage = MemoryStorage() if request.param == "memory" else SqliteStorage(str(tmp_path / "t.db"))
+    """An opened, empty backend of each kind; PostgreSQL in a fresh schema (skipped without a server)."""
+    schema = None
+    backend: Storage
+    if request.param == "memory":
+        backend = MemoryStorage()
+    elif request.param == "sqlite":
+        backend = SqliteStorage(str(tmp_path / "t.db"))
+    else:
+        from bot.storage.postgres import PostgresStorage
+
+        url = request.getfixturevalue("postgres_url")
+        schema = new_schema()
+        backend = PostgresStorage(url, schema=schema, pool_size=8)
     await backend.open()
     try:
         yield backend
     finally:
         await backend.close()
+        if schema is not None:
+            await drop_schema(request.getfixturevalue("postgres_url"), schema)
 
 
 class TestContract(StorageContract):
