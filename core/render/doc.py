@@ -72,7 +72,12 @@ def pad_block(lines: list[str] | tuple[str, ...]) -> tuple[str, ...]:
 # Discord: "@everyone", "@here", "<@id>", "<@&role>", "<#channel>" would ping or link; a zero-width
 # space after the sigil keeps them readable and inert. Markdown specials are backslash-escaped in prose.
 _DISCORD_MENTION = re.compile(r"@(?=everyone|here)|<(?=[@#])", re.IGNORECASE)
-_DISCORD_LINE_START = re.compile(r"^(\s*)([>#-])", re.MULTILINE)
+# In prose every Discord <...> syntax is defused too: timestamps <t:...>, commands </cmd:id>, emoji
+# <:name:id> / <a:name:id>, guild navigation <id:browse>. (In a code block they don't render, and a
+# shell command's "</dev/null" must copy as typed.)
+_DISCORD_PROSE_MENTION = re.compile(r"@(?=everyone|here)|<(?=[@#:/]|[a-z]+:)", re.IGNORECASE)
+# [ \t]*, not \s*: under MULTILINE a \s* would rescan a run of blank lines from every line start.
+_DISCORD_LINE_START = re.compile(r"^([ \t]*)([>#-])", re.MULTILINE)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
 
 
@@ -91,7 +96,8 @@ _DISCORD_MD_ESCAPES = str.maketrans({c: "\\" + c for c in "\\*_~|`[]"})
 
 def discord_prose(text: str) -> str:
     escaped = _clean(text).translate(_DISCORD_MD_ESCAPES)
-    return defuse_mentions(_DISCORD_LINE_START.sub(r"\1\\\2", escaped))
+    lines = _DISCORD_LINE_START.sub(r"\1\\\2", escaped)
+    return _DISCORD_PROSE_MENTION.sub(lambda m: m.group(0) + ZWSP, lines)
 
 
 def discord_block(text: str) -> str:
