@@ -21,7 +21,7 @@ from typing import Literal
 
 from core.catalog.framework import Framework, Rule
 from core.catalog.gpu import Gpu
-from core.catalog.kv_cache import KvCacheType
+from core.catalog.kv_cache import FULL_PRECISION_KV, KvCacheType
 from core.catalog.loader import Catalog, default_catalog
 from core.catalog.model import Model
 from core.catalog.quant import Quant
@@ -169,9 +169,13 @@ def _below_min_compute(fw: Framework, gpu: Gpu) -> bool:
 def rule_matches(rule: Rule, q: FrameworkQuery, backend: str | None) -> bool:
     """Whether every condition set on the rule holds for the query."""
     # One condition after the other, stopping at the first that fails: most rules fail on their
-    # first condition, and this runs for every rule of every framework of every answer.
+    # first condition (what runs: quant, card, OS), and this runs for every rule of every framework.
+    return _setup_matches(rule, q, backend) and _run_matches(rule, q)
+
+
+def _setup_matches(rule: Rule, q: FrameworkQuery, backend: str | None) -> bool:
+    """The conditions on what is run where: quant, its format, the card, the OS, the backend."""
     gpu = q.gpu
-    cc = gpu.compute_capability
     return (
         (not rule.quants or _quant_in(q.quant, rule.quants))
         and (not rule.formats or q.quant.format in rule.formats)
@@ -179,7 +183,14 @@ def rule_matches(rule: Rule, q: FrameworkQuery, backend: str | None) -> bool:
         and (not rule.arch_families or gpu.arch_family in rule.arch_families)
         and (not rule.os or q.os in rule.os)
         and (not rule.backends or backend in rule.backends)
-        and (rule.compute_below is None or (cc is not None and cc < rule.compute_below))
+    )
+
+
+def _run_matches(rule: Rule, q: FrameworkQuery) -> bool:
+    """The conditions on how it is run: compute capability, KV cache, cards, offload, MoE."""
+    cc = q.gpu.compute_capability
+    return (
+        (rule.compute_below is None or (cc is not None and cc < rule.compute_below))
         and (rule.compute_at_least is None or (cc is not None and cc >= rule.compute_at_least))
         and (not rule.kv_cache or q.kv_cache in rule.kv_cache)
         and (rule.multi_gpu is None or (q.gpu_count > 1) == rule.multi_gpu)
@@ -221,13 +232,20 @@ def _command_values(
     fw: Framework, q: FrameworkQuery, backend: str | None
 ) -> tuple[dict[str, str], list[Note]]:
     """Every placeholder's value, plus notes about guesses made while filling them."""
-    model, quant, count = q.model, q.quant, q.gpu_count
     notes: list[Note] = []
-    qid = quant.id.upper()
-    cc = q.gpu.compute_capability
-    kv_quantized = q.kv_cache != "f16"
+    values = {"ctx": str(q.context), "quant": q.quant.id, "gpu_count": str(q.gpu_count)}
+    values |= _llama_cpp_values(fw, q, backend, notes)
+    values |= _serving_values(fw, q, notes)
+    values |= _ollama_values(q)
+    values |= _app_values(q)
+    return values, notes
 
-    # llama.cpp family
+
+def _llama_cpp_values(
+    fw: Framework, q: FrameworkQuery, backend: str | None, notes: list[Note]
+) -> dict[str, str]:
+    """llama.cpp family: the model file, layers on the GPU, flash attention, KV type, MoE, split."""
+    model, quant, count = q.model, q.quant, q.gpu_count
     if model.gguf_file_stem:
         model_arg = f"-m {_gguf_file(model, quant)}"
     elif model.gguf_repo:
@@ -236,18 +254,28 @@ def _command_values(
         model_arg = f"-m {_gguf_file(model, quant)}"
         if quant.format == "gguf" and fw.engine == "llama.cpp":
             notes.append(Note("fw.common.gguf_name_guess", {"file": _gguf_file(model, quant)}))
-    ngl = str(q.n_gpu_layers) if isinstance(q.n_gpu_layers, int) else "99"
     moe_flags = ""
     if model.is_moe and q.n_cpu_moe:
         moe_flags = " --cpu-moe" if q.n_cpu_moe >= model.layers else f" --n-cpu-moe {q.n_cpu_moe}"
-    split_flags = f" -sm layer -ts {','.join('1' * count)}" if count > 1 else ""
+    kv_quantized = q.kv_cache != FULL_PRECISION_KV
+    return {
+        "model_arg": model_arg,
+        "ngl": str(q.n_gpu_layers) if isinstance(q.n_gpu_layers, int) else "99",
+        "fa_flags": " -fa on" if backend not in (None, "cpu") else "",
+        "kv_flags": f" --cache-type-k {q.kv_cache} --cache-type-v {q.kv_cache}" if kv_quantized else "",
+        "moe_flags": moe_flags,
+        "split_flags": f" -sm layer -ts {','.join('1' * count)}" if count > 1 else "",
+    }
 
-    # vLLM / SGLang
+
+def _serving_values(fw: Framework, q: FrameworkQuery, notes: list[Note]) -> dict[str, str]:
+    """vLLM / SGLang: what to serve, tensor parallel, dtype, online quantization, KV dtype."""
+    model, quant, count = q.model, q.quant, q.gpu_count
     online = next((flag for key, flag in _ONLINE_QUANT_FLAGS.items() if _quant_in(quant, (key,))), None)
     repo = model.hf_repo or model.name
     if quant.format == "gguf":
         serve_model = f"./{_gguf_file(model, quant)} --tokenizer {repo}"
-    elif qid in _UNQUANTIZED or _quant_in(quant, _UNQUANTIZED) or online:
+    elif quant.id.upper() in _UNQUANTIZED or _quant_in(quant, _UNQUANTIZED) or online:
         serve_model = repo
     else:
         serve_model = f"<{quant.id} checkpoint of {repo}>"
@@ -256,14 +284,23 @@ def _command_values(
     tp_flags = ""
     if count > 1 and fw.tensor_parallel:
         tp_flags = f" --tp {count}" if fw.engine == "sglang" else f" --tensor-parallel-size {count}"
-    dtype_flags = " --dtype half" if q.gpu.vendor == "NVIDIA" and cc is not None and cc < 8.0 else ""
-    quant_flags = f" --quantization {online}" if online else ""
+    cc = q.gpu.compute_capability
     kv_dtype_flags = ""
-    if kv_quantized:
+    if q.kv_cache != FULL_PRECISION_KV:
         kv_dtype_flags = " --kv-cache-dtype fp8_e5m2" if fw.engine == "sglang" else " --kv-cache-dtype fp8"
-    gpu_util = f"{fw.gpu_memory_utilization:g}" if fw.gpu_memory_utilization else ""
+    return {
+        "serve_model": serve_model,
+        "gpu_util": f"{fw.gpu_memory_utilization:g}" if fw.gpu_memory_utilization else "",
+        "tp_flags": tp_flags,
+        "dtype_flags": " --dtype half" if q.gpu.vendor == "NVIDIA" and cc is not None and cc < 8.0 else "",
+        "quant_flags": f" --quantization {online}" if online else "",
+        "kv_dtype_flags": kv_dtype_flags,
+    }
 
-    # Ollama: a bare library tag downloads Q4_K_M; any other GGUF comes from Hugging Face.
+
+def _ollama_values(q: FrameworkQuery) -> dict[str, str]:
+    """Ollama: a bare library tag downloads Q4_K_M; any other GGUF comes from Hugging Face."""
+    model, quant = q.model, q.quant
     if model.ollama_tag and _quant_in(quant, (_OLLAMA_DEFAULT_QUANT,)):
         ollama_model = model.ollama_tag
     elif model.gguf_repo:
@@ -271,41 +308,27 @@ def _command_values(
     else:
         ollama_model = model.ollama_tag or model.name
     ollama_env = f"OLLAMA_CONTEXT_LENGTH={q.context} "
-    if kv_quantized:
+    if q.kv_cache != FULL_PRECISION_KV:
         ollama_env += f"OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE={q.kv_cache} "
+    return {"ollama_env": ollama_env, "ollama_model": ollama_model}
 
+
+def _app_values(q: FrameworkQuery) -> dict[str, str]:
+    """LM Studio, MLX and ExLlama (TabbyAPI): model names, LM Studio's GPU share, ExLlama's cache."""
+    model, quant = q.model, q.quant
     # LM Studio: --gpu takes max or the fraction of layers to offload.
     lms_gpu = "max"
     if isinstance(q.n_gpu_layers, int) and q.n_gpu_layers < model.layers:
         lms_gpu = f"{max(q.n_gpu_layers, 0) / model.layers:.2f}"
-
     bits = _first_int(quant.id) or max(round(quant.bpw), 1)
-    values = {
-        "ctx": str(q.context),
-        "quant": quant.id,
-        "gpu_count": str(count),
-        "model_arg": model_arg,
-        "ngl": ngl,
-        "fa_flags": " -fa on" if backend not in (None, "cpu") else "",
-        "kv_flags": f" --cache-type-k {q.kv_cache} --cache-type-v {q.kv_cache}" if kv_quantized else "",
-        "moe_flags": moe_flags,
-        "split_flags": split_flags,
-        "serve_model": serve_model,
-        "gpu_util": gpu_util,
-        "tp_flags": tp_flags,
-        "dtype_flags": dtype_flags,
-        "quant_flags": quant_flags,
-        "kv_dtype_flags": kv_dtype_flags,
-        "ollama_env": ollama_env,
-        "ollama_model": ollama_model,
+    return {
         "lms_model": model.gguf_repo or model.name,
         "lms_gpu": lms_gpu,
         "mlx_repo": f"mlx-community/{_base_repo_name(model)}-{bits}bit",
         "exl_model": f"{_base_repo_name(model)}-{quant.id.lower()}",
         "exl_cache": _EXL_CACHE[q.kv_cache],
-        "exl_tp_flags": " --tensor-parallel True" if count > 1 else "",
+        "exl_tp_flags": " --tensor-parallel True" if q.gpu_count > 1 else "",
     }
-    return values, notes
 
 
 def render_command(template: str, values: dict[str, str]) -> str:
@@ -325,48 +348,19 @@ def evaluate(fw: Framework, q: FrameworkQuery, with_command: bool = True) -> Fra
     its notes: choosing a framework needs only whether each one runs, and filling eight commands
     was most of the cost of an answer."""
     params = _params(fw, q)
-    blockers: list[Note] = []
-    notes: list[Note] = []
-    wsl_only = False
-
-    if q.os not in fw.os:
-        if fw.wsl and q.os == "windows":
-            blockers.append(Note("fw.gate.wsl", params))
-            wsl_only = True
-        else:
-            blockers.append(Note("fw.gate.os", params | {"supported": ", ".join(fw.os)}))
-
-    fmt_ok = q.quant.format in fw.quant_formats
-    if not fmt_ok:
-        blockers.append(Note("fw.gate.format", params | {"formats": ", ".join(fw.quant_formats)}))
-    elif fw.quants and not _quant_in(q.quant, fw.quants):
-        fmt_ok = False
-        blockers.append(Note("fw.gate.quant_list", params | {"quants": ", ".join(fw.quants)}))
-
+    blockers, wsl_only = _os_blockers(fw, q, params)
+    fmt_ok = _format_blockers(fw, q, params, blockers)
     # Under WSL the GPU is reached as on Linux, so judge the backend for Linux there.
-    backend_os = "linux" if wsl_only else q.os
-    backend = _backend_for(fw, q.gpu, backend_os)
+    backend = _backend_for(fw, q.gpu, "linux" if wsl_only else q.os)
     if backend is None and (q.os in fw.os or wsl_only):
-        if q.gpu.vendor == "NVIDIA" and "cuda" in fw.backends and _below_min_compute(fw, q.gpu):
-            blockers.append(Note("fw.gate.compute", params))
-        elif (
-            q.gpu.vendor == "AMD"
-            and "rocm" in fw.backends
-            and fw.rocm_gfx
-            and q.gpu.gfx_target
-            and q.gpu.gfx_target not in fw.rocm_gfx
-        ):
-            blockers.append(Note("fw.gate.rocm_gfx", params | {"gfx": q.gpu.gfx_target}))
-        else:
-            blockers.append(Note("fw.gate.no_backend", params))
+        blockers.append(_no_backend(fw, q, params))
     if backend is not None and fmt_ok:
         allowed = fw.format_backends.get(q.quant.format)
         if allowed is not None and backend not in allowed:
             blockers.append(Note("fw.gate.format_backend", params | {"backends": ", ".join(allowed)}))
-
     if fw.gpu_only and not q.fully_on_gpu:
         blockers.append(Note("fw.gate.needs_full_gpu", params))
-
+    notes: list[Note] = []
     for rule in fw.rules:
         if rule_matches(rule, q, backend):
             (blockers if rule.effect == "block" else notes).append(Note(rule.note, params))
@@ -396,6 +390,39 @@ def evaluate(fw: Framework, q: FrameworkQuery, with_command: bool = True) -> Fra
         strengths=tuple(Note(code, params) for code in fw.strengths),
         weaknesses=tuple(Note(code, params) for code in fw.weaknesses),
     )
+
+
+def _os_blockers(fw: Framework, q: FrameworkQuery, params: dict[str, object]) -> tuple[list[Note], bool]:
+    """The OS gate: (blockers so far, whether it runs only under WSL)."""
+    if q.os in fw.os:
+        return [], False
+    if fw.wsl and q.os == "windows":
+        return [Note("fw.gate.wsl", params)], True
+    return [Note("fw.gate.os", params | {"supported": ", ".join(fw.os)})], False
+
+
+def _format_blockers(
+    fw: Framework, q: FrameworkQuery, params: dict[str, object], blockers: list[Note]
+) -> bool:
+    """The quant gate: whether the framework reads this quant's format (and list); why not in `blockers`."""
+    if q.quant.format not in fw.quant_formats:
+        blockers.append(Note("fw.gate.format", params | {"formats": ", ".join(fw.quant_formats)}))
+        return False
+    if fw.quants and not _quant_in(q.quant, fw.quants):
+        blockers.append(Note("fw.gate.quant_list", params | {"quants": ", ".join(fw.quants)}))
+        return False
+    return True
+
+
+def _no_backend(fw: Framework, q: FrameworkQuery, params: dict[str, object]) -> Note:
+    """Why no backend of the framework drives this card: compute too old, ROCm target, or none."""
+    gpu = q.gpu
+    if gpu.vendor == "NVIDIA" and "cuda" in fw.backends and _below_min_compute(fw, gpu):
+        return Note("fw.gate.compute", params)
+    rocm_listed = gpu.vendor == "AMD" and "rocm" in fw.backends and fw.rocm_gfx
+    if rocm_listed and gpu.gfx_target and gpu.gfx_target not in fw.rocm_gfx:
+        return Note("fw.gate.rocm_gfx", params | {"gfx": gpu.gfx_target})
+    return Note("fw.gate.no_backend", params)
 
 
 def runs(fw: Framework, q: FrameworkQuery) -> bool:
@@ -465,37 +492,12 @@ def recommend(
     catalog: Catalog | None = None,
 ) -> Recommendation:
     """The best framework for one user chatting on this setup (latency, not throughput)."""
-    ok: dict[str, object]
-    if options is not None:
-        ok = {o.framework: o for o in options if o.runnable}
-    else:
-        # Only which frameworks run matters here: ask just that (`runs`), in catalog order.
-        frameworks = (catalog or default_catalog()).frameworks
-        ok = {fw.id: fw for fw in frameworks.values() if runs(fw, q)}
+    ok = _runnable(q, options, catalog)
     if not ok:
         return Recommendation(None, Note("fw.rec.none", {"quant": q.quant.id, "gpu": q.gpu.name}))
-
     params = {"count": q.gpu_count, "quant": q.quant.id, "gpu": q.gpu.name}
-    pick: str | None = None
-    reason = ""
     hints: list[Note] = []
-    fmt = q.quant.format
-    if q.gpu.vendor == "Apple":
-        pick, reason = _first(ok, ("mlx", "llama.cpp")), "fw.rec.apple"
-    elif fmt == "serving":
-        if _quant_in(q.quant, ("EXL2", "EXL3")):
-            pick, reason = _first(ok, ("exllamav3", "exllamav2")), "fw.rec.exllama"
-        else:
-            pick = _first(ok, ("vllm", "sglang", "exllamav2"))
-            reason = "fw.rec.vllm_tp" if q.gpu_count > 1 else "fw.rec.serving"
-    elif fmt == "gguf":
-        pick = _first(ok, ("llama.cpp",))
-        reason = "fw.rec.llamacpp_multi" if q.gpu_count > 1 else "fw.rec.llamacpp"
-        nvidia_tp = q.gpu.vendor == "NVIDIA" and (q.gpu.compute_capability or 0) >= 7.5
-        if q.gpu_count > 1 and nvidia_tp and q.os == "linux" and q.fully_on_gpu:
-            hints.append(Note("fw.rec.hint_vllm_tp", params))
-    elif fmt == "mlx":
-        pick, reason = _first(ok, ("mlx", "lmstudio")), "fw.rec.apple"
+    pick, reason = _pick_for_format(ok, q, params, hints)
     if pick is None:
         pick, reason = next(iter(ok)), "fw.rec.only_option"
 
@@ -506,6 +508,41 @@ def recommend(
         hints.append(Note("fw.rec.hint_concurrency", params))
     alternatives = tuple(fid for fid in ok if fid not in (pick, easy))
     return Recommendation(pick, Note(reason, params | {"framework": pick}), easy, alternatives, tuple(hints))
+
+
+def _runnable(
+    q: FrameworkQuery, options: Iterable[FrameworkOption] | None, catalog: Catalog | None
+) -> dict[str, object]:
+    """The frameworks that run, by id, in catalog order."""
+    if options is not None:
+        return {o.framework: o for o in options if o.runnable}
+    # Only which frameworks run matters here: ask just that (`runs`), in catalog order.
+    frameworks = (catalog or default_catalog()).frameworks
+    return {fw.id: fw for fw in frameworks.values() if runs(fw, q)}
+
+
+def _pick_for_format(
+    ok: dict[str, object], q: FrameworkQuery, params: dict[str, object], hints: list[Note]
+) -> tuple[str | None, str]:
+    """(framework, reason code) by the card and the quant's format; None when none of the usual
+    picks runs. A multi-card GGUF setup that tensor parallel would suit gets a hint."""
+    fmt = q.quant.format
+    if q.gpu.vendor == "Apple":
+        return _first(ok, ("mlx", "llama.cpp")), "fw.rec.apple"
+    if fmt == "serving":
+        if _quant_in(q.quant, ("EXL2", "EXL3")):
+            return _first(ok, ("exllamav3", "exllamav2")), "fw.rec.exllama"
+        reason = "fw.rec.vllm_tp" if q.gpu_count > 1 else "fw.rec.serving"
+        return _first(ok, ("vllm", "sglang", "exllamav2")), reason
+    if fmt == "gguf":
+        nvidia_tp = q.gpu.vendor == "NVIDIA" and (q.gpu.compute_capability or 0) >= 7.5
+        if q.gpu_count > 1 and nvidia_tp and q.os == "linux" and q.fully_on_gpu:
+            hints.append(Note("fw.rec.hint_vllm_tp", params))
+        reason = "fw.rec.llamacpp_multi" if q.gpu_count > 1 else "fw.rec.llamacpp"
+        return _first(ok, ("llama.cpp",)), reason
+    if fmt == "mlx":
+        return _first(ok, ("mlx", "lmstudio")), "fw.rec.apple"
+    return None, ""
 
 
 def _first(ok: dict[str, object], order: tuple[str, ...]) -> str | None:
