@@ -6,6 +6,7 @@ from core.commands.context import BotContext, language
 from core.commands.review import MODERATION, refuse
 from core.commands.types import Attachment, Invocation, Response
 from core.i18n import translate
+from core.render.message import one
 
 
 async def run(bot: BotContext, inv: Invocation) -> list[Response]:
@@ -16,7 +17,8 @@ async def run(bot: BotContext, inv: Invocation) -> list[Response]:
         return await refuse(bot, inv, "export", None)
     fmt = (inv.text.strip().lower() or "csv").split()[0]
     if fmt not in ("csv", "json"):
-        return [Response(translate("export.bad_format", lang, fmt=fmt), private=True, status="error")]
+        text = one(inv.target, translate("export.bad_format", lang, fmt=fmt))  # the typed FORMAT, escaped
+        return [Response(text, private=True, status="error")]
     anchors = await bot.storage.submissions(status="approved", limit=bot.limits.export_max_rows)
     data = export_csv(anchors) if fmt == "csv" else export_json(anchors)
     mime = "text/csv" if fmt == "csv" else "application/json"

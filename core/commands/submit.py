@@ -91,9 +91,9 @@ def _ask_next(
 
 
 async def _attempt(bot: BotContext, inv: Invocation, d: Dialogue) -> list[Response]:
-    from core.community.validate import read_submission
+    from core.community.bounded_parse import read_submission_bounded
 
-    reading = read_submission(d.text, bot.catalog, d.fields or None)
+    reading = await read_submission_bounded(d.text, bot.catalog, d.fields or None)
     lang = d.lang
     if reading.problems:
         lines = [n.text(lang) for n in reading.problems]
