@@ -269,3 +269,15 @@ def test_every_reference_model_is_present() -> None:
         reference_ids = {row["id"] for row in csv.DictReader(fh)}
     missing = sorted(reference_ids - set(MODELS))
     assert not missing, f"reference model ids missing from models.toml: {missing}"
+
+
+def test_writer_reproduces_every_entry() -> None:
+    """`models sync` rewrites entries with core.catalog.model_toml: it must write the file's own layout,
+    so replacing one entry leaves the others byte for byte."""
+    from core.catalog.model_toml import entry_id, model_to_toml, split_entries, upsert
+
+    text = (CATALOG_DIR / "models.toml").read_text(encoding="utf-8")
+    _, tables = split_entries(text)
+    for table in tables:
+        assert model_to_toml(MODELS[entry_id(table)]).rstrip("\n") == table, entry_id(table)
+    assert upsert(text, MODELS[IDS[0]]) == text

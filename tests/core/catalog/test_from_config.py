@@ -1,0 +1,346 @@
+"""config.json -> catalog Model, per architecture family, on real configs (fixtures copied from
+../shared/reference/hf_configs with their SOURCE.txt) and a few hand-typed classic ones.
+
+The parameter count is checked against the published safetensors totals (the SOURCE.txt of each
+fixture says where the figure comes from); the catalog entries of these repos must equal what the
+config says (`models sync` keeps them so).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.catalog.from_config import ConfigError, merge_into, read_config
+from core.catalog.loader import CATALOG_DIR, load_catalog
+
+FIXTURES = Path(__file__).parent / "hf_configs"
+SHARED = CATALOG_DIR.parent.parent / "shared" / "reference" / "hf_configs"
+CATALOG = load_catalog()
+
+# Published totals (safetensors metadata or a weight scan, see each SOURCE.txt). FP8 checkpoints
+# also store one f32 scale per 128x128 block (~0.006 %), which the count leaves out.
+PUBLISHED = {
+    "Qwen__Qwen3-Coder-30B-A3B-Instruct": 30_532_122_624,
+    "Qwen__Qwen3-4B-Instruct-2507": 4_022_795_776,
+    "Qwen__Qwen3-30B-A3B-Instruct-2507": 30_532_122_624,
+    "Qwen__Qwen3-Next-80B-A3B-Instruct": 81_324_862_720,
+    "Qwen__Qwen3-VL-8B-Instruct": 8_767_123_696,
+    "Qwen__Qwen3-VL-30B-A3B-Instruct": 31_070_754_032,
+    "Qwen__Qwen2.5-VL-7B-Instruct": 8_292_166_656,
+    "Qwen__Qwen3.5-27B": 27_781_427_952,
+    "Qwen__Qwen3.5-35B-A3B": 35_951_822_704,
+    "Qwen__Qwen3.6-35B-A3B": 35_951_822_704,
+    "google__gemma-3-270m-it": 268_111_528,  # LFS size / 2, includes the header: approximate
+    "deepseek-ai__DeepSeek-V3.1": 684_531_386_000,
+    "deepseek-ai__DeepSeek-V3.2": 685_396_921_376,
+    "moonshotai__Kimi-K2-Instruct": 1_026_470_731_056,
+    "zai-org__GLM-5.1": 753_864_139_008,
+    "MiniMaxAI__MiniMax-M2.7": 228_703_644_928,
+}
+GOAL = 0.005  # derived vs published, relative
+
+
+def _load(folder: Path) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    return loaded
+
+
+def _repo(folder: Path) -> str:
+    return folder.name.replace("__", "/")
+
+
+FIXTURE_DIRS = sorted(p for p in FIXTURES.iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("folder", [p for p in FIXTURE_DIRS if p.name in PUBLISHED], ids=lambda p: p.name)
+def test_parameter_count_matches_published_total(folder: Path) -> None:
+    reading = read_config(_load(folder), repo=_repo(folder))
+    published = PUBLISHED[folder.name]
+    assert abs(reading.params.total / published - 1) <= GOAL, (
+        f"{folder.name}: derived {reading.params.total:,} vs published {published:,}"
+    )
+
+
+def _shared_dirs() -> list[Path]:
+    return sorted(p for p in SHARED.iterdir() if p.is_dir()) if SHARED.exists() else []
+
+
+@pytest.mark.skipif(not SHARED.exists(), reason=f"shared reference not available at {SHARED}")
+@pytest.mark.parametrize("folder", _shared_dirs(), ids=lambda p: p.name)
+def test_every_shared_config_reads_or_is_named_unsupported(folder: Path) -> None:
+    config = _load(folder)
+    try:
+        reading = read_config(config, repo=_repo(folder))
+    except ConfigError as exc:
+        assert config["model_type"] in str(exc), f"{folder.name}: error does not name the model_type: {exc}"
+        assert "not supported" in str(exc)
+        return
+    published = PUBLISHED.get(folder.name)
+    if published:
+        assert abs(reading.params.total / published - 1) <= GOAL
+
+
+def _fixture(name: str) -> dict[str, Any]:
+    return _load(FIXTURES / name)
+
+
+# ---------------------------------------------------------------- per family
+
+
+def test_qwen3_moe_coder() -> None:
+    m = read_config(
+        _fixture("Qwen__Qwen3-Coder-30B-A3B-Instruct"), repo="Qwen/Qwen3-Coder-30B-A3B-Instruct"
+    ).model
+    assert (m.layers, m.hidden, m.heads, m.kv_heads, m.head_dim) == (48, 2048, 32, 4, 128)
+    assert (m.experts, m.experts_active, m.moe_intermediate_size, m.shared_experts) == (128, 8, 768, None)
+    assert m.max_context == 262144 and m.attention == "full" and not m.tied_embeddings
+    assert m.params_b == 30.53 and m.active_params_b == pytest.approx(3.35, abs=0.01)
+    assert m.hf_repo == "Qwen/Qwen3-Coder-30B-A3B-Instruct"
+
+
+def test_qwen3_dense_ties_embeddings() -> None:
+    m = read_config(_fixture("Qwen__Qwen3-4B-Instruct-2507")).model
+    assert m.tied_embeddings and m.intermediate_size == 9728 and m.experts is None
+    assert m.active_params_b == m.params_b
+
+
+def test_gemma3_sliding_window_pattern() -> None:
+    reading = read_config(_fixture("google__gemma-3-270m-it"))
+    m = reading.model
+    assert m.attention == "swa_hybrid" and m.sliding_window == 512 and m.global_layers == 3
+    assert m.tied_embeddings  # absent from the config: transformers' Gemma default
+    assert (m.heads, m.kv_heads, m.head_dim, m.vocab) == (4, 1, 256, 262144)
+
+
+def test_gpt_oss_alternating_window_and_native_mxfp4() -> None:
+    m = read_config(_fixture("openai__gpt-oss-20b")).model
+    assert m.attention == "swa_hybrid" and m.sliding_window == 128 and m.global_layers == 12
+    assert (m.experts, m.experts_active, m.moe_intermediate_size) == (32, 4, 2880)
+    assert m.attn_bias and m.native_quant == "MXFP4"
+    assert m.params_b == pytest.approx(20.91, abs=0.01)
+
+
+def test_deepseek_v3_mla_and_mtp() -> None:
+    reading = read_config(_fixture("deepseek-ai__DeepSeek-V3.1"))
+    m = reading.model
+    assert m.attention == "mla" and (m.kv_lora_rank, m.q_lora_rank, m.qk_rope_dim) == (512, 1536, 64)
+    assert (m.qk_nope_dim, m.v_head_dim, m.head_dim, m.kv_heads) == (128, 128, 192, 128)
+    assert (m.dense_layers, m.shared_experts, m.experts) == (3, 1, 256)
+    assert m.native_quant == "FP8" and m.mtp_layers == 1
+    assert m.params_b == pytest.approx(671.03, abs=0.01)
+    assert reading.params.mtp > 13e9  # the NextN layer plus its own embedding and head copies
+
+
+def test_deepseek_v32_sparse_attention_indexer() -> None:
+    m = read_config(_fixture("deepseek-ai__DeepSeek-V3.2")).model
+    assert (m.dsa_index_heads, m.dsa_index_head_dim, m.dsa_index_topk) == (64, 128, 2048)
+    assert m.params_b == pytest.approx(671.88, abs=0.01)
+
+
+def test_glm5_mla_with_indexer() -> None:
+    m = read_config(_fixture("zai-org__GLM-5.1")).model
+    assert m.attention == "mla" and (m.qk_nope_dim, m.qk_rope_dim, m.v_head_dim) == (192, 64, 256)
+    assert m.dsa_index_heads == 32 and m.dense_layers == 3
+
+
+def test_qwen3_next_linear_hybrid() -> None:
+    reading = read_config(_fixture("Qwen__Qwen3-Next-80B-A3B-Instruct"))
+    m = reading.model
+    assert m.attention == "linear_hybrid" and m.linear_kind == "gated_deltanet" and m.global_layers == 12
+    assert m.linear_state_mib == pytest.approx(75.375)
+    assert m.attn_output_gate and m.shared_experts == 1 and m.mtp_layers == 1
+    assert reading.params.mtp > 1.5e9
+
+
+def test_qwen35_wrapper_reads_text_config_and_counts_vision() -> None:
+    reading = read_config(_fixture("Qwen__Qwen3.5-35B-A3B"))
+    m = reading.model
+    assert (m.layers, m.hidden, m.vocab, m.global_layers) == (40, 2048, 248320, 10)
+    assert m.linear_state_mib == pytest.approx(62.8125)
+    assert reading.params.vision is not None and 0.4e9 < reading.params.vision < 0.5e9
+
+
+def test_vision_language_text_model_and_tower() -> None:
+    vl = read_config(_fixture("Qwen__Qwen3-VL-8B-Instruct"))
+    assert (vl.model.layers, vl.model.hidden, vl.model.intermediate_size) == (36, 4096, 12288)
+    assert not vl.model.tied_embeddings  # top-level tie_word_embeddings of the wrapper
+    qwen25 = read_config(_fixture("Qwen__Qwen2.5-VL-7B-Instruct"))
+    assert qwen25.model.attn_bias and qwen25.model.vocab == 152064
+    assert qwen25.params.vision == pytest.approx(0.677e9, rel=0.01)
+
+
+def test_kimi_k25_int4_and_uncounted_vision() -> None:
+    reading = read_config(_fixture("moonshotai__Kimi-K2.5"))
+    assert reading.model.native_quant == "INT4"
+    assert reading.params.vision is None  # MoonViT's layout is not known here: not counted, not guessed
+    assert reading.model.params_b == pytest.approx(1026.41, abs=0.01)
+
+
+def test_minimax_m2_mtp_modules_are_not_shipped() -> None:
+    reading = read_config(_fixture("MiniMaxAI__MiniMax-M2.7"))
+    assert reading.params.mtp == 0 and reading.model.mtp_layers == 0
+    assert reading.model.moe_intermediate_size == 1536 and reading.model.experts == 256
+
+
+# Classic families, typed from their Hugging Face configs; the catalog rows were sourced elsewhere.
+CLASSIC: dict[str, dict[str, Any]] = {
+    "llama-3.1-8b": {
+        "model_type": "llama",
+        "hidden_size": 4096,
+        "intermediate_size": 14336,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "vocab_size": 128256,
+        "max_position_embeddings": 131072,
+        "rope_scaling": {"factor": 8.0, "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+        "tie_word_embeddings": False,
+    },
+    "mistral-7b-v0.3": {
+        "model_type": "mistral",
+        "hidden_size": 4096,
+        "intermediate_size": 14336,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "vocab_size": 32768,
+        "max_position_embeddings": 32768,
+        "sliding_window": None,
+    },
+    "mixtral-8x7b": {
+        "model_type": "mixtral",
+        "hidden_size": 4096,
+        "intermediate_size": 14336,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "num_local_experts": 8,
+        "num_experts_per_tok": 2,
+        "vocab_size": 32000,
+        "max_position_embeddings": 32768,
+    },
+    "gemma-2-9b": {
+        "model_type": "gemma2",
+        "hidden_size": 3584,
+        "intermediate_size": 14336,
+        "num_hidden_layers": 42,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 8,
+        "head_dim": 256,
+        "vocab_size": 256000,
+        "max_position_embeddings": 8192,
+        "sliding_window": 4096,
+    },
+    "phi-3-mini-4k": {
+        "model_type": "phi3",
+        "hidden_size": 3072,
+        "intermediate_size": 8192,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 32,
+        "vocab_size": 32064,
+        "max_position_embeddings": 4096,
+        "sliding_window": 2047,
+        "tie_word_embeddings": False,
+    },
+    "qwen2.5-7b": {
+        "model_type": "qwen2",
+        "hidden_size": 3584,
+        "intermediate_size": 18944,
+        "num_hidden_layers": 28,
+        "num_attention_heads": 28,
+        "num_key_value_heads": 4,
+        "vocab_size": 152064,
+        "max_position_embeddings": 32768,
+        "use_sliding_window": False,
+        "tie_word_embeddings": False,
+    },
+}
+SHAPE_FIELDS = (
+    "layers",
+    "hidden",
+    "heads",
+    "kv_heads",
+    "head_dim",
+    "vocab",
+    "max_context",
+    "intermediate_size",
+    "experts",
+    "experts_active",
+    "tied_embeddings",
+    "attention",
+    "sliding_window",
+    "global_layers",
+    "attn_bias",
+)
+
+
+@pytest.mark.parametrize("model_id", sorted(CLASSIC))
+def test_classic_families_agree_with_the_catalog(model_id: str) -> None:
+    reading = read_config(CLASSIC[model_id])
+    entry = CATALOG.models[model_id]
+    for name in SHAPE_FIELDS:
+        assert getattr(reading.model, name) == getattr(entry, name), f"{model_id}: {name}"
+    assert reading.model.params_b == pytest.approx(entry.params_b, rel=0.01)
+
+
+# ---------------------------------------------------------------- the catalog follows the configs
+
+
+@pytest.mark.parametrize("folder", FIXTURE_DIRS, ids=lambda p: p.name)
+def test_catalog_entry_equals_its_config(folder: Path) -> None:
+    repo = _repo(folder)
+    entries = [m for m in CATALOG.models.values() if m.hf_repo == repo]
+    try:
+        derived = read_config(_load(folder), repo=repo).model
+    except ConfigError:
+        pytest.skip(f"{repo}: not readable (named unsupported)")
+    assert entries, f"{repo}: no catalog entry (run python -m bot models sync)"
+    entry = entries[0]
+    synced = merge_into(entry, derived)
+    assert replace(synced, source=entry.source) == entry, (
+        f"{entry.id}: catalog differs from {repo} config.json"
+    )
+
+
+# ---------------------------------------------------------------- errors name what is wrong
+
+
+def test_unknown_model_type_is_named() -> None:
+    with pytest.raises(ConfigError, match="unknown model_type 'frobnicator'"):
+        read_config({"model_type": "frobnicator", "hidden_size": 8})
+
+
+def test_missing_model_type() -> None:
+    with pytest.raises(ConfigError, match="model_type"):
+        read_config({"hidden_size": 8})
+
+
+def test_missing_field_is_named() -> None:
+    config = dict(CLASSIC["llama-3.1-8b"])
+    del config["num_hidden_layers"]
+    with pytest.raises(ConfigError, match="llama: config.json has no 'num_hidden_layers'"):
+        read_config(config)
+
+
+def test_wrong_type_is_named() -> None:
+    config = dict(CLASSIC["llama-3.1-8b"], hidden_size="4096")
+    with pytest.raises(ConfigError, match="'hidden_size' is '4096'"):
+        read_config(config)
+
+
+def test_missing_expert_count_is_named() -> None:
+    config = _fixture("Qwen__Qwen3-Coder-30B-A3B-Instruct")
+    del config["num_experts"]
+    with pytest.raises(ConfigError, match="num_experts"):
+        read_config(config)
+
+
+def test_unsupported_family_is_named_not_approximated() -> None:
+    with pytest.raises(ConfigError, match="gemma4: not supported"):
+        read_config(_fixture("google__gemma-4-26B-A4B"))
