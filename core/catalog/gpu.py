@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Vendor = Literal["NVIDIA", "AMD", "Intel", "Apple"]
+# Huawei: Ascend NPUs (no CUDA/ROCm; llama.cpp CANN backend or vLLM-Ascend).
+Vendor = Literal["NVIDIA", "AMD", "Intel", "Apple", "Huawei"]
 # consumer: GeForce/Radeon/Arc desktop cards, usually driving a display on Windows;
 # workstation: RTX A/Ada/PRO, Radeon PRO; datacenter: Tesla/A100/H100/Instinct/Gaudi (headless);
 # embedded: Jetson; soc: Apple silicon, Strix Halo, DGX Spark (unified memory systems).
