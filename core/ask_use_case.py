@@ -1,29 +1,32 @@
 """Question in, chat reply out: parse, decide (answer / ask back / help / error), estimate, render.
 
 `answer()` is what every chat adapter and `python -m bot ask` call. It never raises: any failure is
-an "error" reply with a calm message, and the text always fits one message of the target. Follow-up
-views (one quant in full, all frameworks, speculative decoding, a chart) start from the `query`
-dict of an earlier reply, which is plain JSON an adapter can keep per conversation.
+an "error" reply with a calm message, and the text always fits one message of the target. The
+question is read once into an `AskQuery` (core/ask_query.py), which the estimate, the renderer and
+the follow-up views (one quant in full, all frameworks, speculative decoding, a chart, another OS
+or KV cache type) all take whole; a follow-up switches its fields with `dataclasses.replace`.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Literal
 
 from core.anchors.anchor_index import AnchorIndex
 from core.anchors.calibrate import calibrate
-from core.catalog.kv_cache import KV_CACHE_TYPES as KV_TYPES
+from core.ask_query import AskQuery, CardSpec, Hardware
 from core.catalog.loader import Catalog
 from core.estimator.estimate import Estimate, EstimateRequest, estimate
 from core.estimator.setup import SetupError, build_setup
 from core.i18n import Lang, translate
 from core.render.anchors import anchor_section
-from core.render.compact import AskInfo, compact_reply, setup_title
+from core.render.candidates import candidate_names
+from core.render.compact import Reading, compact_reply, setup_title
 from core.render.doc import Doc, Para, Part, render_first_fitting, truncate
 from core.render.overview import gpu_overview, model_overview
+from core.understanding.language import decide_language
 from core.understanding.parse import ParsedQuestion, parse_question
 from core.understanding.resolve import Resolution
 
@@ -37,38 +40,43 @@ CANDIDATES = 3  # names offered when asking back
 @dataclass(frozen=True, slots=True)
 class Reply:
     status: ReplyStatus
-    query: dict[str, Any]
+    query: AskQuery | None  # None only when the question could not be read at all
     candidates: dict[str, list[str]] = field(default_factory=dict)
     text: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         """The stable JSON shape of `python -m bot ask --json`."""
-        return {"status": self.status, "query": self.query, "candidates": self.candidates, "reply": self.text}
+        query = self.query.as_json() if self.query is not None else {}
+        return {"status": self.status, "query": query, "candidates": self.candidates, "reply": self.text}
 
 
-def _lang(requested: str | None, parsed: Lang) -> Lang:
-    return requested if requested in ("en", "zh") else parsed  # type: ignore[return-value]
+def _sure_id(res: Resolution | None) -> str | None:
+    return res.best_id if res is not None and res.confident else None
 
 
-def _sure(res: Resolution | None) -> bool:
-    return res is not None and res.best_id is not None and res.confident
-
-
-def _query(parsed: ParsedQuestion, lang: Lang, catalog: Catalog) -> dict[str, Any]:
-    gpu_id = parsed.gpu.best_id if _sure(parsed.gpu) else None
+def query_of(
+    parsed: ParsedQuestion, lang: Lang, target: str, catalog: Catalog, default_os: str | None = None
+) -> AskQuery:
+    """The question as read, as the one query everything after it takes. `default_os` (a
+    deployment's setting) stands in for an OS the question doesn't name, when it names a card."""
+    gpu_id = _sure_id(parsed.gpu)
     memory = None
-    if gpu_id is not None:
-        memory = parsed.gpu.memory_gib or catalog.gpus[gpu_id].memory_gib  # type: ignore[union-attr]
-    return {
-        "gpu": {"id": gpu_id, "count": parsed.gpu_count, "memory_gib": memory},
-        "model": {"id": parsed.model.best_id if _sure(parsed.model) else None},
-        "quants": list(parsed.quants),
-        "contexts": list(parsed.contexts),
-        "os": parsed.os,
-        "framework": parsed.framework,
-        "lang": lang,
-        "intent": parsed.intent,
-    }
+    if gpu_id is not None and parsed.gpu is not None:
+        memory = parsed.gpu.memory_gib or catalog.gpus[gpu_id].memory_gib
+    os_name = parsed.os
+    if os_name is None and gpu_id is not None:
+        os_name = default_os or None
+    return AskQuery(
+        hardware=Hardware((CardSpec(gpu_id, parsed.gpu_count, memory),)),
+        model_id=_sure_id(parsed.model),
+        quants=parsed.quants,
+        contexts=parsed.contexts,
+        os=os_name,
+        framework=parsed.framework,
+        lang=lang,
+        target=target,
+        intent=parsed.intent,
+    )
 
 
 def _candidates(parsed: ParsedQuestion) -> dict[str, list[str]]:
@@ -80,34 +88,36 @@ def _candidates(parsed: ParsedQuestion) -> dict[str, list[str]]:
     return out
 
 
-def _names(ids: list[str], table: dict[str, Any]) -> str:
-    return ", ".join(table[i].name for i in ids if i in table)
-
-
 def _text(doc: Doc, target: str) -> str:
     return render_first_fitting([doc], target)
 
 
-# --- the full answer -----------------------------------------------------------------------------
+def _error_text(lang: Lang, target: str) -> str:
+    reason = translate("reply.internal_error", lang)
+    return _text((Para(translate("reply.error", lang, reason=reason)),), target)
+
+
+# --- the estimate --------------------------------------------------------------------------------
 
 
 @lru_cache(maxsize=512)
-def _estimate(
-    catalog: Catalog,
-    gpu_id: str,
-    count: int,
-    memory: float,
-    os_name: str | None,
-    model_id: str,
-    quants: tuple[str, ...],
-    contexts: tuple[int, ...],
-    framework: str | None,
-    kv_type: str = "f16",
-) -> Estimate:
+def _estimate(catalog: Catalog, query: AskQuery) -> Estimate:
     # Chat groups ask the same few combinations over and over; the estimate is the costly step.
-    setup = build_setup(catalog.gpus[gpu_id], catalog, count, memory, os_name)
+    # `query` is already the estimate's view of it (see estimate_for), so one key serves all replies.
+    card = query.hardware.first
+    assert card.gpu_id is not None and query.model_id is not None  # estimate_for checked both
+    setup = build_setup(
+        catalog.gpus[card.gpu_id], catalog, card.count, card.memory_gib, query.os, query.hardware.host_ram_gib
+    )
     request = EstimateRequest(
-        setup, catalog.models[model_id], quants, contexts, framework=framework, kv_type=kv_type
+        setup,
+        catalog.models[query.model_id],
+        query.quants,
+        query.contexts,
+        depth=query.depth,
+        prompt=query.prompt,
+        framework=query.framework,
+        kv_type=query.kv_type,
     )
     return estimate(request, catalog)
 
@@ -124,22 +134,28 @@ def _framework_for(quants: tuple[str, ...], asked: str | None, catalog: Catalog)
     return None
 
 
-def estimate_for(query: dict[str, Any], catalog: Catalog) -> Estimate:
-    """The estimate behind a reply's `query` dict (raises SetupError / KeyError on a bad query)."""
-    gpu, model = query["gpu"], query["model"]
-    quants = tuple(q for q in query.get("quants", ()) if q in catalog.quants)
-    contexts = tuple(int(c) for c in query.get("contexts", ()))
-    framework = query.get("framework")
-    if framework not in catalog.frameworks:
-        framework = None
-    memory = float(gpu.get("memory_gib") or catalog.gpus[gpu["id"]].memory_gib)
-    kv_type = query.get("kv_type") or "f16"
-    if kv_type not in KV_TYPES:
-        kv_type = "f16"
-    return _estimate(
-        catalog, gpu["id"], int(gpu.get("count") or 1), memory,
-        query.get("os"), model["id"], quants, contexts, _framework_for(quants, framework, catalog), kv_type,
-    )  # fmt: skip
+def estimate_for(query: AskQuery, catalog: Catalog) -> Estimate:
+    """The estimate behind a reply's query (raises SetupError / KeyError on a query it can't price)."""
+    card = query.hardware.first
+    if card.gpu_id is None or query.model_id is None:
+        raise KeyError("a card and a model are needed for an estimate")
+    quants = tuple(q for q in query.quants if q in catalog.quants)
+    framework = query.framework if query.framework in catalog.frameworks else None
+    memory = float(card.memory_gib or catalog.gpus[card.gpu_id].memory_gib)
+    # What the reply's language, target and intent are doesn't change the figures: one cache entry.
+    key = replace(
+        query,
+        hardware=replace(query.hardware, cards=(CardSpec(card.gpu_id, card.count or 1, memory),)),
+        quants=quants,
+        framework=_framework_for(quants, framework, catalog),
+        lang="en",
+        target="plain",
+        intent="general",
+    )
+    return _estimate(catalog, key)
+
+
+# --- the full answer -----------------------------------------------------------------------------
 
 
 _SIZE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*b(?![a-z0-9])", re.IGNORECASE)
@@ -154,69 +170,27 @@ def _said(raw: str, params_b: float) -> str:
     return ""
 
 
-def _full(
-    parsed: ParsedQuestion,
-    query: dict[str, Any],
-    lang: Lang,
-    target: str,
-    catalog: Catalog,
-    anchors: AnchorIndex | None = None,
-) -> str:
+def _reading(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> Reading:
+    """How the names were read, for the lines above the table (other readings, the words used)."""
     model_res, gpu_res = parsed.model, parsed.gpu
-    also = tuple(catalog.models[m].name for m in model_res.also if m in catalog.models)  # type: ignore[union-attr]
-    gpu_also = tuple(catalog.gpus[g].name for g in gpu_res.also if g in catalog.gpus)  # type: ignore[union-attr]
-    model = catalog.models[query["model"]["id"]]
-    said = _said(parsed.raw, model.params_b) if also and model_res.candidates[0][1] < 100 else ""  # type: ignore[union-attr]
-    gpu = query["gpu"]
-    info = AskInfo(
-        also=also,
-        said=said,
-        gpu_also=gpu_also,
-        quants=tuple(query["quants"]),
-        contexts=tuple(query["contexts"]),
-        framework=query["framework"],
-        intent=parsed.intent,
-    )
-    return _full_text(
-        catalog, gpu["id"], gpu["count"], gpu["memory_gib"], query["os"], query["model"]["id"],
-        info.quants, info.contexts, query["framework"], info, lang, target, anchors,
-    )  # fmt: skip
+    assert model_res is not None and gpu_res is not None and query.model_id is not None
+    also = tuple(catalog.models[m].name for m in model_res.also if m in catalog.models)
+    gpu_also = tuple(catalog.gpus[g].name for g in gpu_res.also if g in catalog.gpus)
+    model = catalog.models[query.model_id]
+    said = _said(parsed.raw, model.params_b) if also and model_res.candidates[0][1] < 100 else ""
+    return Reading(also=also, said=said, gpu_also=gpu_also)
 
 
 @lru_cache(maxsize=1024)
-def _full_text(
-    catalog: Catalog,
-    gpu_id: str,
-    count: int,
-    memory: float,
-    os_name: str | None,
-    model_id: str,
-    quants: tuple[str, ...],
-    contexts: tuple[int, ...],
-    framework: str | None,
-    info: AskInfo,
-    lang: Lang,
-    target: str,
-    anchors: AnchorIndex | None = None,
-    kv_type: str = "f16",
-) -> str:
+def _full_text(catalog: Catalog, query: AskQuery, reading: Reading, anchors: AnchorIndex | None) -> str:
     # The same question (same reading) gets the same text: render once, serve from memory after.
     # An anchor index hashes by its version, so an approved or withdrawn anchor is a new key.
-    query = {
-        "gpu": {"id": gpu_id, "count": count, "memory_gib": memory},
-        "model": {"id": model_id},
-        "quants": quants,
-        "contexts": contexts,
-        "os": os_name,
-        "framework": framework,
-        "kv_type": kv_type,
-    }
     est = estimate_for(query, catalog)
     if anchors is None:
-        return compact_reply(est, catalog, lang, target, info)
+        return compact_reply(est, catalog, query, reading)
     est, calibration = calibrate(est, anchors, catalog)
-    section = anchor_section(est, anchors, catalog, lang, calibration, info.quants)
-    return compact_reply(est, catalog, lang, target, info, anchors=section)
+    section = anchor_section(est, anchors, catalog, query.lang, calibration, query.quants)
+    return compact_reply(est, catalog, query, reading, anchors=section)
 
 
 _seen_anchor_version = 0
@@ -237,12 +211,11 @@ def _model_text(catalog: Catalog, model_id: str, lang: Lang, target: str) -> str
 
 
 @lru_cache(maxsize=256)
-def _gpu_text(
-    catalog: Catalog, gpu_id: str, count: int, memory: float, os_name: str | None, lang: Lang, target: str
-) -> str:
-    card = catalog.gpus[gpu_id]
-    setup = build_setup(card, catalog, count, memory, os_name)
-    title = _setup_name(card.name, setup.memory_gib, card.memory_gib, setup.count)
+def _gpu_text(catalog: Catalog, card: CardSpec, os_name: str | None, lang: Lang, target: str) -> str:
+    assert card.gpu_id is not None
+    gpu = catalog.gpus[card.gpu_id]
+    setup = build_setup(gpu, catalog, card.count, card.memory_gib, os_name)
+    title = _setup_name(gpu.name, setup.memory_gib, gpu.memory_gib, setup.count)
     return _text(gpu_overview(setup, title, catalog, lang), target)
 
 
@@ -260,11 +233,12 @@ def _ask_back(parsed: ParsedQuestion, lang: Lang, catalog: Catalog) -> tuple[Rep
     lines: list[Para] = []
     unknown = False
     for res, kind, table in ((parsed.gpu, "gpu", catalog.gpus), (parsed.model, "model", catalog.models)):
-        if res is None or _sure(res):
+        if res is None or _sure_id(res) is not None:
             continue
         ids = [cid for cid, _ in res.candidates[:CANDIDATES] if cid in table]
         if ids:
-            lines.append(Para(translate(f"reply.clarify.{kind}", lang, names=_names(ids, table))))
+            names = candidate_names(ids, catalog, lang, kind)
+            lines.append(Para(translate(f"reply.clarify.{kind}", lang, names=names)))
         else:
             unknown = True
             lines.append(Para(translate(f"reply.unknown.{kind}", lang)))
@@ -274,32 +248,31 @@ def _ask_back(parsed: ParsedQuestion, lang: Lang, catalog: Catalog) -> tuple[Rep
     return status, tuple(lines)
 
 
+def _model_only(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> str:
+    assert query.model_id is not None
+    text = _model_text(catalog, query.model_id, query.lang, query.target)
+    card = _unknown_card(parsed.raw, catalog)
+    if card:
+        note = _text((Para(translate("reply.unknown_card_named", query.lang, name=card)),), query.target)
+        text = f"{note}\n{text}"
+    return text
+
+
 def _decide(
-    parsed: ParsedQuestion,
-    query: dict[str, Any],
-    lang: Lang,
-    target: str,
-    catalog: Catalog,
-    anchors: AnchorIndex | None = None,
+    parsed: ParsedQuestion, query: AskQuery, catalog: Catalog, anchors: AnchorIndex | None = None
 ) -> tuple[ReplyStatus, str]:
+    lang, target = query.lang, query.target
     if parsed.gpu is None and parsed.model is None:
         return "help", _text((Para(translate("reply.help", lang)),), target)
     asked = _ask_back(parsed, lang, catalog)
     if asked is not None:
         return asked[0], _text(asked[1], target)
     if parsed.gpu is None:
-        text = _model_text(catalog, query["model"]["id"], lang, target)
-        card = _unknown_card(parsed.raw, catalog)
-        if card:
-            note = _text((Para(translate("reply.unknown_card_named", lang, name=card)),), target)
-            text = f"{note}\n{text}"
-        return "answer", text
-    gpu = query["gpu"]
+        return "answer", _model_only(parsed, query, catalog)
     try:
         if parsed.model is None:
-            text = _gpu_text(catalog, gpu["id"], gpu["count"], gpu["memory_gib"], query["os"], lang, target)
-            return "answer", text
-        return "answer", _full(parsed, query, lang, target, catalog, anchors)
+            return "answer", _gpu_text(catalog, query.hardware.first, query.os, lang, target)
+        return "answer", _full_text(catalog, query, _reading(parsed, query, catalog), anchors)
     except SetupError as exc:
         return "error", _text((Para(translate("reply.error", lang, reason=str(exc))),), target)
 
@@ -326,131 +299,98 @@ def _setup_name(name: str, memory: float, default: float, count: int) -> str:
 def answer(
     text: Any,
     catalog: Catalog,
-    lang: str | None = None,
+    lang: Lang | None = None,
     target: str = "plain",
     anchors: AnchorIndex | None = None,
     default_os: str | None = None,
 ) -> Reply:
     """The reply to one chat question. Never raises; the text fits one message of `target`.
 
+    `lang`: the reply's language as the caller decided it (a chat adapter's router); None decides
+    it from the question alone (`decide_language`, English unless it is written in Chinese).
     `anchors`: approved measurements; when given, a full answer (card + model) is calibrated by the
     community ones on that card and shows the measured-anchor lines (or the call for them).
     `default_os`: the OS to assume when the question names none (a deployment's setting); without
     it the card decides (GeForce: Windows desktop, datacenter: headless Linux, Apple: macOS)."""
     raw = text if isinstance(text, str) else ""
     raw = raw[:MAX_INPUT]
-    query: dict[str, Any] = {}
+    chosen: Lang = lang or decide_language(raw, None, "en")
+    query: AskQuery | None = None
     candidates: dict[str, list[str]] = {"gpu": [], "model": []}
-    chosen: Lang = _lang(lang, "en")
     try:
         parsed = parse_question(raw, catalog)
-        chosen = _lang(lang, parsed.lang)
-        query = _query(parsed, chosen, catalog)
-        if default_os and query["os"] is None and query["gpu"]["id"]:
-            query["os"] = default_os
+        query = query_of(parsed, chosen, target, catalog, default_os)
         candidates = _candidates(parsed)
         _use_index(anchors)
-        status, reply = _decide(parsed, query, chosen, target, catalog, anchors)
+        status, reply = _decide(parsed, query, catalog, anchors)
     except Exception:  # noqa: BLE001 - a chat bot answers calmly, whatever went wrong inside
-        status = "error"
-        reason = translate("reply.internal_error", chosen)
-        reply = _text((Para(translate("reply.error", chosen, reason=reason)),), target)
+        status, reply = "error", _error_text(chosen, target)
     return Reply(status, query, candidates, reply)
 
 
 # --- follow-ups ----------------------------------------------------------------------------------
 
 
+def _view(est: Estimate, view: str, quant: str | None, catalog: Catalog, lang: Lang) -> Doc | None:
+    from core.render import detail
+
+    if view == "quant":
+        return detail.quant_detail(est, quant, catalog, lang)
+    if view == "frameworks":
+        return detail.frameworks_view(est, quant, catalog, lang)
+    if view == "speculative":
+        return detail.speculative_view(est, quant, catalog, lang)
+    return None
+
+
 def follow_up(
-    query: dict[str, Any],
+    query: AskQuery,
     view: str,
     catalog: Catalog,
-    lang: str | None = None,
-    target: str = "plain",
     quant: str | None = None,
     anchors: AnchorIndex | None = None,
 ) -> Reply:
     """A detail view for an earlier answer: "quant" (one quantization in full), "frameworks",
-    "speculative". Never raises. With `anchors`, speeds are calibrated as in `answer()` and the
-    measured-anchor lines follow the view."""
-    chosen: Lang = _lang(lang, query.get("lang", "en") if isinstance(query, dict) else "en")
+    "speculative"; in the query's language, for its target. Never raises. With `anchors`, speeds are
+    calibrated as in `answer()` and the measured-anchor lines follow the view."""
+    lang, target = query.lang, query.target
     try:
-        from core.render import detail
-
         est = estimate_for(query, catalog)
         section: tuple[Part, ...] = ()
         if anchors is not None:
             est, calibration = calibrate(est, anchors, catalog)
-            section = anchor_section(est, anchors, catalog, chosen, calibration, (quant,) if quant else ())
-        if view == "quant":
-            doc = detail.quant_detail(est, quant, catalog, chosen)
-        elif view == "frameworks":
-            doc = detail.frameworks_view(est, quant, catalog, chosen)
-        elif view == "speculative":
-            doc = detail.speculative_view(est, quant, catalog, chosen)
-        else:
-            return Reply("help", query, {}, _text((Para(translate("reply.help", chosen)),), target))
+            section = anchor_section(est, anchors, catalog, lang, calibration, (quant,) if quant else ())
+        doc = _view(est, view, quant, catalog, lang)
+        if doc is None:
+            return Reply("help", query, {}, _text((Para(translate("reply.help", lang)),), target))
         return Reply("answer", query, {}, truncate((*doc, *section), target))
     except Exception:  # noqa: BLE001 - see answer()
-        reason = translate("reply.internal_error", chosen)
-        return Reply(
-            "error",
-            query if isinstance(query, dict) else {},
-            {},
-            _text((Para(translate("reply.error", chosen, reason=reason)),), target),
-        )
+        return Reply("error", query, {}, _error_text(lang, target))
 
 
-def answer_query(
-    query: dict[str, Any],
-    catalog: Catalog,
-    lang: str | None = None,
-    target: str = "plain",
-    anchors: AnchorIndex | None = None,
-) -> Reply:
-    """The full answer for an earlier reply's `query`, e.g. after a button switched its OS or KV cache
-    type ("kv_type": f16 | q8_0 | q4_0). Never raises."""
-    chosen: Lang = _lang(lang, query.get("lang", "en") if isinstance(query, dict) else "en")
+def answer_query(query: AskQuery, catalog: Catalog, anchors: AnchorIndex | None = None) -> Reply:
+    """The full answer for an earlier reply's query, e.g. after a button switched its OS or KV cache
+    type (`dataclasses.replace(query, kv_type="q8_0")`). Never raises."""
     try:
         _use_index(anchors)
-        gpu = query["gpu"]
-        memory = float(gpu.get("memory_gib") or catalog.gpus[gpu["id"]].memory_gib)
-        info = AskInfo(
-            quants=tuple(query.get("quants") or ()),
-            contexts=tuple(query.get("contexts") or ()),
-            framework=query.get("framework"),
-            intent=query.get("intent") or "general",
-        )
-        kv_type = query.get("kv_type") if query.get("kv_type") in KV_TYPES else "f16"
-        text = _full_text(
-            catalog, gpu["id"], int(gpu.get("count") or 1), memory, query.get("os"), query["model"]["id"],
-            info.quants, info.contexts, info.framework, info, chosen, target, anchors, kv_type,
-        )  # fmt: skip
-        return Reply("answer", query, {}, text)
+        return Reply("answer", query, {}, _full_text(catalog, query, Reading(), anchors))
     except Exception:  # noqa: BLE001 - see answer()
-        reason = translate("reply.internal_error", chosen)
-        return Reply(
-            "error",
-            query if isinstance(query, dict) else {},
-            {},
-            _text((Para(translate("reply.error", chosen, reason=reason)),), target),
-        )
+        return Reply("error", query, {}, _error_text(query.lang, query.target))
 
 
-def chart(
-    query: dict[str, Any], catalog: Catalog, lang: str | None = None, anchors: AnchorIndex | None = None
-) -> bytes:
-    """PNG chart for an earlier answer; raises ChartUnavailable when matplotlib is not installed."""
+def chart(query: AskQuery, catalog: Catalog, anchors: AnchorIndex | None = None) -> bytes:
+    """PNG chart for an earlier answer, labelled in the query's language; raises ChartUnavailable
+    when matplotlib is not installed."""
     from core.render.chart import chart_png
 
-    chosen: Lang = _lang(lang, query.get("lang", "en"))
     est = estimate_for(query, catalog)
     if anchors is not None:
         est = calibrate(est, anchors, catalog)[0]
-    return chart_png(est, chosen)
+    return chart_png(est, query.lang)
 
 
 __all__ = [
+    "AskQuery",
     "Reply",
     "answer",
     "answer_query",
@@ -458,5 +398,6 @@ __all__ = [
     "clear_caches",
     "estimate_for",
     "follow_up",
+    "query_of",
     "setup_title",
 ]

@@ -15,10 +15,16 @@ import tomllib
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard, get_args
 
 Lang = Literal["en", "zh"]
+LANGS: tuple[Lang, ...] = get_args(Lang)
 MESSAGES_DIR = Path(__file__).resolve().parents[1] / "catalogs" / "messages"
+
+
+def is_lang(value: object) -> TypeGuard[Lang]:
+    """True for a language the bot speaks; narrows a checked string to `Lang`."""
+    return value in LANGS
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.ask_query import AskQuery
 from core.catalog.loader import Catalog
 from core.estimator.estimate import Estimate, Row
 from core.i18n import Lang, translate
-from core.render.advice import LOCAL_WAYS_OUT, advise, method_line, note_texts, spec_line, ways_out
+from core.render.advice import LOCAL_WAYS_OUT, Advice, advise, method_line, note_texts, spec_line, ways_out
 from core.render.doc import NARROW, Cmd, Doc, Para, Part, Pre, fits, render, truncate
 from core.render.fmt import NO_FIT, OVER, ROPE, TIGHT, ctx_label, gib, num, speed_range, table, table_width
 
@@ -19,16 +20,13 @@ FOCUS_CONTEXT = 32768  # the context the launch command is written for when the 
 
 
 @dataclass(frozen=True, slots=True)
-class AskInfo:
-    """What the question asked and how it was read, for the lines around the table."""
+class Reading:
+    """How the question's names were read, for the lines above the table; what it asked for is
+    the query itself (core/ask_query.py)."""
 
     also: tuple[str, ...] = ()  # other readings of the model name (display names)
     said: str = ""  # the words the model was read from, when short and ambiguous ("27B")
     gpu_also: tuple[str, ...] = ()  # other readings of the card name (display names)
-    quants: tuple[str, ...] = ()  # quant ids the user named
-    contexts: tuple[int, ...] = ()  # contexts the user named
-    framework: str | None = None  # framework id the user named
-    intent: str = "general"
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,60 +208,79 @@ def _cards_needed(row: Row, count: int, lang: Lang) -> str:
     return translate("reply.cards", lang, quant=row.quant, ctx=ctx_label(row.context), cards=cards)
 
 
-def compact_doc(
-    est: Estimate,
-    catalog: Catalog,
-    lang: Lang,
-    info: AskInfo,
-    level: _Level = LEVELS[0],
-    anchors: tuple[Part, ...] | None = None,
-) -> Doc:
-    """`anchors`: the measured-anchor lines (core/render/anchors.py) in place of the "none yet" line;
-    the tightest level keeps only the first of them."""
-    quants, contexts, cells = _grid(est)
-    focus_ctx = focus_context(contexts, info.contexts)
-    row = focus_row(quants, focus_ctx, cells, info.quants)
-    shown_q = thin(quants, level.max_quants, tuple(info.quants) + (row.quant,))
-    shown_c = thin(contexts, level.max_contexts, tuple(info.contexts) + (row.context,))
-    memory = info.intent == "memory"
+def _header(est: Estimate, query: AskQuery, reading: Reading, framework: str) -> list[Part]:
+    """The title line (setup · model · framework) and how the names were read."""
+    lang = query.lang
     setup, model = est.request.setup, est.request.model
-    advice = advise(est, row, catalog, lang, info.framework)
-
-    parts: list[Part] = [Para(f"{setup_title(est)} · {model.name} · {advice.framework or est.framework}")]
-    if info.also:
-        code = "reply.read_as_from" if info.said else "reply.read_as"
-        parts.append(Para(translate(code, lang, said=info.said, model=model.name, also=", ".join(info.also))))
-    if info.gpu_also:
-        gpu_also = ", ".join(info.gpu_also)
+    parts: list[Part] = [Para(f"{setup_title(est)} · {model.name} · {framework}")]
+    if reading.also:
+        code = "reply.read_as_from" if reading.said else "reply.read_as"
+        also = ", ".join(reading.also)
+        parts.append(Para(translate(code, lang, said=reading.said, model=model.name, also=also)))
+    if reading.gpu_also:
+        gpu_also = ", ".join(reading.gpu_also)
         parts.append(Para(translate("reply.read_as", lang, model=setup.gpu.name, also=gpu_also)))
-    block = _table(shown_q, shown_c, cells, memory, (*info.contexts, row.context))
-    parts.append(Para(_marks_used(block, memory, lang)))
-    parts.append(Pre(block))
-    parts.append(Para(_usable_line(est, lang)))
-    if level.extras:
-        notes = note_texts(
-            [n for r in est.rows if r.quant in shown_q for n in r.notes if n.code.startswith("row.")], lang
-        )
-        if notes:
-            parts.append(Para("; ".join(notes[:2])))
-    if level.ways_out:
-        by_quant: dict[str, list[Row]] = {}
-        for r in est.rows:
-            if r.quant in shown_q and r.context in shown_c:
-                by_quant.setdefault(r.quant, []).append(r)
-        order = [row.quant] + [q for q in shown_q if q != row.quant]
-        outs = ways_out(by_quant, order, lang)
-        if outs:
-            parts.append(Para(translate("reply.ways_out", lang, items=" · ".join(outs))))
-    if info.intent == "cards_needed":
-        parts.append(Para(_cards_needed(row, setup.count, lang)))
-    parts.append(Para(advice.line))
+    return parts
+
+
+def _row_notes(est: Estimate, shown_q: list[str], lang: Lang) -> list[Part]:
+    notes = note_texts(
+        [n for r in est.rows if r.quant in shown_q for n in r.notes if n.code.startswith("row.")], lang
+    )
+    return [Para("; ".join(notes[:2]))] if notes else []
+
+
+def _ways_out(est: Estimate, row: Row, shown_q: list[str], shown_c: list[int], lang: Lang) -> list[Part]:
+    by_quant: dict[str, list[Row]] = {}
+    for r in est.rows:
+        if r.quant in shown_q and r.context in shown_c:
+            by_quant.setdefault(r.quant, []).append(r)
+    order = [row.quant] + [q for q in shown_q if q != row.quant]
+    outs = ways_out(by_quant, order, lang)
+    return [Para(translate("reply.ways_out", lang, items=" · ".join(outs)))] if outs else []
+
+
+def _advice(est: Estimate, advice: Advice, catalog: Catalog, lang: Lang, level: _Level) -> list[Part]:
+    """The framework line, its launch command and (at the richest level) the speculative line."""
+    parts: list[Part] = [Para(advice.line)]
     if advice.command:
         parts.append(Cmd(advice.command))
     if level.extras and advice.framework:
         spec = spec_line(est, advice.framework, catalog, lang)
         if spec:
             parts.append(Para(spec))
+    return parts
+
+
+def compact_doc(
+    est: Estimate,
+    catalog: Catalog,
+    query: AskQuery,
+    reading: Reading = Reading(),
+    level: _Level = LEVELS[0],
+    anchors: tuple[Part, ...] | None = None,
+) -> Doc:
+    """`anchors`: the measured-anchor lines (core/render/anchors.py) in place of the "none yet" line;
+    the tightest level keeps only the first of them."""
+    lang = query.lang
+    quants, contexts, cells = _grid(est)
+    focus_ctx = focus_context(contexts, query.contexts)
+    row = focus_row(quants, focus_ctx, cells, query.quants)
+    shown_q = thin(quants, level.max_quants, (*query.quants, row.quant))
+    shown_c = thin(contexts, level.max_contexts, (*query.contexts, row.context))
+    memory = query.intent == "memory"
+    advice = advise(est, row, catalog, lang, query.framework)
+
+    parts = _header(est, query, reading, advice.framework or est.framework)
+    block = _table(shown_q, shown_c, cells, memory, (*query.contexts, row.context))
+    parts += [Para(_marks_used(block, memory, lang)), Pre(block), Para(_usable_line(est, lang))]
+    if level.extras:
+        parts += _row_notes(est, shown_q, lang)
+    if level.ways_out:
+        parts += _ways_out(est, row, shown_q, shown_c, lang)
+    if query.intent == "cards_needed":
+        parts.append(Para(_cards_needed(row, est.request.setup.count, lang)))
+    parts += _advice(est, advice, catalog, lang, level)
     if level.method:
         parts.append(Para(method_line(est, catalog, lang)))
     if anchors is None:
@@ -276,14 +293,15 @@ def compact_doc(
 def compact_reply(
     est: Estimate,
     catalog: Catalog,
-    lang: Lang,
-    target: str,
-    info: AskInfo,
+    query: AskQuery,
+    reading: Reading = Reading(),
     anchors: tuple[Part, ...] | None = None,
 ) -> str:
+    """The compact answer for `query.target`, at the richest level that fits one message."""
+    target = query.target
     text = ""
     for level in LEVELS:
-        text = render(compact_doc(est, catalog, lang, info, level, anchors), target)
+        text = render(compact_doc(est, catalog, query, reading, level, anchors), target)
         if fits(text, target):
             return text
-    return truncate(compact_doc(est, catalog, lang, info, LEVELS[-1], anchors), target)
+    return truncate(compact_doc(est, catalog, query, reading, LEVELS[-1], anchors), target)

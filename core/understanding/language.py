@@ -1,4 +1,4 @@
-"""Which language a question is in, when it says so at all."""
+"""Which language a reply is in: decided once per message, by one rule (`decide_language`)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,17 @@ import re
 from functools import cache
 
 from core.catalog.loader import Catalog
+from core.i18n import Lang, is_lang
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")  # CJK ideographs, compatibility forms included
 _WORD = re.compile(r"[a-z]+")
+NO_WORDS: frozenset[str] = frozenset()
 
 
 @cache
-def _english_words(catalog: Catalog) -> frozenset[str]:
+def english_words(catalog: Catalog) -> frozenset[str]:
+    """Words that only an English sentence has ("how", "run", "fit"), catalogs/understanding.toml;
+    names and numbers ("V100 32G 27B") are the same in both languages and don't count."""
     return frozenset(catalog.tables.get("understanding", {}).get("language", {}).get("en_words", ()))
 
 
@@ -20,12 +24,19 @@ def has_chinese(text: str) -> bool:
     return _CJK.search(text) is not None
 
 
-def question_language(text: str, catalog: Catalog, fallback: str = "en") -> str:
-    """ "zh" with Chinese characters, "en" with an English word, else `fallback` (names and numbers
-    alone, like "V100 32G 27B", don't tell)."""
+def decide_language(text: str, hint: str | None, default: Lang, english: frozenset[str] = NO_WORDS) -> Lang:
+    """The one rule for the language of a reply: Chinese characters in what the person wrote, else
+    one of the `english` words in it, else the platform's hint when it is one we speak, else the
+    bot's default.
+
+    `english`: pass `english_words(catalog)` for a question (its own words outrank the chat's
+    setting: "can a 4090 run qwen3 32b" is answered in English in a Chinese chat); commands pass
+    none, because their arguments ("audit", "csv", a reason) are typed the same way in both."""
+    text = text or ""
     if has_chinese(text):
         return "zh"
-    words = _english_words(catalog)
-    if any(w in words for w in _WORD.findall(text.lower())):
+    if english and any(w in english for w in _WORD.findall(text.lower())):
         return "en"
-    return fallback if fallback in ("en", "zh") else "en"
+    if is_lang(hint):
+        return hint
+    return default

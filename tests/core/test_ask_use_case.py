@@ -15,7 +15,8 @@ CATALOG = default_catalog()
 def test_full_answer_query_shape() -> None:
     reply = answer("will qwen2.5-coder-32b fit on a 24gb 3090 with 32k ctx", CATALOG)
     assert reply.status == "answer"
-    q = reply.query
+    assert reply.query is not None
+    q = reply.query.as_json()
     assert q["gpu"] == {"id": "rtx-3090", "count": 1, "memory_gib": 24.0}
     assert q["model"] == {"id": "qwen2.5-coder-32b"}
     assert q["contexts"] == [32768] and q["quants"] == []
@@ -24,8 +25,9 @@ def test_full_answer_query_shape() -> None:
 
 
 def test_lang_override() -> None:
-    assert "Usable" in answer("V100 32G 27B 多少 token", CATALOG, lang="en").text
-    assert answer("V100 32G 27B 多少 token", CATALOG, lang="en").query["lang"] == "en"
+    assert "Usable" in answer("V100 32G gemma 3 27b 多少 token", CATALOG, lang="en").text
+    query = answer("V100 32G gemma 3 27b 多少 token", CATALOG, lang="en").query
+    assert query is not None and query.lang == "en"
 
 
 @pytest.mark.parametrize("text", ["", "   ", "hello", "12345", "???", "🙂🙂🙂"])
@@ -37,13 +39,13 @@ def test_odd_input_gets_help(text: str) -> None:
 
 def test_only_model_answers_memory_across_cards() -> None:
     reply = answer("qwen3 32b", CATALOG, lang="en")
-    assert reply.status == "answer" and reply.query["gpu"]["id"] is None
+    assert reply.status == "answer" and reply.query.gpu_id is None
     assert "card" in reply.text and "24G" in reply.text or "32G" in reply.text
 
 
 def test_only_gpu_answers_what_fits() -> None:
     reply = answer("魔改2080ti 22g", CATALOG)
-    assert reply.status == "answer" and reply.query["model"]["id"] is None
+    assert reply.status == "answer" and reply.query.model_id is None
     assert "qwen3-8b" in reply.text
 
 

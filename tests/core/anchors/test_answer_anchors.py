@@ -30,7 +30,7 @@ def test_answer_shows_anchors_and_calibrates() -> None:
 
 
 def test_answer_zh_with_call_for_runs() -> None:
-    text = answer("V100 32G 27B 多少 token", CATALOG, anchors=index_of()).text
+    text = answer("V100 32G gemma 3 27b 多少 token", CATALOG, anchors=index_of()).text
     assert "本组合暂无真机记录" in text and "/submit" in text
 
 
@@ -49,7 +49,7 @@ def test_published_index_answers_fit_every_target(target: str) -> None:
     for question in (
         "3090 llama 3 8b",
         "4090 跑 gpt-oss 20b",
-        "V100 32G 27B 多少 token",
+        "V100 32G gemma 3 27b 多少 token",
         "m2 ultra llama 2 7b",
     ):
         reply = answer(question, CATALOG, target=target, anchors=index)

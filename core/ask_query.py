@@ -1,0 +1,82 @@
+"""The ask query: what one chat question asks for, as read, decided once and passed whole.
+
+The parser's reading (core/understanding) becomes one `AskQuery`; the estimate request, the reply
+renderer and the follow-up buttons all read this same object, and a button that switches the OS or
+the KV cache type makes a new one with `dataclasses.replace`. `as_json()` is the `query` object of
+`python -m bot ask --json`, a stable interface: fields are added there, never renamed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from core.catalog.kv_cache import FULL_PRECISION_KV, KvCacheType
+from core.i18n import Lang
+
+Intent = Literal["speed", "fit", "cards_needed", "memory", "general"]
+
+DEFAULT_PROMPT = 512  # tokens of prompt the prefill figures assume when the question names none
+
+
+@dataclass(frozen=True, slots=True)
+class CardSpec:
+    """Some cards of one kind: the catalog id (None when the question named none clearly), how many,
+    and the memory per card (None: the catalog's size for that card)."""
+
+    gpu_id: str | None
+    count: int = 1
+    memory_gib: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Hardware:
+    """The machine asked about. A tuple of card specs so that mixed setups ("5090 + 4090") fit; the
+    estimator prices one kind of card today, the first."""
+
+    cards: tuple[CardSpec, ...] = (CardSpec(None),)
+    host_ram_gib: float | None = None  # system RAM, when the question says (None: the host preset)
+
+    @property
+    def first(self) -> CardSpec:
+        return self.cards[0] if self.cards else CardSpec(None)
+
+
+@dataclass(frozen=True, slots=True)
+class AskQuery:
+    hardware: Hardware
+    model_id: str | None = None
+    quants: tuple[str, ...] = ()  # quant ids asked for, in the order given (none: the default ladder)
+    contexts: tuple[int, ...] = ()  # context lengths in tokens (none: the default ladder)
+    depth: int | None = None  # tokens already in the context when decoding (None: each row's own)
+    prompt: int = DEFAULT_PROMPT
+    os: str | None = None  # None: the card decides (see core.estimator.memory.default_os)
+    framework: str | None = None  # framework id the question named
+    kv_type: KvCacheType = FULL_PRECISION_KV
+    lang: Lang = "en"  # the reply's language, decided once before the query is made
+    target: str = "plain"  # the chat markup the reply is rendered for: plain | telegram | discord
+    intent: Intent = "general"
+
+    @property
+    def gpu_id(self) -> str | None:
+        return self.hardware.first.gpu_id
+
+    @property
+    def complete(self) -> bool:
+        """A card and a model: a full answer, with follow-up buttons."""
+        return self.gpu_id is not None and self.model_id is not None
+
+    def as_json(self) -> dict[str, Any]:
+        """The `query` of `ask --json`; the first card is `gpu`. The KV cache type is left out
+        because no question sets it (a button does), so the JSON stays what it always was."""
+        card = self.hardware.first
+        return {
+            "gpu": {"id": card.gpu_id, "count": card.count, "memory_gib": card.memory_gib},
+            "model": {"id": self.model_id},
+            "quants": list(self.quants),
+            "contexts": list(self.contexts),
+            "os": self.os,
+            "framework": self.framework,
+            "lang": self.lang,
+            "intent": self.intent,
+        }
