@@ -97,10 +97,11 @@ def build_app(
 ) -> App:  # noqa: ANN001 - a zero-argument callable returning an aware datetime
     catalog = catalog or default_catalog()
     if storage is None:
-        from core.storage.sqlite import SqliteStorage
+        # PostgreSQL when TOKBOT_DATABASE_URL is set, else the SQLite file (checked here, so a bad
+        # TOKBOT_DB_PATH is a sentence and exit 2 before anything starts).
+        from bot.storage.select import storage_for
 
-        settings.db_path.parent.mkdir(parents=True, exist_ok=True)
-        storage = SqliteStorage(str(settings.db_path))
+        storage = storage_for(settings)
     limits = BotLimits.from_catalog(catalog, submissions_per_hour=settings.submissions_per_hour)
     bot = BotContext(
         catalog=catalog,

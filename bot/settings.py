@@ -16,6 +16,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from core.community.moderators import ModeratorPolicy
 
 _TELEGRAM_TOKEN = re.compile(r"^\d{5,}:[A-Za-z0-9_-]{30,}$")
+_DATABASE_URL = re.compile(r"^postgres(ql)?://\S+$")
+_SCHEMA = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 _DISCORD_TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}$")
 
 
@@ -30,7 +32,11 @@ class Settings(BaseSettings):
 
     telegram_token: SecretStr | None = None
     discord_token: SecretStr | None = None
-    db_path: Path = Path("tokbot.db")
+    db_path: Path = Path("tokbot.db")  # the embedded SQLite database (when no database_url is set)
+    # PostgreSQL for several bot processes on one database: postgresql://user:password@host:5432/db.
+    # Set, it replaces db_path. A secret: the URL may carry the password.
+    database_url: SecretStr | None = None
+    database_schema: str | None = None  # a schema of its own on a shared server (default: public)
     moderators: str = ""  # console:bob,telegram:123,discord:456
     moderator_roles: str = ""  # Discord role ids whose members moderate, comma-separated
     default_lang: Literal["en", "zh"] = "en"
@@ -52,6 +58,38 @@ class Settings(BaseSettings):
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("database_url", "database_schema", mode="before")
+    @classmethod
+    def _blank_database_is_none(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url_shape(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not _DATABASE_URL.match(value.get_secret_value().strip()):
+            raise ValueError(
+                "must be a PostgreSQL URL, postgresql://user:password@host:5432/dbname "
+                "(leave it empty for the SQLite file at TOKBOT_DB_PATH)"
+            )
+        return value
+
+    @field_validator("database_schema")
+    @classmethod
+    def _schema_shape(cls, value: str | None) -> str | None:
+        if value is not None and not _SCHEMA.match(value):
+            raise ValueError("lower-case letters, digits and _ only, starting with a letter")
+        return value
+
+    def database_label(self) -> str:
+        """Where the data lives, for logs and messages (no password)."""
+        if self.database_url is None:
+            return str(self.db_path)
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(self.database_url.get_secret_value())
+        where = f"postgresql://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}{parts.path}"
+        return where + (f" (schema {self.database_schema})" if self.database_schema else "")
 
     @field_validator("telegram_token")
     @classmethod

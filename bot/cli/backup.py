@@ -1,5 +1,10 @@
-"""`python -m bot backup --db PATH DEST`: a consistent copy of the bot's SQLite database, safe to take
-while the bot runs (SQLite's online backup API; see core.storage.sqlite.backup_database)."""
+"""`python -m bot backup DEST`: a consistent copy of the bot's database, safe to take while the bot runs.
+
+- SQLite (TOKBOT_DB_PATH, or --db): SQLite's online backup API (core.storage.sqlite.backup_database);
+  the copy is itself a database file, opened as it is.
+- PostgreSQL (TOKBOT_DATABASE_URL): `pg_dump --format=custom` (one snapshot; restore into an empty
+  database with `pg_restore --dbname URL FILE`). Needs the PostgreSQL client tools.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +14,13 @@ import sqlite3
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from core.storage.interface import StorageError, StorageUnavailable
 from core.storage.sqlite import backup_database
+
+if TYPE_CHECKING:
+    from bot.settings import Settings
 
 
 def destination_path(source: Path, destination: Path, now: datetime | None = None) -> Path:
@@ -23,6 +33,51 @@ def destination_path(source: Path, destination: Path, now: datetime | None = Non
 
 
 def run_backup(args: argparse.Namespace) -> int:
+    if not args.db:
+        from bot.settings import SettingsError, load_settings
+
+        try:
+            settings = load_settings()
+        except SettingsError as exc:
+            print(f"tokbot: configuration problem:\n{exc}", file=sys.stderr)
+            return 2
+        if settings.database_url is not None:
+            return _backup_postgres(settings, Path(args.destination))
+        args = argparse.Namespace(**{**vars(args), "db": str(settings.db_path)})
+    return _backup_sqlite(args)
+
+
+def _backup_postgres(settings: Settings, destination: Path) -> int:
+    from bot.storage.postgres import PostgresStorage
+
+    assert settings.database_url is not None
+    if destination.is_dir():
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+        destination = destination / f"tokbot-{stamp}.dump"
+    store = PostgresStorage(settings.database_url.get_secret_value().strip(), schema=settings.database_schema)
+
+    async def dump() -> None:
+        await store.open()  # StorageUnavailable: bot.cli.main says it in one sentence, exit 2
+        try:
+            await store.backup(str(destination))
+        finally:
+            await store.close()
+
+    try:
+        asyncio.run(dump())
+    except StorageError as exc:
+        if isinstance(exc, StorageUnavailable):
+            raise
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    size_kib = destination.stat().st_size / 1024
+    print(
+        f"backed up {settings.database_label()} -> {destination} ({size_kib:.0f} KiB, pg_dump custom format)"
+    )
+    return 0
+
+
+def _backup_sqlite(args: argparse.Namespace) -> int:
     source = Path(args.db)
     if not source.is_file():
         print(f"error: no database at {source} (is --db the bot's database file?)", file=sys.stderr)

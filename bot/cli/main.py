@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
+from typing import TypeAlias
+
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
-def _estimate_parser(sub: argparse._SubParsersAction) -> None:
+def _estimate_parser(sub: Subparsers) -> None:
     p = sub.add_parser("estimate", help="memory and speed estimate for a GPU setup and a model")
     p.add_argument("--gpu", help='card name as people type it, e.g. "V100 32G", "4090"')
     p.add_argument("--model", help='model name, e.g. "gemma 3 27b", "qwen3:32b"')
@@ -32,7 +36,7 @@ def _estimate_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch", default=None, help="JSONL file: one request per line, one JSON answer per line")
 
 
-def _ask_parser(sub: argparse._SubParsersAction) -> None:
+def _ask_parser(sub: Subparsers) -> None:
     p = sub.add_parser("ask", help="answer a chat question exactly as the bot would")
     p.add_argument("question", nargs="+", help='e.g. "V100 32G 27B 多少 token"')
     p.add_argument("--json", action="store_true", help="print status, query, candidates and reply as JSON")
@@ -45,7 +49,7 @@ def _ask_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lang", choices=("en", "zh"), default=None, help="reply language (default: as asked)")
 
 
-def _console_parsers(sub: argparse._SubParsersAction) -> None:
+def _console_parsers(sub: Subparsers) -> None:
     for name, text in (
         ("console", "the bot in a terminal"),
         ("run", "start the bot: the local console when no platform token is set"),
@@ -55,7 +59,7 @@ def _console_parsers(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--db", default=None, help="SQLite file (default: TOKBOT_DB_PATH or tokbot.db)")
 
 
-def _data_parsers(sub: argparse._SubParsersAction) -> None:
+def _data_parsers(sub: Subparsers) -> None:
     p = sub.add_parser("backup", help="consistent copy of the live database (safe while the bot runs)")
     p.add_argument("destination", help="file to write, e.g. backups/tokbot-2026-11-30.db")
     p.add_argument("--db", default=None, help="database to copy (default: TOKBOT_DB_PATH or tokbot.db)")
@@ -65,7 +69,21 @@ def _data_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--db", default=None, help="database to read (default: TOKBOT_DB_PATH or tokbot.db)")
 
 
-def _sync_discord_parser(sub: argparse._SubParsersAction) -> None:
+def _database_parsers(sub: Subparsers) -> None:
+    p = sub.add_parser("migrate", help="apply pending schema migrations and print the schema version")
+    p.add_argument(
+        "--db", default=None, help="SQLite file (default: TOKBOT_DATABASE_URL, else TOKBOT_DB_PATH)"
+    )
+    p = sub.add_parser("db", help="move the bot's data between databases")
+    actions = p.add_subparsers(dest="db_command", required=True)
+    c = actions.add_parser("copy", help="copy everything into an empty database and verify the counts")
+    c.add_argument("--from", dest="source", required=True, help="sqlite:///tokbot.db or postgresql://...")
+    c.add_argument("--to", dest="target", required=True, help="postgresql://... or sqlite:///copy.db")
+    c.add_argument("--from-schema", default=None, help="PostgreSQL schema of the source (default: public)")
+    c.add_argument("--to-schema", default=None, help="PostgreSQL schema of the destination (default: public)")
+
+
+def _sync_discord_parser(sub: Subparsers) -> None:
     p = sub.add_parser(
         "sync-discord", help="register the slash commands with Discord (after an install or update)"
     )
@@ -79,7 +97,7 @@ def _sync_discord_parser(sub: argparse._SubParsersAction) -> None:
     )
 
 
-def _models_parser(sub: argparse._SubParsersAction) -> None:
+def _models_parser(sub: Subparsers) -> None:
     p = sub.add_parser("models", help="catalog models: write entries from config.json files")
     actions = p.add_subparsers(dest="models_command", required=True)
     s = actions.add_parser("sync", help="write catalog entries from folders holding a config.json")
@@ -97,13 +115,32 @@ def build_parser() -> argparse.ArgumentParser:
     _console_parsers(sub)
     _ask_parser(sub)
     _data_parsers(sub)
+    _database_parsers(sub)
     _sync_discord_parser(sub)
     _models_parser(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from core.storage.interface import StorageUnavailable
+
     args = build_parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except StorageUnavailable as exc:
+        # A database that can't be used is the operator's to fix: one sentence naming the setting,
+        # exit 2 (as for any configuration problem), no traceback.
+        from bot.storage.select import setting_of
+
+        print(f"tokbot: the database {setting_of(exc)}={exc.where} {exc.why}.", file=sys.stderr)
+        return 2
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.command in ("migrate", "db"):
+        from bot.cli.db import run_db, run_migrate
+
+        return run_migrate(args) if args.command == "migrate" else run_db(args)
     if args.command == "estimate":
         from bot.cli.estimate import run_estimate
 

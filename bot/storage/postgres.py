@@ -620,12 +620,19 @@ class PostgresStorage:
         async with self._connection() as con:
             return {t: int(await con.fetchval(f"SELECT COUNT(*) FROM {t}")) for t in _rows.COPY_ORDER}
 
-    async def dump_table(self, table: str) -> list[dict[str, Any]]:
-        columns = _rows.TABLE_COLUMNS[table]
-        names = ", ".join(name for name, _ in columns)
-        async with self._connection() as con:
-            rows = await con.fetch(f"SELECT {names} FROM {table} ORDER BY id")  # names from the constant
-        return [{name: _rows.portable(kind, r[name]) for name, kind in columns} for r in rows]
+    async def dump_tables(self) -> dict[str, list[dict[str, Any]]]:
+        """Every row of every table (id order, values made portable), from one snapshot (a read-only
+        repeatable-read transaction), even while bot processes keep writing."""
+        dumped: dict[str, list[dict[str, Any]]] = {}
+        async with self._connection() as con, con.transaction(isolation="repeatable_read", readonly=True):
+            for table in _rows.COPY_ORDER:  # table and column names come from the constants only
+                columns = _rows.TABLE_COLUMNS[table]
+                names = ", ".join(name for name, _ in columns)
+                rows = await con.fetch(f"SELECT {names} FROM {table} ORDER BY id")
+                dumped[table] = [
+                    {name: _rows.portable(kind, r[name]) for name, kind in columns} for r in rows
+                ]
+        return dumped
 
     async def load_tables(self, tables: dict[str, list[dict[str, Any]]]) -> None:
         """Insert rows dumped from another backend, ids kept, in one transaction (COPY, so a large

@@ -749,12 +749,23 @@ class SqliteStorage:
             counts[table] = int(rows[0][0])
         return counts
 
-    async def dump_table(self, table: str) -> list[dict[str, Any]]:
-        """Every row of `table` (one of _rows.COPY_ORDER) in id order, values made portable."""
-        columns = _rows.TABLE_COLUMNS[table]
-        names = ", ".join(name for name, _ in columns)
-        rows = await _fetchall(self._read(), f"SELECT {names} FROM {table} ORDER BY id")
-        return [{name: _rows.portable(kind, r[name]) for name, kind in columns} for r in rows]
+    async def dump_tables(self) -> dict[str, list[dict[str, Any]]]:
+        """Every row of every table (id order, values made portable), read in ONE read transaction:
+        a snapshot, even while a bot process keeps writing (WAL)."""
+        db = self._read()
+        dumped: dict[str, list[dict[str, Any]]] = {}
+        await db.execute("BEGIN")
+        try:
+            for table in _rows.COPY_ORDER:  # table and column names come from the constants only
+                columns = _rows.TABLE_COLUMNS[table]
+                names = ", ".join(name for name, _ in columns)
+                rows = await _fetchall(db, f"SELECT {names} FROM {table} ORDER BY id")
+                dumped[table] = [
+                    {name: _rows.portable(kind, r[name]) for name, kind in columns} for r in rows
+                ]
+        finally:
+            await db.execute("COMMIT")
+        return dumped
 
     async def load_tables(self, tables: dict[str, list[dict[str, Any]]]) -> None:
         """Insert rows dumped from another backend, ids kept, all in one transaction; refuses a

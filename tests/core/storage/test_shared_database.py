@@ -163,7 +163,7 @@ async def test_copy_sqlite_to_postgres_and_back_keeps_everything(tmp_path: Path,
     await source.add_published([new(fingerprint="pub", source="https://example.invalid")])
     item = (await source.claim_outbox("telegram", T0 + timedelta(hours=1), limit=1))[0]
     await source.mark_sent(item.id, T0 + timedelta(hours=1))
-    dumped = {t: await source.dump_table(t) for t in COPY_ORDER}
+    dumped = await source.dump_tables()
     schema = new_schema()
     target = PostgresStorage(postgres_url, schema=schema)
     back = SqliteStorage(str(tmp_path / "back.db"))
@@ -171,7 +171,8 @@ async def test_copy_sqlite_to_postgres_and_back_keeps_everything(tmp_path: Path,
         await target.open()
         await target.load_tables(dumped)
         assert await target.table_counts() == await source.table_counts()
-        assert {t: _parsed(t, await target.dump_table(t)) for t in COPY_ORDER} == {
+        copied = await target.dump_tables()
+        assert {t: _parsed(t, copied[t]) for t in COPY_ORDER} == {
             t: _parsed(t, rows) for t, rows in dumped.items()
         }
         assert await target.submissions() == await source.submissions()
@@ -181,7 +182,7 @@ async def test_copy_sqlite_to_postgres_and_back_keeps_everything(tmp_path: Path,
         fresh = await target.add_submission(new(fingerprint="new"))  # the id sequence moved past the copy
         assert fresh.id > max(s.id for s in await source.submissions())
         await back.open()
-        await back.load_tables({t: await target.dump_table(t) for t in COPY_ORDER})
+        await back.load_tables(await target.dump_tables())
         assert (await back.table_counts())["submissions"] == len(dumped["submissions"]) + 1
     finally:
         await source.close()
