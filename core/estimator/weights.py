@@ -217,90 +217,121 @@ def _params(tensors: list[_Tensor]) -> int:
 
 def _tensors(model: Model) -> tuple[list[_Tensor], list[str]]:
     """The model's tensors as llama.cpp names them; derive missing widths from params_b."""
-    h, n_layer, vocab = model.hidden, model.layers, model.vocab
-    tied = model.tied_embeddings
-    target = model.params_b * 1e9
     derived: list[str] = []
     gated = (_opt(model, "ffn_kind") or "gated") == "gated"
-    ffn_unit = (3 if gated else 2) * h  # weights per unit of FFN width
+    head = _head(model)
+    per_layer_fixed, linear_unknown = _mixers(model)
+    fixed = _params(head) + sum(_params(t) for t in per_layer_fixed)
+    if model.is_moe:
+        layers_ffn = _moe_ffns(model, fixed, gated, derived)
+    else:
+        layers_ffn = _dense_ffns(model, fixed, gated, derived)
+    layers = [per_layer_fixed[i] + layers_ffn[i] for i in range(model.layers)]
+    if linear_unknown:
+        _add_linear_remainder(model, head, layers, derived)
+    tensors = head + [t for layer in layers for t in layer]
+    return tensors, derived
 
+
+def _ffn_unit(model: Model, gated: bool) -> int:
+    """Weights per unit of FFN width: up and down, plus the gate of a gated FFN."""
+    return (3 if gated else 2) * model.hidden
+
+
+def _head(model: Model) -> list[_Tensor]:
+    """Token embedding, output head (one tensor when tied) and the output norm."""
+    h, vocab, tied = model.hidden, model.vocab, model.tied_embeddings
     head = [_Tensor("token_embd", "output" if tied else "token_embd", -1, h, vocab)]
     if not tied:
         head.append(_Tensor("output", "output", -1, h, vocab))
     head.append(_Tensor("output_norm", "other", -1, h, 1, one_d=True))
+    return head
 
+
+def _mixers(model: Model) -> tuple[list[list[_Tensor]], bool]:
+    """Each layer's norms and token mixer (attention or linear attention); True as the second value
+    when some linear-attention shapes are missing and were modelled as softmax attention."""
+    h = model.hidden
     linear_unknown = False
-    per_layer_fixed: list[list[_Tensor]] = []
-    for i in range(n_layer):
+    per_layer: list[list[_Tensor]] = []
+    for i in range(model.layers):
         mixer: list[_Tensor] | None = None
         if model.attention == "linear_hybrid" and not _is_global(model, i):
             mixer = _linear_attention(model, i)
             linear_unknown = linear_unknown or mixer is None
         if mixer is None:
             mixer = _attention(model, i)
-        per_layer_fixed.append(
+        per_layer.append(
             [
                 _Tensor("attn_norm", "other", i, h, 1, one_d=True),
                 _Tensor("ffn_norm", "other", i, h, 1, one_d=True),
                 *mixer,
             ]
         )
-    fixed = _params(head) + sum(_params(t) for t in per_layer_fixed)
+    return per_layer, linear_unknown
 
-    layers_ffn: list[list[_Tensor]] = [[] for _ in range(n_layer)]
-    if model.is_moe:
-        n_exp = int(model.experts or 0)
-        k = int(model.experts_active or 1)
-        dense_layers = int(_opt(model, "dense_layers") or 0)
-        step = max(int(_opt(model, "moe_layer_step") or 1), 1)
-        is_moe = [i >= dense_layers and i % step == step - 1 for i in range(n_layer)]
-        n_moe = sum(is_moe)
-        n_dense = n_layer - n_moe
-        moe_ff = _opt(model, "moe_intermediate_size")
-        if not moe_ff:
-            spread = (model.params_b - model.active_params_b) * 1e9
-            moe_ff = _round64(spread / max(n_moe * (n_exp - k) * ffn_unit, 1))
-            derived.append(f"moe_intermediate_size={moe_ff} (from params_b - active_params_b)")
-        routed = n_moe * (n_exp * ffn_unit * moe_ff + h * n_exp)
-        shared_n = _opt(model, "shared_experts")
-        dense_ff = _opt(model, "intermediate_size")
-        shared_ff = int(shared_n) * moe_ff if shared_n else 0
-        rest = target - fixed - routed
-        if n_dense and not dense_ff:
-            dense_ff = _round64(max(rest - n_moe * ffn_unit * shared_ff, 0) / (n_dense * ffn_unit))
-            derived.append(f"intermediate_size={dense_ff} (dense layers, from params_b)")
-        if shared_n is None and not n_dense and rest > 0.005 * target:
-            # Unknown shared expert (Qwen-MoE style): what params_b leaves over.
-            shared_ff = _round64(rest / (n_moe * ffn_unit))
-            derived.append(f"shared expert width={shared_ff} (from params_b)")
-        for i in range(n_layer):
-            if is_moe[i]:
-                layers_ffn[i] = _experts(i, h, int(moe_ff), n_exp, gated) + _ffn(
-                    i, h, shared_ff, "_shexp", gated
-                )
-            else:
-                layers_ffn[i] = _ffn(i, h, int(dense_ff or 0), gated=gated)
-    else:
-        ff = _opt(model, "intermediate_size")
-        if not ff:
-            ff = _round64(max(target - fixed, 0) / (n_layer * ffn_unit))
-            derived.append(f"intermediate_size={ff} (from params_b)")
-        layers_ffn = [_ffn(i, h, int(ff), gated=gated) for i in range(n_layer)]
 
-    layers = [per_layer_fixed[i] + layers_ffn[i] for i in range(n_layer)]
+def _dense_ffns(model: Model, fixed: int, gated: bool, derived: list[str]) -> list[list[_Tensor]]:
+    """A dense model's FFN per layer; the width from what params_b leaves when the catalog has none."""
+    n_layer = model.layers
+    ff = _opt(model, "intermediate_size")
+    if not ff:
+        ff = _round64(max(model.params_b * 1e9 - fixed, 0) / (n_layer * _ffn_unit(model, gated)))
+        derived.append(f"intermediate_size={ff} (from params_b)")
+    return [_ffn(i, model.hidden, int(ff), gated=gated) for i in range(n_layer)]
 
-    if linear_unknown:
-        # Linear-attention shapes not in the catalog: the linear layers were modelled as softmax
-        # attention; add what params_b leaves over to them.
-        rest = target - _params(head) - sum(_params(t) for t in layers)
-        linear_ids = [i for i in range(n_layer) if not _is_global(model, i)]
-        if linear_ids and rest > 0.005 * target:
-            width = _round64(rest / (len(linear_ids) * h))
-            derived.append(f"linear-attention extra {width}x{h} per layer (from params_b)")
-            for i in linear_ids:
-                layers[i].append(_Tensor("ssm_proj", "other", i, h, width))
-    tensors = head + [t for layer in layers for t in layer]
-    return tensors, derived
+
+def _moe_ffns(model: Model, fixed: int, gated: bool, derived: list[str]) -> list[list[_Tensor]]:
+    """A MoE's FFN per layer: routed (+ shared) experts in MoE layers, a dense FFN in the others;
+    missing widths derived from params_b and active_params_b."""
+    h, n_layer = model.hidden, model.layers
+    ffn_unit = _ffn_unit(model, gated)
+    target = model.params_b * 1e9
+    n_exp = int(model.experts or 0)
+    k = int(model.experts_active or 1)
+    dense_layers = int(_opt(model, "dense_layers") or 0)
+    step = max(int(_opt(model, "moe_layer_step") or 1), 1)
+    is_moe = [i >= dense_layers and i % step == step - 1 for i in range(n_layer)]
+    n_moe = sum(is_moe)
+    n_dense = n_layer - n_moe
+    moe_ff = _opt(model, "moe_intermediate_size")
+    if not moe_ff:
+        spread = (model.params_b - model.active_params_b) * 1e9
+        moe_ff = _round64(spread / max(n_moe * (n_exp - k) * ffn_unit, 1))
+        derived.append(f"moe_intermediate_size={moe_ff} (from params_b - active_params_b)")
+    routed = n_moe * (n_exp * ffn_unit * moe_ff + h * n_exp)
+    shared_n = _opt(model, "shared_experts")
+    dense_ff = _opt(model, "intermediate_size")
+    shared_ff = int(shared_n) * moe_ff if shared_n else 0
+    rest = target - fixed - routed
+    if n_dense and not dense_ff:
+        dense_ff = _round64(max(rest - n_moe * ffn_unit * shared_ff, 0) / (n_dense * ffn_unit))
+        derived.append(f"intermediate_size={dense_ff} (dense layers, from params_b)")
+    if shared_n is None and not n_dense and rest > 0.005 * target:
+        # Unknown shared expert (Qwen-MoE style): what params_b leaves over.
+        shared_ff = _round64(rest / (n_moe * ffn_unit))
+        derived.append(f"shared expert width={shared_ff} (from params_b)")
+    return [
+        _experts(i, h, int(moe_ff), n_exp, gated) + _ffn(i, h, shared_ff, "_shexp", gated)
+        if is_moe[i]
+        else _ffn(i, h, int(dense_ff or 0), gated=gated)
+        for i in range(n_layer)
+    ]
+
+
+def _add_linear_remainder(
+    model: Model, head: list[_Tensor], layers: list[list[_Tensor]], derived: list[str]
+) -> None:
+    """Linear-attention shapes not in the catalog: the linear layers were modelled as softmax
+    attention; add what params_b leaves over to them."""
+    h, target = model.hidden, model.params_b * 1e9
+    rest = target - _params(head) - sum(_params(t) for t in layers)
+    linear_ids = [i for i in range(model.layers) if not _is_global(model, i)]
+    if linear_ids and rest > 0.005 * target:
+        width = _round64(rest / (len(linear_ids) * h))
+        derived.append(f"linear-attention extra {width}x{h} per layer (from params_b)")
+        for i in linear_ids:
+            layers[i].append(_Tensor("ssm_proj", "other", i, h, width))
 
 
 def _is_global(model: Model, layer: int) -> bool:
