@@ -26,7 +26,7 @@ from prometheus_client import (
     generate_latest,
 )
 
-from core.commands.types import COMMANDS
+from core.commands.registry import COMMANDS
 
 if TYPE_CHECKING:
     from aiohttp import web

@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import hashlib
 import json
+import re
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -229,9 +230,18 @@ async def snapshot(out: Any) -> int:
     return n
 
 
+# Follow-up button keys are random (core.commands.context.FollowUps): "v:<view>:<key>[:<arg>]" is
+# compared with the key replaced by a placeholder, so the same buttons compare equal.
+_FOLLOWUP_KEY = re.compile(r'"v:([a-z]):[^:"]+')
+
+
+def _normalised(line: str) -> str:
+    return _FOLLOWUP_KEY.sub(r'"v:\1:<key>', line)
+
+
 def compare(before: Path, after: Path) -> int:
-    a = before.read_text(encoding="utf-8").splitlines()
-    b = after.read_text(encoding="utf-8").splitlines()
+    a = [_normalised(line) for line in before.read_text(encoding="utf-8").splitlines()]
+    b = [_normalised(line) for line in after.read_text(encoding="utf-8").splitlines()]
     diffs = [(i, x, y) for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y]
     for i, x, y in diffs[:10]:
         print(f"line {i + 1} differs:\n  before: {x[:400]}\n  after:  {y[:400]}")

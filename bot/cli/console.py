@@ -8,7 +8,8 @@ wait in the outbox and are shown when that user next starts the console, or at o
 the one at the keyboard.
 
 Buttons are printed as `[!1 Approve]`; typing `!1` presses it. A prompt (the reason for a
-rejection) takes the next line as its answer. A line ending in a backslash continues on the next
+rejection) takes the next line as its answer (the router keeps that, as for every platform). A
+line ending in a backslash continues on the next
 one, so pasted tool output (`/submit \` then the llama-bench table, each line ending in `\`) is
 one message, as it would be in a chat.
 """
@@ -23,24 +24,28 @@ from typing import TextIO
 
 from bot.app import App, build_app
 from bot.settings import load_settings
-from core.commands.types import Button, Invocation, Prompt, Response, Where
+from core.commands.types import Button, Invocation, PlatformCapabilities, Response, Where
 from core.i18n import translate
 from core.records import Actor
 from core.render.notices import notice_text
 
 PROMPT = "tokbot> "
 QUIT = {"/quit", "/exit"}
+# Each console user is their own private chat, and their notices wait for them there.
+CAPABILITIES = PlatformCapabilities(ephemeral=False, unprompted_dm=True, private_address="{user_id}")
 
 
 class Console:
+    actor_platform = "console"
+
     def __init__(self, app: App, user: str, out: TextIO, files_dir: Path):
         self.app = app
-        self.actor = Actor("console", user, user)
+        app.bot.platforms[self.actor_platform] = CAPABILITIES
+        self.actor = Actor(self.actor_platform, user, user)
         self.where = Where(chat_id=user, private=True)
         self.out = out
         self.files_dir = files_dir
         self.buttons: list[Button] = []
-        self.pending_prompt: Prompt | None = None
         self.files_written = 0
         self.continued: list[str] = []  # lines of a message that ended in a backslash
 
@@ -75,10 +80,7 @@ class Console:
             return False
         if not text:
             return True
-        if self.pending_prompt is not None:
-            prompt, self.pending_prompt = self.pending_prompt, None
-            responses = await self.app.router.handle_text(self.actor, self.where, f"/{prompt.command} {text}")
-        elif text.startswith("!") and text[1:].isdigit():
+        if text.startswith("!") and text[1:].isdigit():
             index = int(text[1:]) - 1
             if not 0 <= index < len(self.buttons):
                 self.say(f"no button {text}")
@@ -97,8 +99,6 @@ class Console:
     def show(self, response: Response) -> None:
         if response.text:
             self.say(response.text)
-        if response.prompt is not None:
-            self.pending_prompt = response.prompt
         for row in response.buttons:
             labels = []
             for button in row:

@@ -10,20 +10,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import OrderedDict
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 from typing import Any
 
 import discord
 from discord import app_commands
 
 from bot.app import App
-from bot.discord.commands import SLOW, I18nTranslator, build_commands
+from bot.discord.capabilities import CAPABILITIES
+from bot.discord.commands import I18nTranslator, build_commands
 from bot.discord.convert import NO_MENTIONS, actor_of, lang_of, strip_mentions
 from bot.discord.notifier import DiscordNotifier
 from bot.discord.reply import Responder, files_of
 from bot.discord.views import ActionButton, view_for
-from core.commands.types import Invocation, Prompt, Response, Where
+from core.commands.registry import BY_NAME, is_slow_action
+from core.commands.spec import CommandSpec
+from core.commands.types import ArgValue, Invocation, Response, Where
 
 log = logging.getLogger(__name__)
 
@@ -31,8 +33,6 @@ TARGET = "discord"
 DEFER_AFTER = 2.0  # s: anything not answered by then is deferred (Discord drops answers after 3 s)
 READY_TIMEOUT = 60.0
 STOP_GRACE = 10.0  # s that stop() waits for interactions still being answered
-PENDING_PROMPTS_MAX = 1000
-SLOW_ACTIONS = ("v:c:",)  # chart buttons render a PNG
 
 
 class DiscordStartError(RuntimeError):
@@ -73,15 +73,13 @@ class DiscordAdapter:
     def __init__(self, app: App, token: str, **client_options: Any):
         """`client_options` go to discord.Client (tests shorten guild_ready_timeout)."""
         self.app = app
+        app.bot.platforms[self.platform] = CAPABILITIES
         self.token = token.strip()
         client_options.setdefault("max_ratelimit_timeout", 30.0)  # longer waits come back as "retry"
         self.client = TokbotClient(self, **client_options)
         self.notifier = DiscordNotifier(self.client)
         self._task: asyncio.Task[None] | None = None
         self._inflight: set[asyncio.Task[Any]] = set()
-        # (user id, channel id) -> a prompt asked in a plain message; that user's next message there
-        # is its answer (no modal outside interactions).
-        self._prompts: OrderedDict[tuple[int, int], Prompt] = OrderedDict()
 
     # -- lifecycle ---------------------------------------------------------------------------------
 
@@ -123,25 +121,33 @@ class DiscordAdapter:
 
     # -- interactions ------------------------------------------------------------------------------
 
-    def _invocation(self, interaction: discord.Interaction, command: str, text: str) -> Invocation:
+    def _invocation(
+        self,
+        interaction: discord.Interaction,
+        command: str,
+        text: str = "",
+        args: Mapping[str, ArgValue] | None = None,
+    ) -> Invocation:
         where = Where(str(interaction.channel_id), private=interaction.guild_id is None)
         lang = lang_of(interaction.locale)
-        return Invocation(actor_of(interaction.user), where, command, text, lang, TARGET)
+        return Invocation(actor_of(interaction.user), where, command, text, lang, TARGET, dict(args or {}))
 
-    async def run_command(self, interaction: discord.Interaction, name: str, text: str) -> None:
-        inv = self._invocation(interaction, name, text)
+    async def run_command(
+        self, interaction: discord.Interaction, spec: CommandSpec, args: Mapping[str, ArgValue]
+    ) -> None:
+        """A slash command (or its form), with its options as typed arguments."""
+        inv = self._invocation(interaction, spec.name, args=args)
         await self._answer(
-            interaction, self.app.router.handle(inv), slow=name in SLOW, ephemeral=SLOW.get(name, False)
+            interaction, inv, self.app.router.handle(inv), slow=spec.slow, ephemeral=spec.private
         )
 
     async def run_action(self, interaction: discord.Interaction, action: str) -> None:
         """A button press; the router checks the action and the presser's rights."""
         inv = self._invocation(interaction, "", action)
-        slow = action.startswith(SLOW_ACTIONS)
-        await self._answer(interaction, self.app.router.handle_action(inv), slow=slow)
+        await self._answer(interaction, inv, self.app.router.handle_action(inv), slow=is_slow_action(action))
 
     async def run_line(self, interaction: discord.Interaction, line: str) -> None:
-        """A modal's answer, as the command line it completes ("/reject 42 no log")."""
+        """A prompt modal's answer, as the command line it completes ("/reject 42 no log")."""
         inv = self.app.router.parse(
             actor_of(interaction.user),
             Where(str(interaction.channel_id), private=interaction.guild_id is None),
@@ -149,16 +155,14 @@ class DiscordAdapter:
             lang_of(interaction.locale),
             TARGET,
         )
-        await self._answer(
-            interaction,
-            self.app.router.handle(inv),
-            slow=inv.command in SLOW,
-            ephemeral=SLOW.get(inv.command, False),
-        )
+        spec = BY_NAME.get(inv.command)
+        slow, ephemeral = (spec.slow, spec.private) if spec is not None else (False, False)
+        await self._answer(interaction, inv, self.app.router.handle(inv), slow=slow, ephemeral=ephemeral)
 
     async def _answer(
         self,
         interaction: discord.Interaction,
+        inv: Invocation,
         work: Awaitable[list[Response]],
         slow: bool,
         ephemeral: bool = False,
@@ -176,6 +180,8 @@ class DiscordAdapter:
                 if not done:  # unexpectedly slow (a cold cache, a busy database): keep the interaction alive
                     await responder.defer(ephemeral=ephemeral, thinking=not responder.is_component)
             await responder.send_all(await task)
+            if responder.showed_form:  # its answer comes as a modal submit, not as the next message
+                self.app.bot.prompts.forget(inv)
         except discord.HTTPException:
             log.exception("answering interaction %s failed", interaction.id)
 
@@ -200,15 +206,17 @@ class DiscordAdapter:
             self._track(task)
         actor = actor_of(message.author)
         where = Where(str(message.channel.id), private=private)
-        prompt = self._prompts.pop((message.author.id, message.channel.id), None)
-        if prompt is not None and not text.startswith("/"):
-            text = f"/{prompt.command} {text}"
         async with message.channel.typing():
             responses = await self.app.router.handle_text(actor, where, text, None, TARGET)
         for response in responses:
-            await self._reply(message, response, private)
+            sent_in = await self._reply(message, response, private)
+            if response.prompt is not None and sent_in is not None and sent_in != message.channel.id:
+                # Asked in the person's DMs: the answer comes there, so the question waits there.
+                moved = Invocation(actor, Where(str(sent_in), private=True), "", target=TARGET)
+                self.app.bot.prompts.remember(moved, response.prompt, self.app.bot.clock())
 
-    async def _reply(self, message: discord.Message, response: Response, private: bool) -> None:
+    async def _reply(self, message: discord.Message, response: Response, private: bool) -> int | None:
+        """Send one response; the channel it went to (None if it failed)."""
         kwargs = _message_kwargs(response, with_view=True)
         sent_in = message.channel.id
         try:
@@ -228,14 +236,8 @@ class DiscordAdapter:
                 await message.reply(mention_author=False, **kwargs)
         except discord.HTTPException:
             log.exception("reply in channel %s failed", message.channel.id)
-            return
-        if response.prompt is not None:
-            self._remember_prompt(message.author.id, sent_in, response.prompt)
-
-    def _remember_prompt(self, user_id: int, channel_id: int, prompt: Prompt) -> None:
-        self._prompts[(user_id, channel_id)] = prompt
-        while len(self._prompts) > PENDING_PROMPTS_MAX:
-            self._prompts.popitem(last=False)
+            return None
+        return sent_in
 
 
 def _message_kwargs(response: Response, with_view: bool) -> dict[str, Any] | None:

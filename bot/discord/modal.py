@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import discord
 
-from core.commands.types import Prompt
-from core.i18n import translate
+from core.commands.spec import ArgKind, CommandSpec
+from core.commands.types import ArgValue, Prompt
+from core.i18n import Lang, translate
 
 TITLE_MAX, LABEL_MAX, PLACEHOLDER_MAX = 45, 45, 100  # Discord's limits
 ANSWER_MAX = 1000
@@ -34,37 +35,55 @@ class PromptModal(discord.ui.Modal):
         await adapter_of(interaction).run_line(interaction, self.line())
 
 
-class SubmitModal(discord.ui.Modal):
-    """`/submit` with no options: the guided form. Discord can't collect answers in a channel without
-    the message-content intent, so the core's step-by-step dialogue becomes one modal with the four
-    required fields and a box for anything else (pasted output, key=value fields)."""
+class FormModal(discord.ui.Modal):
+    """A command with a guided form (`CommandSpec.form`, /submit), called without options. Discord
+    can't collect answers in a channel without the message-content intent, so the core's
+    step-by-step dialogue becomes one modal with the form's fields and a box for anything else
+    (pasted output, key=value fields); the answers go to the router as typed arguments."""
 
-    FIELDS = ("gpu", "model", "quant", "decode")
-
-    def __init__(self, lang: str):
-        super().__init__(title=translate("submission.form.title", lang)[:TITLE_MAX], timeout=1800)
-        self.inputs: dict[str, discord.ui.TextInput[SubmitModal]] = {}
-        for name in self.FIELDS:
-            field: discord.ui.TextInput[SubmitModal] = discord.ui.TextInput(
-                label=translate(f"submission.form.{name}", lang)[:LABEL_MAX], required=True, max_length=100,
-                placeholder=translate(f"submission.form.{name}.example", lang)[:PLACEHOLDER_MAX],
+    def __init__(self, spec: CommandSpec, lang: Lang):
+        keys = spec.form_messages
+        super().__init__(title=translate(f"{keys}.title", lang)[:TITLE_MAX], timeout=1800)
+        self.spec = spec
+        self.inputs: dict[str, discord.ui.TextInput[FormModal]] = {}
+        for name in spec.form:
+            field: discord.ui.TextInput[FormModal] = discord.ui.TextInput(
+                label=translate(f"{keys}.{name}", lang)[:LABEL_MAX], required=True, max_length=100,
+                placeholder=translate(f"{keys}.{name}.example", lang)[:PLACEHOLDER_MAX],
             )  # fmt: skip
             self.inputs[name] = field
             self.add_item(field)
-        self.more: discord.ui.TextInput[SubmitModal] = discord.ui.TextInput(
-            label=translate("submission.form.more", lang)[:LABEL_MAX], style=discord.TextStyle.paragraph,
+        self.more: discord.ui.TextInput[FormModal] = discord.ui.TextInput(
+            label=translate(f"{keys}.more", lang)[:LABEL_MAX], style=discord.TextStyle.paragraph,
             required=False, max_length=4000,
-            placeholder=translate("submission.form.more.example", lang)[:PLACEHOLDER_MAX],
+            placeholder=translate(f"{keys}.more.example", lang)[:PLACEHOLDER_MAX],
         )  # fmt: skip
         self.add_item(self.more)
 
-    def line(self) -> str:
-        from bot.discord.commands import submit_line
-
-        fields: dict[str, str | float | int | None] = {n: f.value for n, f in self.inputs.items()}
-        return "/submit " + submit_line(fields, self.more.value)
+    def values(self) -> dict[str, ArgValue]:
+        """The answers as the command's arguments (a speed as a number, like the slash option)."""
+        out: dict[str, ArgValue] = {}
+        for name, field in self.inputs.items():
+            value = field.value.strip()
+            if value:
+                out[name] = _typed(self.spec.arg(name).kind, value)
+        more = self.spec.free_text
+        if more is not None and self.more.value.strip():
+            out[more.name] = self.more.value.strip()
+        return out
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
         from bot.discord.views import adapter_of
 
-        await adapter_of(interaction).run_line(interaction, self.line())
+        await adapter_of(interaction).run_command(interaction, self.spec, self.values())
+
+
+def _typed(kind: ArgKind, value: str) -> ArgValue:
+    """A form answer as its declared kind when it reads as one; otherwise the text, for the command
+    to explain what is wrong with it."""
+    if kind is ArgKind.NUMBER:
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value

@@ -49,6 +49,7 @@ class Responder:
         self.interaction = interaction
         self.state = "fresh"
         self.ephemeral = False  # what the "thinking" placeholder was deferred as
+        self.showed_form = False  # a prompt went out as a modal
 
     @property
     def is_component(self) -> bool:
@@ -80,6 +81,7 @@ class Responder:
             if can_modal:
                 await i.response.send_modal(PromptModal(response.prompt))
                 self.state = "done"
+                self.showed_form = True
                 return
             text = _prompt_as_text(response)
         view = view_for(response)

@@ -14,10 +14,10 @@ from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
 from telegram.request import BaseRequest
 
 from bot.app import App
+from bot.telegram.capabilities import CAPABILITIES
 from bot.telegram.handlers import Handlers
 from bot.telegram.menu import set_menus
 from bot.telegram.notifier import TelegramNotifier
-from bot.telegram.prompts import Prompts
 from bot.telegram.replies import Replier
 from core.community.worker import OutboxSettings
 
@@ -63,8 +63,8 @@ class TelegramAdapter:
         if request is not None:
             builder = builder.request(request).get_updates_request(request).updater(None)
         self.application: Application = builder.build()
-        ttl = app.bot.limits.dialogue_minutes * 60.0
-        self.replier = Replier(self.application.bot, Prompts(ttl_seconds=ttl))
+        app.bot.platforms[self.platform] = CAPABILITIES
+        self.replier = Replier(self.application.bot)
         self.handlers = Handlers(app, self.replier)
         self.handlers.install(self.application)
         per_second = OutboxSettings.from_catalog(app.catalog).per_second.get("telegram", 25.0)

@@ -6,7 +6,8 @@ What reaches the router:
 - /start (private welcome = /help; `/start subscribe` from the deep link explains /subscribe);
 - free text: any in a private chat; in a group only a mention of the bot or a reply to it (with privacy
   mode on Telegram sends nothing else anyway), so a reply to the guided /submit question gets through;
-- a reply answering a ForceReply question (a `Prompt`), dispatched as `/<prompt.command> <text>`;
+- a reply answering a ForceReply question (a `Prompt`): free text like any other; the router knows
+  it answers the question (core.commands.prompts);
 - button presses (callback_data is the action string, checked by the router like any command);
 - inline queries (`@thisbot V100 27B` in any chat): one article with the answer.
 """
@@ -42,9 +43,9 @@ from telegram.ext import (
 
 from bot.app import App
 from bot.telegram.replies import NO_PREVIEW, Destination, Replier, plain
-from core.commands.context import language
-from core.commands.types import COMMANDS, Invocation, Response, Where
-from core.i18n import translate
+from core.commands.registry import COMMANDS
+from core.commands.types import Invocation, Response, Where
+from core.i18n import Lang, translate
 from core.records import Actor
 
 log = logging.getLogger(__name__)
@@ -63,7 +64,7 @@ def where_of(chat: Chat) -> Where:
     return Where(str(chat.id), private=chat.type == ChatType.PRIVATE)
 
 
-def lang_of(user: User | None) -> str | None:
+def lang_of(user: User | None) -> Lang | None:
     """The user's app language as a hint; None when Telegram didn't say (then the bot's default)."""
     code = (user.language_code or "") if user is not None else ""
     if not code:
@@ -76,7 +77,6 @@ class Handlers:
         self.app = app
         self.router = app.router
         self.replier = replier
-        self.prompts = replier.prompts
         self.username = ""  # set by bind() from getMe
         self.bot_id = 0
         self._mention: re.Pattern[str] | None = None
@@ -136,13 +136,6 @@ class Handlers:
         private = message.chat.type == ChatType.PRIVATE
         where, actor, lang = where_of(message.chat), actor_of(user), lang_of(user)
         replied = message.reply_to_message
-        command = self.prompts.take(
-            where.chat_id, actor.user_id, replied.message_id if replied else None, private
-        )
-        if command is not None:  # the answer to a question the bot asked (e.g. a rejection reason)
-            inv = self.router.parse(actor, where, f"/{command} {message.text}", lang, TARGET)
-            await self._run(update.update_id, message, inv)
-            return
         text = message.text
         if not private:
             author = replied.from_user if replied is not None else None
@@ -173,7 +166,7 @@ class Handlers:
             message.chat.id,
             private,
             inv.actor.user_id,
-            language(inv.text, inv.lang),
+            self.router.language(inv),  # what the router decided for the replies themselves
             reply_to=None if private else message.message_id,
             thread_id=message.message_thread_id if message.is_topic_message else None,
         )
@@ -203,7 +196,7 @@ class Handlers:
             chat.id,
             private,
             inv.actor.user_id,
-            language(inv.text, inv.lang),
+            self.router.language(inv),
             reply_to=None if private else message.message_id,
             button_message=message.message_id,
             thread_id=getattr(message, "message_thread_id", None)

@@ -8,26 +8,24 @@ from telegram import Bot, BotCommand, BotCommandScopeAllGroupChats, BotCommandSc
 from telegram.constants import BotCommandLimit
 from telegram.error import TelegramError
 
-from core.commands.types import COMMANDS
-from core.i18n import translate
+from core.commands.registry import COMMANDS, SPECS
+from core.i18n import Lang, translate
 
 log = logging.getLogger(__name__)
 
 # In a group the menu is seen by everyone: moderation and personal lists would only be noise there
-# (they still work when typed). /subscribe stays: in a group it answers with a link to the private chat.
-GROUP_COMMANDS: tuple[str, ...] = ("ask", "submit", "accuracy", "subscribe", "help")
-LANGS: dict[str, str | None] = {"en": None, "zh": "zh"}  # menu language -> language_code (None: default)
-
-assert set(GROUP_COMMANDS) <= set(COMMANDS)
+# (they still work when typed); each command declares whether it belongs (CommandSpec.group_menu).
+GROUP_COMMANDS: tuple[str, ...] = tuple(spec.name for spec in SPECS if spec.group_menu)
+LANGS: dict[Lang, str | None] = {"en": None, "zh": "zh"}  # menu language -> language_code (None: default)
 
 
-def description(name: str, lang: str) -> str:
+def description(name: str, lang: Lang) -> str:
     text = " ".join(translate(f"cmd.{name}.summary", lang).split())
     limit = BotCommandLimit.MAX_DESCRIPTION
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def menu(names: tuple[str, ...], lang: str) -> list[BotCommand]:
+def menu(names: tuple[str, ...], lang: Lang) -> list[BotCommand]:
     return [BotCommand(name, description(name, lang)) for name in names]
 
 

@@ -17,9 +17,8 @@ from telegram.constants import MessageLimit, ParseMode
 from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.telegram.keyboards import deep_link, force_reply, inline_keyboard
-from bot.telegram.prompts import Prompts
-from core.commands.types import Response
-from core.i18n import translate
+from core.commands.types import Audience, Response
+from core.i18n import Lang, translate
 
 log = logging.getLogger(__name__)
 
@@ -40,16 +39,15 @@ class Destination:
     chat_id: int
     private: bool
     user_id: str
-    lang: str
+    lang: Lang  # the language the router decided for this update's replies
     reply_to: int | None = None  # the message to quote (groups: the question or command)
     button_message: int | None = None  # the message whose button was pressed (for edit=True)
     thread_id: int | None = None  # forum topic, so an answer stays in the topic it was asked in
 
 
 class Replier:
-    def __init__(self, bot: Bot, prompts: Prompts):
+    def __init__(self, bot: Bot):
         self.bot = bot
-        self.prompts = prompts
         self.username: str | None = None  # the bot's @name, known after getMe
 
     async def send(self, to: Destination, responses: list[Response]) -> list[Message]:
@@ -96,7 +94,7 @@ class Replier:
     def _to_private_chat(to: Destination, r: Response) -> bool:
         """Moderation material asked for in a group goes to the moderator's private chat: Telegram has
         no ephemeral messages, and pending submissions or the audit log are not for the whole group."""
-        return not to.private and r.private and r.extra.get("moderation") == "1" and to.user_id.isdigit()
+        return not to.private and r.audience is Audience.ASKER_PRIVATELY and to.user_id.isdigit()
 
     async def _privately(self, to: Destination, r: Response) -> Message | None:
         """None when the moderator never opened a private chat with the bot: then the group it is."""
@@ -111,9 +109,11 @@ class Replier:
 
     async def _one(self, to: Destination, r: Response) -> Message | None:
         link = None
-        payload = r.extra.get("deep_link")
-        if payload and self.username:
-            link = (translate("telegram.open_private", to.lang), deep_link(self.username, payload))
+        if r.private_chat_topic and self.username:
+            link = (
+                translate("telegram.open_private", to.lang),
+                deep_link(self.username, r.private_chat_topic),
+            )
         markup = inline_keyboard(r.buttons, link)
         if r.edit and to.button_message is not None and r.text and r.photo is None and r.attachment is None:
             if await self._edit(to, r.text, markup):
@@ -124,15 +124,12 @@ class Replier:
         if r.photo is not None or r.attachment is not None:
             return await self._file(to, r, markup, quote)
         if r.prompt is not None:
+            # The router remembers the question; the reply box makes answering it one tap in a group.
             question = r.text or r.prompt.title
-            message = await self._text(to, question, force_reply(r.prompt.placeholder), quote)
-            self.prompts.remember(
-                str(to.chat_id), message.message_id, r.prompt.command, to.user_id, to.private
-            )
-            return message
+            return await self._text(to, question, force_reply(r.prompt.placeholder), quote)
         if not r.text:
             return None
-        if markup is None and r.extra.get("expects_reply") and not to.private:
+        if markup is None and r.expects_reply and not to.private:
             # The guided /submit asks a question; in a group only a reply reaches the bot (privacy mode).
             return await self._text(to, r.text, force_reply(), quote)
         return await self._text(to, r.text, markup, quote)

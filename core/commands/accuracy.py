@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
-from core.commands.context import BotContext, language
+from core.commands.context import BotContext
+from core.commands.spec import Arg, ArgKind, CommandSpec, arg_text
 from core.commands.subscribe import named_target
-from core.commands.types import Invocation, Response
+from core.commands.types import Invocation, Response, to_asker
 from core.community.accuracy import accuracy
 from core.i18n import translate
 from core.render.message import one
 
 
 async def run(bot: BotContext, inv: Invocation) -> list[Response]:
-    lang = language(inv.text, inv.lang)
-    text = inv.text.strip()
+    lang = inv.lang
+    text = arg_text(inv.args, "scope")
     subs = await bot.storage.submissions(status="approved", origin="community")
     scope = translate("accuracy.scope_all", lang)
     if text:
         gpu_id, model_id, problems = named_target(bot, text, lang)
         if problems:
-            return [Response(one(inv.target, *problems), private=True, status="clarify")]
+            return [to_asker(one(inv.target, *problems), status="clarify")]
         subs = [
             s
             for s in subs
@@ -48,3 +49,12 @@ async def run(bot: BotContext, inv: Invocation) -> list[Response]:
         lines.append(translate("accuracy.worst", lang, worst=worst))
     lines.append(translate("accuracy.method", lang))
     return [Response(one(inv.target, *lines))]
+
+
+SPEC = CommandSpec(
+    "accuracy",
+    run,
+    args=(Arg("scope", ArgKind.CARD_OR_MODEL, "accuracy.scope"),),
+    slow=True,
+    group_menu=True,
+)

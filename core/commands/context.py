@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import secrets
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from core.ask_query import AskQuery
 from core.catalog.loader import Catalog
+from core.commands.prompts import PendingPrompts
+from core.commands.types import Invocation, PlatformCapabilities
 from core.community.moderators import ModeratorPolicy
+from core.i18n import Lang
 from core.storage.interface import Storage
-from core.understanding.language import has_chinese
+
+FOLLOWUP_KEY_BYTES = 6  # 8 url-safe characters: unguessable, and "v:q:<key>:<quant>" fits 64 bytes
 
 
 def utcnow() -> datetime:
@@ -26,40 +32,51 @@ class BotLimits:
     followups_kept: int = 20000
     dialogue_minutes: int = 30
     export_max_rows: int = 100000
-    private_only: tuple[str, ...] = ("telegram",)
 
     @classmethod
     def from_catalog(cls, catalog: Catalog, **overrides: Any) -> BotLimits:
         table = catalog.tables.get("community", {})
         raw = dict(table.get("limits", {}))
-        raw["private_only"] = tuple(table.get("subscriptions", {}).get("private_only", ("telegram",)))
         raw.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**{k: v for k, v in raw.items() if k in cls.__dataclass_fields__})
 
 
+@dataclass(frozen=True, slots=True)
+class _FollowUp:
+    query: AskQuery
+    chat_id: str
+    user: str  # Actor.key of the person who got the answer
+
+
 class FollowUps:
-    """Answers whose buttons still work: a short key -> the answer's query dict.
+    """Answers whose buttons still work: a short random key -> the answer's query.
 
     Button payloads are limited to 64 bytes (Telegram), too small for a query, so the button carries
-    a key. Kept in memory (bounded, oldest dropped): after a restart an old button asks to re-ask,
-    which is harmless; moderation buttons carry the submission id instead and survive restarts.
+    a key. The key is random (a counter would let anyone forge "v:f:<next>" and read another
+    person's private question) and bound to the chat and person that got the answer: a press by
+    anyone else, or elsewhere, reads as expired. Kept in memory (bounded, oldest dropped): after a
+    restart an old button asks to re-ask, which is harmless; moderation buttons carry the submission
+    id instead and survive restarts.
     """
 
     def __init__(self, capacity: int):
-        self._items: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._items: OrderedDict[str, _FollowUp] = OrderedDict()
         self._capacity = capacity
-        self._counter = 0
 
-    def put(self, query: dict[str, Any]) -> str:
-        self._counter += 1
-        key = format(self._counter, "x")
-        self._items[key] = query
+    def put(self, query: AskQuery, inv: Invocation) -> str:
+        key = secrets.token_urlsafe(FOLLOWUP_KEY_BYTES)
+        while key in self._items:  # 48 random bits: a collision is as good as impossible, but cheap
+            key = secrets.token_urlsafe(FOLLOWUP_KEY_BYTES)
+        self._items[key] = _FollowUp(query, inv.where.chat_id, inv.actor.key)
         while len(self._items) > self._capacity:
             self._items.popitem(last=False)
         return key
 
-    def get(self, key: str) -> dict[str, Any] | None:
-        return self._items.get(key)
+    def get(self, key: str, inv: Invocation) -> AskQuery | None:
+        item = self._items.get(key)
+        if item is None or item.chat_id != inv.where.chat_id or item.user != inv.actor.key:
+            return None
+        return item.query
 
 
 @dataclass
@@ -72,17 +89,18 @@ class BotContext:
     anchors: Any = None  # core.anchors.anchor_index.AnchorIndex once loaded
     followups: FollowUps = field(default_factory=lambda: FollowUps(20000))
     dialogues: dict[tuple[str, str, str], Any] = field(default_factory=dict)
+    # "The next line answers this prompt", for every platform (a rejection reason, ...).
+    prompts: PendingPrompts = field(default_factory=lambda: PendingPrompts(timedelta(minutes=30)))
+    # What each chat platform can do: each adapter registers its declaration when it is built; a
+    # platform not registered gets the most cautious answer (no ephemeral messages, no unprompted DMs).
+    platforms: dict[str, PlatformCapabilities] = field(default_factory=dict)
     # Called after every decision that changes the anchors (approve / withdraw), e.g. to wake the
     # notification worker at once instead of at its next poll.
     on_outbox: Callable[[], None] | None = None
-    default_lang: str = "en"  # for chats that give no language and questions that show none
+    default_lang: Lang = "en"  # for chats that give no language and questions that show none
     default_os: str | None = None  # assumed when a question names no OS (None: the card decides)
     # Metrics hook: (platform, command, status, seconds) after every handled invocation or action.
     observe: Callable[[str, str, str, float], None] | None = None
 
-
-def language(text: str, hint: str | None) -> str:
-    """Chinese when the user wrote Chinese, else the platform's hint, else English."""
-    if has_chinese(text or ""):
-        return "zh"
-    return hint if hint in ("en", "zh") else "en"
+    def capabilities(self, platform: str) -> PlatformCapabilities:
+        return self.platforms.get(platform) or PlatformCapabilities()

@@ -2,40 +2,46 @@
 
 from __future__ import annotations
 
-from core.commands.context import BotContext, language
-from core.commands.types import COMMANDS, Invocation, Response
-from core.i18n import translate
+from core.commands.context import BotContext
+from core.commands.spec import Arg, ArgKind, CommandSpec, arg_text
+from core.commands.types import Invocation, Response, to_asker
+from core.i18n import Lang, translate
 from core.render.doc import Doc, Para
 from core.render.message import split
 
 
-def command_line(name: str, lang: str) -> str:
+def command_line(spec: CommandSpec, lang: Lang) -> str:
     return translate(
         "help.line", lang,
-        usage=translate(f"cmd.{name}.usage", lang),
-        summary=translate(f"cmd.{name}.summary", lang),
-        example=translate(f"cmd.{name}.example", lang),
+        usage=translate(spec.usage_key, lang),
+        summary=translate(spec.summary_key, lang),
+        example=translate(spec.example_key, lang),
     )  # fmt: skip
 
 
-def help_doc(lang: str, only: str | None = None) -> Doc:
+def help_doc(lang: Lang, only: str | None = None) -> Doc:
+    # The registry imports every command module, this one included: read it when asked.
+    from core.commands.registry import BY_NAME, SPECS
+
     if only:
         name = only.lstrip("/").split("@")[0].lower()
-        if name in COMMANDS:
-            return (Para(command_line(name, lang)),)
+        if name in BY_NAME:
+            return (Para(command_line(BY_NAME[name], lang)),)
         return (Para(translate("help.unknown", lang, name=name)), *help_doc(lang))
     return (
         Para(translate("help.title", lang)),
-        *(Para(command_line(name, lang)) for name in COMMANDS),
+        *(Para(command_line(spec, lang)) for spec in SPECS),
         Para(translate("help.footer", lang)),
     )
 
 
-def help_text(lang: str, only: str | None = None, target: str = "plain") -> list[str]:
+def help_text(lang: Lang, only: str | None = None, target: str = "plain") -> list[str]:
     return split(help_doc(lang, only), target)
 
 
 async def run(bot: BotContext, inv: Invocation) -> list[Response]:
-    lang = language(inv.text, inv.lang)
-    only = inv.text.strip().split()[0] if inv.text.strip() else None
-    return [Response(text=t, private=True) for t in help_text(lang, only, inv.target)]
+    only = arg_text(inv.args, "command") or None
+    return [to_asker(t) for t in help_text(inv.lang, only, inv.target)]
+
+
+SPEC = CommandSpec("help", run, args=(Arg("command", ArgKind.COMMAND, "help.command"),), group_menu=True)

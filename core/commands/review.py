@@ -8,20 +8,20 @@ Button actions: "m:a:ID" approve, "m:r:ID" reject (asks for a reason), "m:w:ID" 
 from __future__ import annotations
 
 import json
-import re
+from dataclasses import replace
 
-from core.commands.context import BotContext, language
-from core.commands.types import Button, Invocation, Prompt, Response
-from core.i18n import translate
+from core.commands.context import BotContext
+from core.commands.spec import ActionSpec, Arg, ArgKind, CommandSpec, arg_id, arg_text
+from core.commands.types import Audience, Button, Invocation, Prompt, Response, to_asker
+from core.commands.words import AUDIT_WORDS
+from core.i18n import Lang, translate
 from core.records import AuditEntry, Submission
 from core.render.message import one
 from core.render.submission import estimate_line, summary
 from core.storage.interface import NotFound, WrongState
 
-_ID = re.compile(r"^#?(\d{1,12})(?:\s+(.*))?$", re.DOTALL)
-# Moderation material (pending submissions, the audit log, exports): platforms without ephemeral
-# messages (Telegram) send it to the moderator's private chat rather than to a group.
-MODERATION = {"moderation": "1"}
+# Moderation material (pending submissions, the audit log, exports) is `Audience.ASKER_PRIVATELY`:
+# platforms without ephemeral messages (Telegram) send it to the moderator's private chat.
 EVIDENCE_SHOWN = 300  # characters of a pasted log shown in /review (the whole log is stored)
 
 
@@ -31,18 +31,17 @@ async def refuse(bot: BotContext, inv: Invocation, action: str, submission_id: i
         at=bot.clock(), actor=inv.actor, action=f"refused:{action}", submission_id=submission_id, ok=False,
         detail="not a moderator",
     ))  # fmt: skip
-    lang = language(inv.text, inv.lang)
-    return [Response(translate("review.not_moderator", lang), private=True, status="refused")]
+    return [to_asker(translate("review.not_moderator", inv.lang), status="refused")]
 
 
-def _buttons(sub: Submission, lang: str) -> tuple[tuple[Button, ...], ...]:
+def _buttons(sub: Submission, lang: Lang) -> tuple[tuple[Button, ...], ...]:
     return ((
         Button(translate("review.button.approve", lang), f"m:a:{sub.id}", "success"),
         Button(translate("review.button.reject", lang), f"m:r:{sub.id}", "danger"),
     ),)  # fmt: skip
 
 
-def flag_texts(sub: Submission, lang: str) -> list[str]:
+def flag_texts(sub: Submission, lang: Lang) -> list[str]:
     """Each flag as a sentence with its numbers, in the moderator's language (the code when its
     numbers were not kept, e.g. a submission stored before they were)."""
     details = {code: params for code, params in sub.flag_details}
@@ -56,7 +55,7 @@ def flag_texts(sub: Submission, lang: str) -> list[str]:
     return out
 
 
-def review_card(bot: BotContext, sub: Submission, lang: str, target: str) -> str:
+def review_card(bot: BotContext, sub: Submission, lang: Lang, target: str) -> str:
     lines = summary(sub, bot.catalog, lang)
     lines.append(estimate_line(sub.estimate, lang))
     if sub.flags:
@@ -70,37 +69,37 @@ def review_card(bot: BotContext, sub: Submission, lang: str, target: str) -> str
     return one(target, *lines)
 
 
-async def _list(bot: BotContext, inv: Invocation, lang: str) -> list[Response]:
+async def _list(bot: BotContext, inv: Invocation, lang: Lang) -> list[Response]:
     pending = await bot.storage.submissions(status="pending", origin="community")
     if not pending:
-        return [Response(translate("review.empty", lang), private=True)]
+        return [to_asker(translate("review.empty", lang))]
     oldest_first = list(reversed(pending))[: bot.limits.review_page]
     head = translate("review.header", lang, shown=len(oldest_first), total=len(pending))
-    out = [Response(one(inv.target, head), private=True, extra=MODERATION)]
+    out = [Response(one(inv.target, head), audience=Audience.ASKER_PRIVATELY)]
     for sub in oldest_first:
         card = review_card(bot, sub, lang, inv.target)
-        out.append(Response(card, buttons=_buttons(sub, lang), private=True, extra=MODERATION))
+        out.append(Response(card, buttons=_buttons(sub, lang), audience=Audience.ASKER_PRIVATELY))
     return out
 
 
 AUDIT_SHOWN = 20
 
 
-async def _audit(bot: BotContext, inv: Invocation, lang: str) -> list[Response]:
+async def _audit(bot: BotContext, inv: Invocation, lang: Lang) -> list[Response]:
     entries = await bot.storage.audit_log(AUDIT_SHOWN)
     if not entries:
-        return [Response(translate("review.audit_empty", lang), private=True)]
+        return [to_asker(translate("review.audit_empty", lang))]
     lines = [translate("review.audit_header", lang, n=len(entries))]
     for e in entries:
         who = f"{e.actor.platform}:{e.actor.name or e.actor.user_id}"
         target = f" #{e.submission_id}" if e.submission_id is not None else ""
         detail = f" ({e.detail})" if e.detail else ""
         lines.append(f"{e.at:%Y-%m-%d %H:%M} {who} {e.action}{target}{detail}")
-    return [Response(one(inv.target, *lines), private=True, extra=MODERATION)]
+    return [Response(one(inv.target, *lines), audience=Audience.ASKER_PRIVATELY)]
 
 
 async def _decide_submission(
-    bot: BotContext, inv: Invocation, verb: str, submission_id: int, reason: str, lang: str
+    bot: BotContext, inv: Invocation, verb: str, submission_id: int, reason: str, lang: Lang
 ) -> list[Response]:
     now = bot.clock()
     try:
@@ -111,15 +110,11 @@ async def _decide_submission(
         else:
             sub = await bot.storage.withdraw(submission_id, inv.actor, reason, now)
     except NotFound:
-        return [Response(translate("review.not_found", lang, id=submission_id), private=True, status="error")]
+        return [to_asker(translate("review.not_found", lang, id=submission_id), status="error")]
     except WrongState as exc:
         state = translate(f"status.{exc.status}", lang)
         return [
-            Response(
-                translate("review.wrong_state", lang, id=submission_id, status=state),
-                private=True,
-                status="error",
-            )
+            to_asker(translate("review.wrong_state", lang, id=submission_id, status=state), status="error")
         ]
     if bot.anchors is not None:
         if verb == "approve":
@@ -134,32 +129,23 @@ async def _decide_submission(
     return [Response(one(inv.target, *lines), edit=True)]
 
 
-def _parse(text: str) -> tuple[int | None, str]:
-    m = _ID.match(text.strip())
-    if not m:
-        return None, ""
-    return int(m.group(1)), (m.group(2) or "").strip()
+async def review(bot: BotContext, inv: Invocation) -> list[Response]:
+    if arg_text(inv.args, "view").lower() in AUDIT_WORDS:
+        return await _audit(bot, inv, inv.lang)
+    return await _list(bot, inv, inv.lang)
 
 
-async def run(bot: BotContext, inv: Invocation) -> list[Response]:
-    lang = language(inv.text, inv.lang)
-    submission_id, reason = _parse(inv.text)
-    if not bot.moderators.allows(inv.actor):
-        return await refuse(bot, inv, inv.command, submission_id)
-    if inv.command == "review":
-        if inv.text.strip().lower() in ("audit", "log", "日志"):
-            return await _audit(bot, inv, lang)
-        return await _list(bot, inv, lang)
+async def decide(bot: BotContext, inv: Invocation) -> list[Response]:
+    """/approve ID, /reject ID REASON, /withdraw ID REASON (a reason is asked for when missing)."""
+    lang = inv.lang
+    submission_id, reason = arg_id(inv.args), arg_text(inv.args, "reason")
     if submission_id is None:
         usage = translate(f"cmd.{inv.command}.usage", lang)
-        return [Response(translate("review.need_id", lang, usage=usage), private=True, status="error")]
+        return [to_asker(translate("review.need_id", lang, usage=usage), status="error")]
     if inv.command in ("reject", "withdraw") and not reason:
         title = translate(f"review.prompt.{inv.command}", lang, id=submission_id)
-        return [
-            Response(
-                title, private=True, prompt=Prompt(title, f"{inv.command} {submission_id}"), status="clarify"
-            )
-        ]
+        prompt = Prompt(title, f"{inv.command} {submission_id}")
+        return [Response(title, audience=Audience.ASKER, prompt=prompt, status="clarify")]
     return await _decide_submission(bot, inv, inv.command, submission_id, reason, lang)
 
 
@@ -167,9 +153,36 @@ _VERBS = {"a": "approve", "r": "reject", "w": "withdraw"}
 
 
 async def act(bot: BotContext, inv: Invocation, parts: list[str]) -> list[Response]:
+    """A card's button: "m:a:ID" approve, "m:r:ID" reject, "m:w:ID" withdraw; checked like the command."""
     verb = _VERBS.get(parts[0]) if parts else None
     submission_id = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
-    lang = language("", inv.lang)
     if verb is None or submission_id is None:
-        return [Response(translate("cmd.unknown_action", lang), private=True, status="error")]
-    return await run(bot, Invocation(inv.actor, inv.where, verb, str(submission_id), inv.lang, inv.target))
+        return [to_asker(translate("cmd.unknown_action", inv.lang), status="error")]
+    if not bot.moderators.allows(inv.actor):
+        return await refuse(bot, inv, verb, submission_id)
+    return await decide(bot, replace(inv, command=verb, text=str(submission_id), args={"id": submission_id}))
+
+
+_ID_ARG = Arg("id", ArgKind.ID, "id.submission", required=True)
+_ANCHOR_ARG = Arg("id", ArgKind.ID, "id.anchor", required=True)
+SPECS = (
+    CommandSpec(
+        "review",
+        review,
+        args=(Arg("view", ArgKind.TEXT, "review.view", typed_only=False),),
+        slow=True,
+        private=True,
+        moderator_only=True,
+        actions=(ActionSpec("m", act),),
+    ),
+    CommandSpec("approve", decide, args=(_ID_ARG,), moderator_only=True),
+    CommandSpec(
+        "reject", decide, args=(_ID_ARG, Arg("reason", description="reject.reason")), moderator_only=True
+    ),
+    CommandSpec(
+        "withdraw",
+        decide,
+        args=(_ANCHOR_ARG, Arg("reason", description="withdraw.reason")),
+        moderator_only=True,
+    ),
+)

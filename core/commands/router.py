@@ -7,47 +7,25 @@ console, Telegram and Discord behave the same and a rule is checked in one place
 
 from __future__ import annotations
 
-import importlib
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
-from core.commands.context import BotContext, language
-from core.commands.types import COMMANDS, Invocation, Response, Where
-from core.i18n import translate
+from core.commands import ask, submit
+from core.commands.context import BotContext
+from core.commands.registry import ACTIONS, BY_NAME
+from core.commands.review import refuse
+from core.commands.spec import CommandSpec, Place, arg_id, parse_args
+from core.commands.types import Audience, Invocation, Response, Where, to_asker
+from core.commands.words import CANCEL_WORDS
+from core.i18n import Lang, translate
 from core.records import Actor
+from core.understanding.language import decide_language
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[[BotContext, Invocation], Awaitable[list[Response]]]
-
-# command -> module in core.commands that implements it (one feature per module, like cogs).
-_MODULES = {
-    "ask": "ask",
-    "help": "help",
-    "submit": "submit",
-    "review": "review",
-    "approve": "review",
-    "reject": "review",
-    "withdraw": "review",
-    "subscribe": "subscribe",
-    "unsubscribe": "subscribe",
-    "subscriptions": "subscribe",
-    "accuracy": "accuracy",
-    "export": "export",
-}
-# button action prefix -> module
-_ACTIONS = {"v": "ask", "m": "review"}
-CANCEL_WORDS = ("cancel", "stop")
 _COMMAND_TEXT = re.compile(r"^/([A-Za-z_]+)(?:@\S+)?(?:\s+|$)(.*)$", re.DOTALL)
-
-assert set(_MODULES) == set(COMMANDS), "every command needs a handler module"
-
-
-def _module(name: str):  # noqa: ANN202 - a feature module from core.commands
-    return importlib.import_module(f"core.commands.{name}")
 
 
 class CommandRouter:
@@ -55,70 +33,109 @@ class CommandRouter:
         self.bot = bot
 
     def parse(
-        self, actor: Actor, where: Where, text: str, lang: str | None = None, target: str = "plain"
+        self, actor: Actor, where: Where, text: str, lang: Lang | None = None, target: str = "plain"
     ) -> Invocation:
-        """A raw line ("/submit@tokbot gpu=..." or a question) as an Invocation."""
+        """A raw line ("/submit@tokbot gpu=..." or a question) as an Invocation; `lang` is the
+        platform's hint."""
         m = _COMMAND_TEXT.match(text.strip())
         if m:
             return Invocation(actor, where, m.group(1).lower(), m.group(2).strip(), lang, target)
         return Invocation(actor, where, "", text.strip(), lang, target)
 
     async def handle_text(
-        self, actor: Actor, where: Where, text: str, lang: str | None = None, target: str = "plain"
+        self, actor: Actor, where: Where, text: str, lang: Lang | None = None, target: str = "plain"
     ) -> list[Response]:
         return await self.handle(self.parse(actor, where, text, lang, target))
 
+    def language(self, inv: Invocation) -> Lang:
+        """The language of every reply to `inv`: decided here, once, by one rule (adapters that say
+        something themselves, like a pointer to a private chat, ask this too)."""
+        said = inv.text or " ".join(str(v) for v in inv.args.values() if isinstance(v, str))
+        return decide_language(said, inv.hint, self.bot.default_lang)
+
+    def prepare(self, inv: Invocation) -> Invocation:
+        """The invocation with its language decided and, for text, its arguments parsed."""
+        spec = BY_NAME.get(inv.command or "ask")
+        args = inv.args
+        if spec is not None and not args and inv.text:
+            args = parse_args(spec, inv.text)
+        return replace(inv, args=args, lang=self.language(inv))
+
     async def handle(self, inv: Invocation) -> list[Response]:
         started = time.perf_counter()
-        inv = self._with_language(inv)
+        inv = self.prepare(inv)
         name = inv.command or "ask"
         try:
             responses = await self._dispatch(inv)
         except Exception:  # noqa: BLE001 - one bad command must not take the bot down; it is logged
             log.exception("command %s failed", name)
-            lang = language(inv.text, inv.lang)
-            responses = [Response(translate("cmd.failed", lang), private=True, status="error")]
+            responses = [to_asker(translate("cmd.failed", inv.lang), status="error")]
+        self._remember_prompts(inv, responses)
         self._observe(inv.actor.platform, name, responses, started)
         return responses
 
     async def handle_action(self, inv: Invocation) -> list[Response]:
         """A button press: `inv.text` is the button's action string."""
         started = time.perf_counter()
-        inv = self._with_language(inv)
+        inv = replace(inv, lang=decide_language("", inv.hint, self.bot.default_lang))
         prefix, _, rest = inv.text.partition(":")
-        module = _ACTIONS.get(prefix)
-        lang = language("", inv.lang)
+        action = ACTIONS.get(prefix)
         try:
-            if module is None:
-                responses = [Response(translate("cmd.unknown_action", lang), private=True, status="error")]
+            if action is None:
+                responses = [to_asker(translate("cmd.unknown_action", inv.lang), status="error")]
             else:
-                responses = await _module(module).act(self.bot, inv, rest.split(":") if rest else [])
+                responses = await action.act(self.bot, inv, rest.split(":") if rest else [])
         except Exception:  # noqa: BLE001 - see handle()
             log.exception("action %r failed", inv.text)
-            responses = [Response(translate("cmd.failed", lang), private=True, status="error")]
-        self._observe(inv.actor.platform, f"button:{module or 'unknown'}", responses, started)
+            responses = [to_asker(translate("cmd.failed", inv.lang), status="error")]
+        self._remember_prompts(inv, responses)
+        module = action.act.__module__.rpartition(".")[2] if action is not None else "unknown"
+        self._observe(inv.actor.platform, f"button:{module}", responses, started)
         return responses
 
-    def _with_language(self, inv: Invocation) -> Invocation:
-        """A chat that gives no language (console, a Telegram user without one) gets the bot's default."""
-        return inv if inv.lang in ("en", "zh") else replace(inv, lang=self.bot.default_lang)
-
     async def _dispatch(self, inv: Invocation) -> list[Response]:
-        dialogue = _module("submit")
         if not inv.command:
-            if dialogue.in_dialogue(self.bot, inv):
-                return await dialogue.continue_dialogue(self.bot, inv)
-            return await _module("ask").run(self.bot, inv)
+            return await self._free_text(inv)
+        self.bot.prompts.forget(inv)  # a command typed instead of an answer: the question is dropped
         if inv.command in CANCEL_WORDS:
             # Not a command of its own: the word that ends a guided /submit, typed with a slash.
-            if dialogue.in_dialogue(self.bot, inv):
-                return await dialogue.continue_dialogue(self.bot, replace(inv, command="", text="cancel"))
-            return [Response(translate("cmd.nothing_to_cancel", language(inv.text, inv.lang)), private=True)]
-        module = _MODULES.get(inv.command)
-        if module is None:
-            lang = language(inv.text, inv.lang)
-            return [Response(translate("help.unknown", lang, name=inv.command), private=True, status="error")]
-        return await _module(module).run(self.bot, inv)
+            if submit.in_dialogue(self.bot, inv):
+                return await submit.continue_dialogue(self.bot, replace(inv, command="", text="cancel"))
+            return [to_asker(translate("cmd.nothing_to_cancel", inv.lang))]
+        spec = BY_NAME.get(inv.command)
+        if spec is None:
+            return [to_asker(translate("help.unknown", inv.lang, name=inv.command), status="error")]
+        refused = await self._refusal(spec, inv)
+        if refused is not None:
+            return refused
+        return await spec.run(self.bot, inv)
+
+    async def _free_text(self, inv: Invocation) -> list[Response]:
+        """A line that is no command: the answer to a question the bot asked, the next step of a
+        dialogue, or a question."""
+        command = self.bot.prompts.take(inv, self.bot.clock())
+        if command is not None:
+            line = self.parse(inv.actor, inv.where, f"/{command} {inv.text}", inv.hint, inv.target)
+            return await self._dispatch(self.prepare(line))
+        if submit.in_dialogue(self.bot, inv):
+            return await submit.continue_dialogue(self.bot, inv)
+        return await ask.run(self.bot, inv)
+
+    async def _refusal(self, spec: CommandSpec, inv: Invocation) -> list[Response] | None:
+        """What the declaration rules out here: someone not a moderator, a private-only command in
+        a group of a platform that can't reach the person privately later."""
+        if spec.moderator_only and not self.bot.moderators.allows(inv.actor):
+            return await refuse(self.bot, inv, spec.name, arg_id(inv.args))
+        caps = self.bot.capabilities(inv.actor.platform)
+        if spec.place is Place.PRIVATE_CHAT and not inv.where.private and not caps.unprompted_dm:
+            text = translate(f"{spec.name}.private_only", inv.lang)
+            return [Response(text, audience=Audience.ASKER, status="refused", private_chat_topic=spec.name)]
+        return None
+
+    def _remember_prompts(self, inv: Invocation, responses: list[Response]) -> None:
+        for response in responses:
+            if response.prompt is not None:
+                self.bot.prompts.remember(inv, response.prompt, self.bot.clock())
 
     def _observe(self, platform: str, name: str, responses: list[Response], started: float) -> None:
         if self.bot.observe is None:

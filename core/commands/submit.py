@@ -4,17 +4,38 @@ dialogue (plain /submit asks for each missing field in turn)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
-from core.commands.context import BotContext, language
-from core.commands.types import Invocation, Response
-from core.i18n import translate
-from core.records import Actor, NewSubmission
+from core.commands.context import BotContext
+from core.commands.spec import Arg, ArgKind, CommandSpec, arg_text
+from core.commands.types import ArgValue, Invocation, Response, to_asker
+from core.commands.words import is_cancel
+from core.i18n import Lang, translate
+from core.records import NewSubmission
+from core.render.candidates import candidate_names
 from core.render.message import one
 from core.render.submission import estimate_line, setup_line, speeds_line
 
-CANCEL = {"cancel", "stop", "quit", "/cancel", "取消", "算了", "退出"}
+if TYPE_CHECKING:
+    from core.community.validate import Draft
+
+# What the guided form asks for, in order (the dialogue here, Discord's modal): the required fields.
+FORM = ("gpu", "model", "quant", "decode")
+# Fields a typed platform offers as options of their own (Discord); in text they are key=value.
+TYPED_FIELDS: tuple[tuple[str, ArgKind], ...] = (
+    ("gpu", ArgKind.GPU),
+    ("model", ArgKind.MODEL),
+    ("quant", ArgKind.WORD),
+    ("decode", ArgKind.NUMBER),
+    ("prefill", ArgKind.NUMBER),
+    ("ctx", ArgKind.WORD),
+    ("framework", ArgKind.WORD),
+    ("notes", ArgKind.TEXT),
+    ("evidence", ArgKind.TEXT),
+)
 
 
 @dataclass
@@ -22,18 +43,21 @@ class Dialogue:
     text: str = ""  # pasted output / key=value text gathered so far
     fields: dict[str, str] = field(default_factory=dict)  # answers to the questions asked
     asking: str | None = None
-    lang: str = "en"
+    lang: Lang = "en"
     updated_at: datetime | None = None
 
 
-def notice_chat(actor: Actor, chat_id: str, private: bool) -> str:
-    """Where to tell this person something later. Discord: their DMs unless they are in one already
-    (a channel should not fill with personal notices); the console: the user's own name."""
-    if actor.platform == "console":
-        return actor.user_id
-    if actor.platform == "discord" and not private:
-        return f"user:{actor.user_id}"
-    return chat_id
+def _typed_fields(args: Mapping[str, ArgValue]) -> dict[str, str]:
+    """Typed options as the submission reader's fields (a number as people write it: 21.5, not 21.50)."""
+    out: dict[str, str] = {}
+    for name, _kind in TYPED_FIELDS:
+        value = args.get(name)
+        if value is None:
+            continue
+        raw = f"{value:g}" if isinstance(value, float) else str(value).strip()
+        if raw:
+            out[name] = raw
+    return out
 
 
 def _key(inv: Invocation) -> tuple[str, str, str]:
@@ -51,18 +75,17 @@ def in_dialogue(bot: BotContext, inv: Invocation) -> bool:
 
 
 async def run(bot: BotContext, inv: Invocation) -> list[Response]:
-    lang = language(inv.text, inv.lang)
-    text = inv.text.strip()
-    if not text:
-        d = Dialogue(lang=lang, updated_at=bot.clock())
-        return _ask_next(bot, inv, d, ("gpu", "model", "quant", "decode"), intro=True)
-    return await _attempt(bot, inv, Dialogue(text=text, lang=lang, updated_at=bot.clock()))
+    text, fields = arg_text(inv.args, "text"), _typed_fields(inv.args)
+    if not text and not fields:
+        d = Dialogue(lang=inv.lang, updated_at=bot.clock())
+        return _ask_next(bot, inv, d, FORM, intro=True)
+    return await _attempt(bot, inv, Dialogue(text=text, fields=fields, lang=inv.lang, updated_at=bot.clock()))
 
 
 async def continue_dialogue(bot: BotContext, inv: Invocation) -> list[Response]:
     d: Dialogue = bot.dialogues[_key(inv)]
     said = inv.text.strip()
-    if said.lower() in CANCEL:
+    if is_cancel(said):
         del bot.dialogues[_key(inv)]
         return [Response(one(inv.target, translate("submission.dialogue.cancelled", d.lang)))]
     if "=" in said or "\n" in said or d.asking is None:
@@ -87,7 +110,7 @@ def _ask_next(
     if intro:
         lines.append(translate("submission.dialogue.intro", d.lang))
     lines.append(translate(f"submission.dialogue.ask.{d.asking}", d.lang))
-    return [Response(one(inv.target, *lines), status="clarify", extra={"expects_reply": "1"})]
+    return [Response(one(inv.target, *lines), status="clarify", expects_reply=True)]
 
 
 async def _attempt(bot: BotContext, inv: Invocation, d: Dialogue) -> list[Response]:
@@ -98,15 +121,14 @@ async def _attempt(bot: BotContext, inv: Invocation, d: Dialogue) -> list[Respon
     if reading.problems:
         lines = [n.text(lang) for n in reading.problems]
         for kind, ids in reading.candidates.items():
-            table = bot.catalog.gpus if kind == "gpu" else bot.catalog.models if kind == "model" else {}
-            names = ", ".join(table[i].name if i in table else i for i in ids[:3])
+            names = candidate_names(ids, bot.catalog, lang, kind)
             if names:
                 lines.append(translate("submission.candidates", lang, field=kind, names=names))
         if _key(inv) in bot.dialogues and d.asking:
             d.fields.pop(d.asking, None)
             return _ask_next(bot, inv, d, (d.asking,), before=lines)
         lines.append(translate("submission.hint", lang))
-        return [Response(one(inv.target, *lines), private=True, status="error")]
+        return [to_asker(one(inv.target, *lines), status="error")]
     if reading.missing or not reading.drafts:
         missing = reading.missing or ("decode",)
         return _ask_next(bot, inv, d, tuple(missing), intro=_key(inv) not in bot.dialogues)
@@ -114,33 +136,35 @@ async def _attempt(bot: BotContext, inv: Invocation, d: Dialogue) -> list[Respon
     return await _store(bot, inv, reading.drafts, lang)
 
 
-async def _store(bot: BotContext, inv: Invocation, drafts, lang: str) -> list[Response]:  # noqa: ANN001
+async def _store(bot: BotContext, inv: Invocation, drafts: Sequence[Draft], lang: Lang) -> list[Response]:
     from core.community.validate import fingerprint
 
     now = bot.clock()
     actor = inv.actor
     hour_ago = now - timedelta(hours=1)
-    recent = await bot.storage.count_submissions_since(actor.platform, actor.user_id, hour_ago)
-    chat = notice_chat(actor, inv.where.chat_id, inv.where.private)
+    chat = bot.capabilities(actor.platform).notice_chat(actor, inv.where)
     lines: list[str] = []
     stored = 0
     for draft in drafts:
         m = draft.measurement
-        if recent + stored >= bot.limits.submissions_per_hour:
-            lines.append(translate("submission.rate_limited", lang, limit=bot.limits.submissions_per_hour))
-            break
         fp = fingerprint(actor.key, m)
-        dup = await bot.storage.find_duplicate(fp)
-        if dup is not None:
-            state = translate(f"status.{dup.status}", lang)
-            lines.append(translate("submission.duplicate", lang, id=dup.id, status=state))
-            continue
-        sub = await bot.storage.add_submission(NewSubmission(
+        # One atomic storage step (duplicate look-up, rate count, insert): concurrent /submit from one
+        # user can't walk past the limit or store the same measurement twice (issue 13).
+        outcome = await bot.storage.add_submission_checked(NewSubmission(
             measurement=m, submitter=actor, created_at=now, chat_id=chat, lang=lang,
             estimate=draft.estimate, flags=tuple(draft.flags), fingerprint=fp,
             flag_details=tuple((n.code.removeprefix("submit.flag."), json.dumps(n.params, default=str))
                                for n in draft.flag_notes),
-        ))  # fmt: skip
+        ), since=hour_ago, limit=bot.limits.submissions_per_hour)  # fmt: skip
+        if outcome.result == "rate_limited":
+            lines.append(translate("submission.rate_limited", lang, limit=bot.limits.submissions_per_hour))
+            break
+        sub = outcome.submission
+        assert sub is not None
+        if outcome.result == "duplicate":
+            state = translate(f"status.{sub.status}", lang)
+            lines.append(translate("submission.duplicate", lang, id=sub.id, status=state))
+            continue
         stored += 1
         lines.append(translate("submission.received", lang, id=sub.id))
         lines.append(setup_line(m, bot.catalog))
@@ -150,3 +174,17 @@ async def _store(bot: BotContext, inv: Invocation, drafts, lang: str) -> list[Re
         lines.append(translate("submission.next", lang))
     status = "ok" if stored else "error"
     return [Response(one(inv.target, *lines), status=status)]
+
+
+SPEC = CommandSpec(
+    "submit",
+    run,
+    args=(
+        *(Arg(name, kind, f"submit.{name}", typed_only=True) for name, kind in TYPED_FIELDS),
+        Arg("text", ArgKind.TEXT, "submit.text"),
+    ),
+    slow=True,
+    group_menu=True,
+    form=FORM,
+    form_messages="submission.form",
+)

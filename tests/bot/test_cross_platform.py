@@ -14,7 +14,7 @@ from bot.discord.adapter import DiscordAdapter
 from bot.discord.commands import build_commands
 from bot.settings import Settings
 from bot.telegram import TelegramAdapter
-from core.commands.types import COMMANDS
+from core.commands.registry import COMMANDS
 from core.storage.sqlite import SqliteStorage
 from tests.fakes.discord_api import FakeDiscord, point_discord_py_at
 from tests.fakes.telegram_api import FakeTelegram

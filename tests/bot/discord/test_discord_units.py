@@ -11,14 +11,15 @@ import yarl
 
 from bot.app import build_app
 from bot.discord.adapter import DiscordAdapter
-from bot.discord.commands import build_commands, submit_line
+from bot.discord.commands import build_commands
 from bot.discord.convert import lang_of, strip_mentions
 from bot.discord.modal import PromptModal
 from bot.discord.notifier import DiscordNotifier
 from bot.discord.sync import sync_commands
 from bot.discord.views import TEMPLATE, ActionButton
 from bot.settings import Settings
-from core.commands.types import COMMANDS, Attachment, Button, Prompt, Response
+from core.commands.registry import COMMANDS
+from core.commands.types import Attachment, Audience, Button, Prompt, Response
 from core.storage.memory import MemoryStorage
 from tests.fakes.discord_api import FakeDiscord, point_discord_py_at
 
@@ -150,7 +151,9 @@ async def test_button_edit_replaces_the_message_and_drops_buttons(adapter):
 
     i = interaction(adapter, kind=discord.InteractionType.component)
     i.message = MagicMock(spec=discord.Message)
-    await Responder(i).send_all([Response("Approved #1", edit=True), Response("more", private=True)])
+    await Responder(i).send_all(
+        [Response("Approved #1", edit=True), Response("more", audience=Audience.ASKER)]
+    )
     assert i.response.edit_message.await_args.kwargs["view"] is None
     assert i.followup.send.await_args.kwargs == {
         "ephemeral": True,
@@ -186,7 +189,9 @@ async def test_prompt_after_a_defer_becomes_text():
     i = interaction(MagicMock())
     r = Responder(i)
     await r.defer(ephemeral=True)
-    await r.send(Response("Why reject #3?", private=True, prompt=Prompt("Why reject #3?", "reject 3")))
+    await r.send(
+        Response("Why reject #3?", audience=Audience.ASKER, prompt=Prompt("Why reject #3?", "reject 3"))
+    )
     assert i.edit_original_response.await_args.kwargs["content"].endswith("`/reject 3 …`")
 
 
@@ -198,9 +203,6 @@ def test_template_and_helpers():
     assert lang_of(discord.Locale.taiwan_chinese) == "zh" and lang_of("zh-CN") == "zh"
     assert lang_of("en-GB") == "en" and lang_of("de") is None
     assert strip_mentions("<@!9> V100 27B <@9>", 9) == "V100 27B"
-    assert submit_line(
-        {"gpu": "RTX 4090", "decode": 128.0, "notes": 'said "hi"', "ctx": None}, "tg128 x"
-    ) == ('gpu="RTX 4090" decode=128 notes="said \'hi\'"\ntg128 x')
 
 
 async def test_autocomplete_uses_core_completion(adapter):
@@ -313,20 +315,19 @@ async def test_mention_in_channel_and_dm_reach_the_router(fake, monkeypatch, tmp
 
 
 async def test_submit_without_options_opens_the_form_whose_answer_submits(adapter):
-    from bot.discord.modal import SubmitModal
+    from bot.discord.modal import FormModal
 
     i = interaction(adapter, locale="zh-CN")
     await command("submit").callback(i)
     modal = i.response.send_modal.await_args.args[0]
-    assert isinstance(modal, SubmitModal) and modal.title == "提交实测数据"
+    assert isinstance(modal, FormModal) and modal.title == "提交实测数据"
+    assert tuple(modal.inputs) == ("gpu", "model", "quant", "decode"), "the declared form, in order"
     typed = {"gpu": "RTX 4090", "model": "llama 3 8b", "quant": "Q4_K_M", "decode": "128.5"}
     for name, value in typed.items():
         modal.inputs[name]._value = value
     modal.more._value = "ctx=4096 framework=llama.cpp"
-    expected = (
-        '/submit gpu="RTX 4090" model="llama 3 8b" quant=Q4_K_M decode=128.5\nctx=4096 framework=llama.cpp'
-    )
-    assert modal.line() == expected
+    expected = {**typed, "decode": 128.5, "text": "ctx=4096 framework=llama.cpp"}
+    assert modal.values() == expected, "typed arguments, not a command line to parse again"
     answer = interaction(adapter, kind=discord.InteractionType.modal_submit)
     await modal.on_submit(answer)
     answer.response.defer.assert_awaited_once()  # submit may pass Discord's 3 s: it defers

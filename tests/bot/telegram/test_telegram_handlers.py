@@ -10,7 +10,8 @@ from telegram import BotCommandScope
 
 from bot.telegram.handlers import actor_of
 from bot.telegram.menu import GROUP_COMMANDS
-from core.commands.types import ACTION_MAX_BYTES, COMMANDS
+from core.commands.registry import COMMANDS
+from core.commands.types import ACTION_MAX_BYTES
 from core.i18n import translate
 from tests.bot.telegram.conftest import MODERATOR, QUESTION, SUBMISSION, Harness
 from tests.fakes.telegram_api import BOT_USERNAME

@@ -4,6 +4,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from bot.discord.capabilities import CAPABILITIES as DISCORD
+from bot.telegram.capabilities import CAPABILITIES as TELEGRAM
 from core.anchors.anchor_index import AnchorIndex
 from core.catalog.loader import default_catalog
 from core.commands.context import BotContext, BotLimits
@@ -39,6 +41,7 @@ class Harness:
             limits=BotLimits.from_catalog(self.catalog), clock=self.clock,
             anchors=AnchorIndex.from_submissions([], self.catalog),
             observe=lambda *a: self.observed.append(a),
+            platforms={"discord": DISCORD, "telegram": TELEGRAM},
         )  # fmt: skip
         self.router = CommandRouter(self.bot)
 

@@ -41,7 +41,7 @@ async def test_stale_or_forged_followup_is_calm(h):
 
 
 async def test_help_documents_every_command_in_both_languages(h):
-    from core.commands.types import COMMANDS
+    from core.commands.registry import COMMANDS
 
     en = "\n".join(r.text for r in await h.say("alice", "/help"))
     for name in COMMANDS:
@@ -60,7 +60,11 @@ async def test_unknown_command_and_crash_are_friendly(h, monkeypatch):
     async def boom(*a):
         raise RuntimeError("x")
 
-    monkeypatch.setattr("core.commands.accuracy.run", boom)
+    from dataclasses import replace
+
+    from core.commands.registry import BY_NAME
+
+    monkeypatch.setitem(BY_NAME, "accuracy", replace(BY_NAME["accuracy"], run=boom))
     [r] = await h.say("alice", "/accuracy")
     assert r.status == "error" and "nothing was changed" in r.text
     assert h.observed[-1][1:3] == ("accuracy", "error")

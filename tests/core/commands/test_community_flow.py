@@ -158,7 +158,7 @@ async def test_export_for_moderators(h):
 
 async def test_telegram_subscriptions_need_a_private_chat(h):
     [r] = await h.say("100", "/subscribe 4090", platform="telegram", chat="-5", private=False)
-    assert r.status == "refused" and r.extra.get("deep_link") == "subscribe"
+    assert r.status == "refused" and r.private_chat_topic == "subscribe"
     [r] = await h.say("100", "/subscribe 4090", platform="telegram", chat="100")
     assert "Subscribed" in r.text
     [r] = await h.say("100", "/subscribe 4090", platform="telegram", chat="100")

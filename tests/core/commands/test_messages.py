@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from core.commands.types import COMMANDS
+from core.commands.registry import COMMANDS
 from core.i18n import messages
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -8,7 +8,8 @@ import asyncio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.commands.types import ACTION_MAX_BYTES, COMMANDS
+from core.commands.registry import COMMANDS
+from core.commands.types import ACTION_MAX_BYTES
 from core.render.doc import fits
 from tests.core.commands.conftest import Harness
 

@@ -1,0 +1,9 @@
+"""What Telegram can do, for the command layer (kept apart from python-telegram-bot: cheap to import)."""
+
+from __future__ import annotations
+
+from core.commands.types import PlatformCapabilities
+
+# No ephemeral messages, and a bot may only write to someone who opened a private chat with it: so
+# private material goes to that chat when there is one, and subscribing happens there.
+CAPABILITIES = PlatformCapabilities(ephemeral=False, unprompted_dm=False, private_address=None)

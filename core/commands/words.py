@@ -1,0 +1,15 @@
+"""Words the command layer recognises in what people type, each list in one place."""
+
+from __future__ import annotations
+
+# End a guided /submit: typed as a line, or as a command ("/cancel", "/stop").
+CANCEL_WORDS: frozenset[str] = frozenset({"cancel", "stop", "quit", "取消", "算了", "退出"})
+# "Every new anchor" for /subscribe and /unsubscribe; the first is what completion offers.
+EVERYTHING = "all"
+EVERYTHING_WORDS: frozenset[str] = frozenset({EVERYTHING, "everything", "*", "全部", "所有", "全部订阅"})
+# /review's argument for the audit log instead of the pending queue.
+AUDIT_WORDS: frozenset[str] = frozenset({"audit", "log", "日志"})
+
+
+def is_cancel(text: str) -> bool:
+    return text.strip().lower().removeprefix("/") in CANCEL_WORDS
