@@ -117,6 +117,24 @@ def _num(text: str) -> str:
 
 
 def build(rows: list[dict[str, str]], catalog: Catalog, skip_flags: tuple[str, ...]) -> list[dict[str, str]]:
+    usable = _usable(rows, catalog, skip_flags)
+    prefill: dict[tuple[str, ...], list[dict[str, str]]] = defaultdict(list)
+    for r, quant in usable:
+        if r["test"] == "pp":
+            prefill[_setup_key(r, quant)].append(r)
+    out = [
+        _anchor(r, quant, _paired_prefill(r, prefill.get(_setup_key(r, quant), [])))
+        for r, quant in usable
+        if r["test"] == "tg"
+    ]
+    out.sort(key=lambda x: (x["gpu_id"], x["model_id"], x["quant"], x["test"], x["key"]))
+    return out
+
+
+def _usable(
+    rows: list[dict[str, str]], catalog: Catalog, skip_flags: tuple[str, ...]
+) -> list[tuple[dict[str, str], str]]:
+    """Rows of a catalog card, model and quant, with a source link and no skipped flag, with their quant."""
     usable: list[tuple[dict[str, str], str]] = []
     for r in rows:
         if r["test"] not in ("tg", "pp") or r["gpu_id"] not in catalog.gpus:
@@ -127,66 +145,65 @@ def build(rows: list[dict[str, str]], catalog: Catalog, skip_flags: tuple[str, .
         if quant is None or not _URL.search(r["source"]):
             continue
         usable.append((r, quant))
+    return usable
 
-    prefill: dict[tuple[str, ...], list[dict[str, str]]] = defaultdict(list)
-    for r, quant in usable:
-        if r["test"] == "pp":
-            prefill[_setup_key(r, quant)].append(r)
 
-    out: list[dict[str, str]] = []
-    for r, quant in usable:
-        if r["test"] != "tg":
-            continue
-        test, _ = _test(r)
-        n = re.sub(r"\D", "", test.split("@")[0])
-        candidates = prefill.get(_setup_key(r, quant), [])
-        # The pp run of the same length as the tg run (tg4096 with pp4096), else pp512, else any.
-        pp = next((p for p in candidates if _test(p)[0].split("@")[0] == f"pp{n}"), None)
-        pp = pp or next((p for p in candidates if _test(p)[0].split("@")[0] == "pp512"), None)
-        pp = pp or (candidates[0] if candidates else None)
-        pp_test, prompt = _test(pp) if pp else ("", None)
-        url = _URL.search(r["source"]).group(0).rstrip(".,;")  # type: ignore[union-attr]
-        label, host = source_label(url, r["source"])
-        row = {
-            "gpu_id": r["gpu_id"],
-            "gpu_count": r["gpu_count"] or "1",
-            "model_id": r["model_id"],
-            "quant": quant,
-            "decode_tps": _num(r["tokens_per_s"]),
-            "prefill_tps": _num(pp["tokens_per_s"]) if pp else "",
-            "prompt_tokens": str(prompt) if prompt else "",
-            "depth": r["context_or_depth"],
-            "test": test + (f"+{pp_test}" if pp_test else ""),
-            "framework": _framework(r["framework"]),
-            "backend": backend_of(r["backend"], r["gpu_id"]),
-            "flash_attn": r["flash_attn"],
-            "source_url": url,
-            "source_label": label,
-            "source_host": host,
-            "date": r["date"],
-            "gpu_label": r["gpu"],
-            "flags": _flags(r["notes"] + (pp["notes"] if pp else "")),
-        }
-        # Stable per published number: re-running the script (or re-seeding) never duplicates it.
-        ident = "|".join(
-            (
-                row["source_url"],
-                r["source"],
-                r["gpu"],
-                row["gpu_count"],
-                row["model_id"],
-                quant,
-                row["test"],
-                row["depth"],
-                row["framework"],
-                row["backend"],
-                row["decode_tps"],
-            )
+def _paired_prefill(tg: dict[str, str], candidates: list[dict[str, str]]) -> dict[str, str] | None:
+    """The pp run of the same length as the tg run (tg4096 with pp4096), else pp512, else any."""
+    n = re.sub(r"\D", "", _test(tg)[0].split("@")[0])
+    pp = next((p for p in candidates if _test(p)[0].split("@")[0] == f"pp{n}"), None)
+    pp = pp or next((p for p in candidates if _test(p)[0].split("@")[0] == "pp512"), None)
+    return pp or (candidates[0] if candidates else None)
+
+
+def _anchor(r: dict[str, str], quant: str, pp: dict[str, str] | None) -> dict[str, str]:
+    """One published decode number (with its paired prefill) as a row of the anchors file."""
+    test, _ = _test(r)
+    pp_test, prompt = _test(pp) if pp else ("", None)
+    url = _URL.search(r["source"]).group(0).rstrip(".,;")  # type: ignore[union-attr]
+    label, host = source_label(url, r["source"])
+    row = {
+        "gpu_id": r["gpu_id"],
+        "gpu_count": r["gpu_count"] or "1",
+        "model_id": r["model_id"],
+        "quant": quant,
+        "decode_tps": _num(r["tokens_per_s"]),
+        "prefill_tps": _num(pp["tokens_per_s"]) if pp else "",
+        "prompt_tokens": str(prompt) if prompt else "",
+        "depth": r["context_or_depth"],
+        "test": test + (f"+{pp_test}" if pp_test else ""),
+        "framework": _framework(r["framework"]),
+        "backend": backend_of(r["backend"], r["gpu_id"]),
+        "flash_attn": r["flash_attn"],
+        "source_url": url,
+        "source_label": label,
+        "source_host": host,
+        "date": r["date"],
+        "gpu_label": r["gpu"],
+        "flags": _flags(r["notes"] + (pp["notes"] if pp else "")),
+    }
+    row["key"] = _key(row, r)
+    return row
+
+
+def _key(row: dict[str, str], r: dict[str, str]) -> str:
+    """Stable per published number: re-running the script (or re-seeding) never duplicates it."""
+    ident = "|".join(
+        (
+            row["source_url"],
+            r["source"],
+            r["gpu"],
+            row["gpu_count"],
+            row["model_id"],
+            row["quant"],
+            row["test"],
+            row["depth"],
+            row["framework"],
+            row["backend"],
+            row["decode_tps"],
         )
-        row["key"] = hashlib.sha256(ident.encode()).hexdigest()[:16]
-        out.append(row)
-    out.sort(key=lambda x: (x["gpu_id"], x["model_id"], x["quant"], x["test"], x["key"]))
-    return out
+    )
+    return hashlib.sha256(ident.encode()).hexdigest()[:16]
 
 
 def render(rows: list[dict[str, str]]) -> str:
