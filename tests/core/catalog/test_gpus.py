@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import csv
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from core.catalog.gpu import Gpu
 from core.catalog.loader import Catalog, load_catalog
+from core.estimator.speed import choose_backend
+from core.understanding.resolve import resolve_gpu
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 REFERENCE_CSV = REPO_ROOT.parent / "shared" / "reference" / "gpus.csv"
@@ -48,7 +52,7 @@ def gpus(catalog: Catalog) -> list[Gpu]:
     return list(catalog.gpus.values())
 
 
-def _problems(gpus: list[Gpu], check) -> list[str]:
+def _problems(gpus: list[Gpu], check: Callable[[Gpu], str | None]) -> list[str]:
     out: list[str] = []
     for gpu in gpus:
         problem = check(gpu)
@@ -267,12 +271,12 @@ def test_reference_ids_present(catalog: Catalog) -> None:
 
 
 @pytest.fixture(scope="module")
-def hosts(catalog: Catalog) -> dict:
+def hosts(catalog: Catalog) -> dict[str, Any]:
     assert "hosts" in catalog.tables, "catalogs/hosts.toml missing"
     return catalog.tables["hosts"]
 
 
-def test_host_bandwidth_is_theoretical(hosts: dict) -> None:
+def test_host_bandwidth_is_theoretical(hosts: dict[str, Any]) -> None:
     bad: list[str] = []
     seen: set[str] = set()
     for host in hosts["host"]:
@@ -294,10 +298,176 @@ def test_host_bandwidth_is_theoretical(hosts: dict) -> None:
     assert not bad, "\n".join(bad)
 
 
-def test_host_defaults_point_at_hosts(hosts: dict) -> None:
+def test_host_defaults_point_at_hosts(hosts: dict[str, Any]) -> None:
     ids = {h["id"] for h in hosts["host"]}
     defaults = hosts["defaults"]
     for segment in ("consumer", "workstation", "datacenter"):
         assert defaults.get(segment) in ids, f"hosts.toml [defaults].{segment} must name a host id"
     unknown = {k: v for k, v in defaults.items() if v not in ids}
     assert not unknown, f"hosts.toml [defaults] names unknown hosts: {unknown}"
+
+
+# ---- cards people name: each resolves from how it is typed (issue 10) -------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        # Laptop GeForce: "laptop", "mobile", "笔记本", "移动版", "游戏本", with or without memory.
+        ("3050 laptop", "rtx-3050-laptop"),
+        ("笔记本3050", "rtx-3050-laptop"),
+        ("3050 laptop 6G", "rtx-3050-laptop"),
+        ("RTX 3060 Laptop", "rtx-3060-laptop"),
+        ("3060 mobile", "rtx-3060-laptop"),
+        ("移动版3060", "rtx-3060-laptop"),
+        ("3070 laptop", "rtx-3070-laptop"),
+        ("3070笔记本", "rtx-3070-laptop"),
+        ("RTX 3070 Laptop GPU", "rtx-3070-laptop"),
+        ("3080 laptop 16G", "rtx-3080-laptop"),
+        ("3080m", "rtx-3080-laptop"),
+        ("游戏本3080", "rtx-3080-laptop"),
+        ("4050 laptop", "rtx-4050-laptop"),
+        ("4050 6G 笔记本", "rtx-4050-laptop"),
+        ("RTX 4050 Mobile", "rtx-4050-laptop"),
+        ("4060 8g 笔记本", "rtx-4060-laptop"),
+        ("4060 laptop", "rtx-4060-laptop"),
+        ("笔记本 RTX 4060", "rtx-4060-laptop"),
+        ("4070 laptop", "rtx-4070-laptop"),
+        ("4070 移动版", "rtx-4070-laptop"),
+        ("4080 Laptop GPU", "rtx-4080-laptop"),
+        ("笔记本4080", "rtx-4080-laptop"),
+        ("4090 laptop", "rtx-4090-laptop"),
+        ("笔记本 4090", "rtx-4090-laptop"),
+        ("4090 mobile", "rtx-4090-laptop"),
+        ("笔记本RTX4090 16G", "rtx-4090-laptop"),
+        ("5070 laptop", "rtx-5070-laptop"),
+        ("笔记本5070", "rtx-5070-laptop"),
+        ("5080 Laptop", "rtx-5080-laptop"),
+        ("5080 移动版", "rtx-5080-laptop"),
+        ("5090 laptop", "rtx-5090-laptop"),
+        ("笔记本5090 24G", "rtx-5090-laptop"),
+        ("RTX 5090 Laptop GPU", "rtx-5090-laptop"),
+        # China-market 5090s.
+        ("RTX 5090 D", "rtx-5090d"),
+        ("5090D", "rtx-5090d"),
+        ("5090d 32g", "rtx-5090d"),
+        ("5090D V2", "rtx-5090d-v2"),
+        ("5090 D 24G", "rtx-5090d-v2"),
+        ("RTX 3050 6G", "rtx-3050-6g"),
+        # Jetson.
+        ("Jetson AGX Orin", "jetson-agx-orin-64g"),
+        ("AGX Orin 64GB", "jetson-agx-orin-64g"),
+        ("AGX Orin 32G", "jetson-agx-orin-32g"),
+        ("Jetson AGX Orin 32GB", "jetson-agx-orin-32g"),
+        ("Orin Nano", "jetson-orin-nano-8g"),
+        ("Jetson Orin Nano 8GB", "jetson-orin-nano-8g"),
+        ("orin nano super", "jetson-orin-nano-super-8g"),
+        # Huawei Ascend.
+        ("昇腾910B", "ascend-910b3"),
+        ("Ascend 910B", "ascend-910b3"),
+        ("华为910B", "ascend-910b3"),
+        ("910B2", "ascend-910b2"),
+        ("910B 32G", "ascend-910b4"),
+        # Intel.
+        ("A770", "arc-a770-16g"),
+        ("A770 16G", "arc-a770-16g"),
+        ("A770 8G", "arc-a770-8g"),
+        ("Arc A770 8GB", "arc-a770-8g"),
+        ("B580", "arc-b580"),
+        ("Arc B580 12GB", "arc-b580"),
+        ("Arc Pro B60", "arc-pro-b60"),
+        ("B60 24G", "arc-pro-b60"),
+        ("英特尔B60", "arc-pro-b60"),
+        # AMD.
+        ("MI50", "mi50-16g"),
+        ("mi50 32g", "mi50-32g"),
+        ("Instinct MI60", "mi60"),
+        ("R9700", "radeon-ai-pro-r9700"),
+        ("Radeon AI PRO R9700", "radeon-ai-pro-r9700"),
+        ("R9700 32G", "radeon-ai-pro-r9700"),
+        ("RX 5500 XT", "rx-5500-xt"),
+        ("5500xt 4g", "rx-5500-xt"),
+        ("6600XT", "rx-6600-xt"),
+        ("RX 6600 XT 8GB", "rx-6600-xt"),
+        # China datacenter NVIDIA.
+        ("L20", "l20"),
+        ("英伟达L20", "l20"),
+        ("L20 48G", "l20"),
+        ("H20", "h20"),
+        ("H20 96G", "h20"),
+        ("英伟达H20", "h20"),
+        # RTX PRO 6000 Blackwell editions.
+        ("RTX PRO 6000", "rtx-pro-6000-blackwell"),
+        ("RTX PRO 6000 Workstation", "rtx-pro-6000-blackwell"),
+        ("RTX PRO 6000 Server", "rtx-pro-6000-blackwell-server"),
+        ("RTX PRO 6000 服务器版", "rtx-pro-6000-blackwell-server"),
+        ("PRO 6000 Max-Q", "rtx-pro-6000-blackwell-max-q"),
+        # Unified-memory boxes.
+        ("DGX Spark", "dgx-spark-gb10"),
+        ("GB10", "dgx-spark-gb10"),
+        ("AI MAX+ 395", "ryzen-ai-max-395"),
+        ("395", "ryzen-ai-max-395"),
+        ("Strix Halo", "ryzen-ai-max-395"),
+        ("锐龙AI Max+ 395", "ryzen-ai-max-395"),
+    ],
+)
+def test_named_cards_resolve(catalog: Catalog, typed: str, expected: str) -> None:
+    res = resolve_gpu(typed, catalog)
+    assert res.best_id == expected, f"{typed!r} resolved to {res.best_id}, expected {expected}"
+    assert res.confident, f"{typed!r} -> {expected} should be a sure reading"
+
+
+@pytest.mark.parametrize(
+    "number", ["3050", "3060", "3070", "3080", "4060", "4070", "4080", "4090", "5070", "5080", "5090"]
+)
+def test_bare_number_stays_the_desktop_card(catalog: Catalog, number: str) -> None:
+    # A laptop row must never swallow the desktop name: "4090" alone is the desktop card.
+    for typed in (number, f"RTX {number}", f"{number}显卡"):
+        res = resolve_gpu(typed, catalog)
+        assert res.best_id is not None and not res.best_id.endswith("-laptop"), f"{typed!r} -> {res.best_id}"
+
+
+def _laptops(gpus: list[Gpu]) -> list[Gpu]:
+    return [g for g in gpus if g.id.endswith("-laptop")]
+
+
+def test_laptop_rows_are_marked_and_not_faster_than_the_desktop_card(gpus: list[Gpu]) -> None:
+    laptops = _laptops(gpus)
+    assert len(laptops) >= 12
+    bad: list[str] = []
+    for g in laptops:
+        if g.form != "laptop":
+            bad.append(f"{g.id}: form must be 'laptop' (the engine tells laptops apart by it)")
+        if "Laptop GPU" not in g.name:
+            bad.append(f"{g.id}: name should be NVIDIA's '... Laptop GPU'")
+        if g.tdp_w is None or g.tdp_w > 175:
+            bad.append(f"{g.id}: tdp_w {g.tdp_w} is not a laptop TGP (max of the range, <= 175 W)")
+        number = g.id.removeprefix("rtx-").removesuffix("-laptop")
+        desktops = [d for d in gpus if d.id.startswith(f"rtx-{number}") and d.form != "laptop"]
+        # Ampere laptops can out-bus a cut-down desktop variant (laptop 3060: 192-bit vs the 3060 8GB's
+        # 128-bit), so compare with the fastest desktop card of that number.
+        if desktops and g.bandwidth_gbs > max(d.bandwidth_gbs for d in desktops):
+            bad.append(f"{g.id}: bandwidth {g.bandwidth_gbs} above every desktop {number}")
+    assert not bad, "\n".join(bad)
+
+
+def test_framework_limits_are_said_where_cuda_does_not_run(gpus: list[Gpu]) -> None:
+    # The reply quotes notes; a card without CUDA must say which runtime it uses instead.
+    def check(g: Gpu) -> str | None:
+        if g.vendor == "Huawei" and "CANN" not in g.notes:
+            return "Ascend notes must name the CANN backend"
+        if g.vendor == "Intel" and g.arch_family != "gaudi" and "SYCL" not in g.notes:
+            return "Intel Arc notes must name SYCL/Vulkan"
+        if g.gfx_target == "gfx906" and g.segment == "datacenter" and "Vulkan" not in g.notes:
+            return "gfx906 (MI50/MI60) notes must say ROCm dropped it and Vulkan works"
+        return None
+
+    bad = _problems(gpus, check)
+    assert not bad, "\n".join(bad)
+
+
+def test_every_vendor_has_a_backend_choice(catalog: Catalog, gpus: list[Gpu]) -> None:
+    # speed.toml picks the llama.cpp backend by vendor; a vendor missing there would crash estimates.
+    for g in gpus:
+        for os_name in ("linux", "windows"):
+            assert choose_backend(g, os_name, catalog), f"{g.id}: no backend on {os_name}"
