@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Set up a virtual environment with the test dependencies (idempotent) and run the whole suite.
 # Needs only Python 3.11+ and pip. Extra arguments go to pytest.
+# PostgreSQL: the storage tests also run against TOKBOT_TEST_DATABASE_URL (default
+# postgresql://postgres@127.0.0.1:5432/test) when a server answers there, and are skipped with one
+# line at the end when none does; TOKBOT_TEST_REQUIRE_POSTGRES=1 (set by .ci/run) makes that a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}

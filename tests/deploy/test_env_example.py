@@ -76,3 +76,25 @@ def test_systemd_unit():
     assert settings["TimeoutStopSec"] and settings["ExecStart"].endswith("-m bot run")
     assert settings["NoNewPrivileges"] == "yes" and settings["ProtectSystem"] == "strict"
     assert "/healthz" in text
+
+
+def test_compose_postgres_is_an_optional_profile_with_its_own_volume():
+    text = (DEPLOY / "docker-compose.yml").read_text(encoding="utf-8")
+    tokbot = text[text.index("  tokbot:\n") : text.index("  postgres:\n")]
+    postgres = text[text.index("  postgres:\n") : text.index("\nvolumes:\n")]
+    assert "profiles: [postgres]" in postgres, "the default `up` stays SQLite-only"
+    assert "profiles:" not in tokbot
+    assert "image: postgres:" in postgres and "tokbot-postgres:/var/lib/postgresql/data" in postgres
+    assert "pg_isready" in postgres and "ports:" not in postgres  # the compose network only
+    assert re.search(r"^  tokbot-postgres:$", text, re.MULTILINE)
+    env = (DEPLOY / ".env.example").read_text(encoding="utf-8")
+    assert "postgresql://tokbot:" in env and "@postgres:5432/tokbot" in env
+
+
+def test_settings_database_url_selects_postgres_and_blank_means_sqlite(monkeypatch):
+    from bot.settings import load_settings
+
+    monkeypatch.delenv("TOKBOT_DATABASE_URL", raising=False)
+    assert load_settings(database_url="  ").database_url is None
+    chosen = load_settings(database_url="postgresql://tokbot:pw@db:5432/tokbot", database_schema="bot")
+    assert chosen.database_label() == "postgresql://db:5432/tokbot (schema bot)"  # no password
