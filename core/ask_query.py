@@ -9,14 +9,19 @@ the KV cache type makes a new one with `dataclasses.replace`. `as_json()` is the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard, get_args
 
 from core.catalog.kv_cache import FULL_PRECISION_KV, KvCacheType
 from core.i18n import Lang
 
 Intent = Literal["speed", "fit", "cards_needed", "memory", "general"]
+INTENTS: tuple[Intent, ...] = get_args(Intent)
 
 DEFAULT_PROMPT = 512  # tokens of prompt the prefill figures assume when the question names none
+
+
+def is_intent(value: object) -> TypeGuard[Intent]:
+    return value in INTENTS
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,7 +63,7 @@ def query_of(
     memory = None
     if gpu_id is not None and parsed.gpu is not None:
         memory = parsed.gpu.memory_gib or catalog.gpus[gpu_id].memory_gib
-    os_name = parsed.os
+    os_name: str | None = parsed.os
     if os_name is None and gpu_id is not None:
         os_name = default_os or None
     return AskQuery(

@@ -7,6 +7,7 @@ rendered text fits the target (`render_first_fitting`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 from core.ask_query import AskQuery
 from core.catalog.loader import Catalog
@@ -15,6 +16,8 @@ from core.i18n import Lang, translate
 from core.render.advice import LOCAL_WAYS_OUT, Advice, advise, method_line, note_texts, spec_line, ways_out
 from core.render.doc import NARROW, Cmd, Doc, Para, Part, Pre, fits, render, truncate
 from core.render.fmt import NO_FIT, OVER, ROPE, TIGHT, ctx_label, gib, num, speed_range, table, table_width
+
+T = TypeVar("T")
 
 FOCUS_CONTEXT = 32768  # the context the launch command is written for when the user names none
 
@@ -46,7 +49,7 @@ LEVELS = (
 )
 
 
-def thin(items: list, n: int, keep: tuple = ()) -> list:
+def thin(items: list[T], n: int, keep: tuple[T, ...] = ()) -> list[T]:
     """At most n items, evenly spread, first and last kept, and every item in `keep`."""
     if len(items) <= n:
         return items

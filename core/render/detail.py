@@ -23,7 +23,7 @@ def _rows_of(est: Estimate, quant: str | None) -> tuple[str, list[Row]]:
     if quant not in quants:
         ctx = focus_context(contexts, ())
         quant = focus_row(quants, ctx, cells, ()).quant
-    return quant, [r for r in est.rows if r.quant == quant]  # type: ignore[return-value]
+    return quant, [r for r in est.rows if r.quant == quant]
 
 
 def focus_quant(est: Estimate) -> str:

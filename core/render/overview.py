@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Any
 
 from core.catalog.gpu import Gpu
 from core.catalog.loader import Catalog
@@ -21,8 +22,9 @@ from core.render.fmt import NO_FIT, TIGHT, ctx_label, gib, num, speed_range, tab
 NARROW = 34
 
 
-def _config(catalog: Catalog, key: str) -> dict:
-    return catalog.tables.get("reply", {}).get(key, {})
+def _config(catalog: Catalog, key: str) -> dict[str, Any]:
+    config: dict[str, Any] = catalog.tables.get("reply", {}).get(key, {})
+    return config
 
 
 @lru_cache(maxsize=8)

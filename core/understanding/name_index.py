@@ -8,6 +8,7 @@ once and kept for the catalog object's lifetime.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from threading import Lock
 
@@ -137,34 +138,52 @@ def _model_facts(
     return ModelFacts(frozenset(sizes), frozenset(actives), params_b, tuple(stems), rank)
 
 
-def _build(catalog: Catalog) -> Index:
-    vocab = vocab_for(catalog)
+@dataclass(frozen=True, slots=True)
+class _GpuTables:
+    exact: dict[str, str]
+    base: dict[str, tuple[str, ...]]
+    choices: tuple[str, ...]
+    choice_ids: tuple[str, ...]
 
-    gpu_exact: dict[str, str] = {}
-    gpu_base: dict[str, list[str]] = {}
-    gpu_choices: list[str] = []
-    gpu_choice_ids: list[str] = []
+
+def _gpu_tables(catalog: Catalog, vocab: Vocab) -> _GpuTables:
+    exact: dict[str, str] = {}
+    base: dict[str, list[str]] = {}
+    choices: list[str] = []
+    choice_ids: list[str] = []
     for gpu in catalog.gpus.values():
         for text in (gpu.id.replace("-", " "), gpu.name, _PAREN.sub(" ", gpu.name), *gpu.aliases):
             key = gpu_key(text, vocab)
             if not key.base:
                 continue
-            gpu_exact.setdefault(gpu_full_key(key), gpu.id)
-            siblings = gpu_base.setdefault(key.base, [])
+            exact.setdefault(gpu_full_key(key), gpu.id)
+            siblings = base.setdefault(key.base, [])
             if gpu.id not in siblings:
                 siblings.append(gpu.id)
-            if key.base not in gpu_choices or gpu_choice_ids[gpu_choices.index(key.base)] != gpu.id:
-                gpu_choices.append(key.base)
-                gpu_choice_ids.append(gpu.id)
+            if key.base not in choices or choice_ids[choices.index(key.base)] != gpu.id:
+                choices.append(key.base)
+                choice_ids.append(gpu.id)
     # A bare name ("v100") means the card whose own name has no memory size, not every sibling.
-    for base, ids in gpu_base.items():
-        gpu_exact.setdefault(base, ids[0])
+    for name, ids in base.items():
+        exact.setdefault(name, ids[0])
+    return _GpuTables(exact, {k: tuple(v) for k, v in base.items()}, tuple(choices), tuple(choice_ids))
 
-    model_exact: dict[str, str] = {}
-    model_choices: list[str] = []
-    model_choice_ids: list[str] = []
-    model_facts: dict[str, ModelFacts] = {}
-    model_vocab: set[str] = set()
+
+@dataclass(frozen=True, slots=True)
+class _ModelTables:
+    exact: dict[str, str]
+    choices: tuple[str, ...]
+    choice_ids: tuple[str, ...]
+    facts: dict[str, ModelFacts]
+    words: frozenset[str]
+
+
+def _model_tables(catalog: Catalog, vocab: Vocab) -> _ModelTables:
+    exact: dict[str, str] = {}
+    choices: list[str] = []
+    choice_ids: list[str] = []
+    facts: dict[str, ModelFacts] = {}
+    words: set[str] = set()
     for order, model in enumerate(catalog.models.values()):
         texts = [model.id, model.name, _PAREN.sub(" ", model.name), *model.aliases]
         if model.ollama_tag:
@@ -176,43 +195,50 @@ def _build(catalog: Catalog) -> Index:
             key = model_key(text, vocab)
             if key and key not in keys:
                 keys.append(key)
-                model_vocab.update(model_words_of(text, vocab))
+                words.update(model_words_of(text, vocab))
         for key in keys:
-            model_exact.setdefault(key, model.id)
-            model_choices.append(key)
-            model_choice_ids.append(model.id)
+            exact.setdefault(key, model.id)
+            choices.append(key)
+            choice_ids.append(model.id)
         rank = (model.popularity, model.release, -order)
-        model_facts[model.id] = _model_facts(texts, model.params_b, rank, vocab)
+        facts[model.id] = _model_facts(texts, model.params_b, rank, vocab)
+    return _ModelTables(exact, tuple(choices), tuple(choice_ids), facts, frozenset(words))
 
-    quant_exact: dict[str, str] = {}
-    for quant in catalog.quants.values():
-        for text in (quant.id, *quant.aliases):
-            quant_exact.setdefault(_compact_simple(text), quant.id)
-    for form, target in vocab.quant_synonyms.items():
-        if not catalog.quants or target in catalog.quants:
-            quant_exact.setdefault(_compact_simple(form), target)
 
-    framework_exact: dict[str, str] = {}
-    for fw in catalog.frameworks.values():
-        for text in (fw.id, fw.name, *fw.aliases):
-            framework_exact.setdefault(_compact_simple(text), fw.id)
-    for form, target in vocab.framework_synonyms.items():
-        if not catalog.frameworks or target in catalog.frameworks:
-            framework_exact.setdefault(_compact_simple(form), target)
+def _simple_exact(
+    names: dict[str, tuple[str, ...]], synonyms: Mapping[str, str], known: Mapping[str, object]
+) -> dict[str, str]:
+    """Compact surface form -> id, for quants and frameworks: the catalog's own names and aliases
+    first, then the vocabulary's synonyms for ids the catalog has."""
+    exact: dict[str, str] = {}
+    for item_id, texts in names.items():
+        for text in texts:
+            exact.setdefault(_compact_simple(text), item_id)
+    for form, target in synonyms.items():
+        if not known or target in known:
+            exact.setdefault(_compact_simple(form), target)
+    return exact
 
+
+def _build(catalog: Catalog) -> Index:
+    vocab = vocab_for(catalog)
+    gpus = _gpu_tables(catalog, vocab)
+    models = _model_tables(catalog, vocab)
+    quant_names = {q.id: (q.id, *q.aliases) for q in catalog.quants.values()}
+    fw_names = {f.id: (f.id, f.name, *f.aliases) for f in catalog.frameworks.values()}
     return Index(
         vocab=vocab,
-        gpu_exact=gpu_exact,
-        gpu_base={k: tuple(v) for k, v in gpu_base.items()},
-        gpu_choices=tuple(gpu_choices),
-        gpu_choice_ids=tuple(gpu_choice_ids),
-        model_exact=model_exact,
-        model_choices=tuple(model_choices),
-        model_choice_ids=tuple(model_choice_ids),
-        model_facts=model_facts,
-        model_words=frozenset(model_vocab),
-        quant_exact=quant_exact,
-        framework_exact=framework_exact,
+        gpu_exact=gpus.exact,
+        gpu_base=gpus.base,
+        gpu_choices=gpus.choices,
+        gpu_choice_ids=gpus.choice_ids,
+        model_exact=models.exact,
+        model_choices=models.choices,
+        model_choice_ids=models.choice_ids,
+        model_facts=models.facts,
+        model_words=models.words,
+        quant_exact=_simple_exact(quant_names, vocab.quant_synonyms, catalog.quants),
+        framework_exact=_simple_exact(fw_names, vocab.framework_synonyms, catalog.frameworks),
     )
 
 

@@ -13,12 +13,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from threading import Lock
-from typing import Literal
 
 from rapidfuzz import fuzz, process
 
+from core.ask_query import Intent, is_intent
 from core.catalog.loader import Catalog
-from core.understanding.language import has_chinese
 from core.understanding.name_index import Index, index_for
 from core.understanding.normalize import (
     ACTIVE_TOKEN,
@@ -29,6 +28,7 @@ from core.understanding.normalize import (
     pieces,
     split_fused_memory,
 )
+from core.understanding.os_names import OsFamily, os_named
 from core.understanding.resolve import (
     Resolution,
     resolve_framework,
@@ -37,9 +37,6 @@ from core.understanding.resolve import (
     resolve_quant,
 )
 
-Intent = Literal["speed", "fit", "cards_needed", "memory", "general"]
-Os = Literal["windows", "linux", "macos"]
-
 MAX_COUNT = 64  # "128卡" is a cluster question, not a count we can estimate; larger numbers are noise
 _CJK_PIECE = re.compile(r"^[\u3400-\u9fff\uf900-\ufaff]$")
 
@@ -47,13 +44,12 @@ _CJK_PIECE = re.compile(r"^[\u3400-\u9fff\uf900-\ufaff]$")
 @dataclass(frozen=True, slots=True)
 class ParsedQuestion:
     raw: str
-    lang: Literal["zh", "en"]
     gpu: Resolution | None = None
     gpu_count: int = 1
     model: Resolution | None = None
     quants: tuple[str, ...] = ()  # quant ids the user asked for, in the order given
     contexts: tuple[int, ...] = ()  # context lengths in tokens ("32k" -> 32768)
-    os: Os | None = None
+    os: OsFamily | None = None
     framework: str | None = None
     intent: Intent = "general"
 
@@ -69,7 +65,7 @@ class _Patterns:
     framework: re.Pattern[str] | None
     os: re.Pattern[str] | None
     # (intent, its words (blanked once read), its phrase patterns (only read: they span the model))
-    intents: tuple[tuple[str, re.Pattern[str] | None, re.Pattern[str] | None], ...]
+    intents: tuple[tuple[Intent, re.Pattern[str] | None, re.Pattern[str] | None], ...]
     count_classifier: re.Pattern[str]
     count_word_before: re.Pattern[str]
     count_x_before: re.Pattern[str]
@@ -118,8 +114,10 @@ def _build_patterns(index: Index, catalog: Catalog) -> _Patterns:
     fw_forms = list(vocab.framework_synonyms)
     for fw in catalog.frameworks.values():
         fw_forms.extend(a.lower() for a in (fw.id, fw.name, *fw.aliases))
-    intents = []
+    intents: list[tuple[Intent, re.Pattern[str] | None, re.Pattern[str] | None]] = []
     for name in vocab.intent_order:
+        if not is_intent(name):
+            continue  # a name the replies have no view for (catalogs/understanding.toml [intent])
         parts = [_word_pattern(w) for w in sorted(vocab.intent_words.get(name, ()), key=len, reverse=True)]
         phrases = vocab.intent_patterns.get(name, ())
         words_re = re.compile("|".join(parts)) if parts else None
@@ -198,19 +196,11 @@ def parse_question(text: str, catalog: Catalog) -> ParsedQuestion:
     try:
         return _parse(raw, catalog)
     except Exception:  # noqa: BLE001 - a question we cannot read is answered with help, not a crash
-        return ParsedQuestion(raw=raw[:500], lang="zh" if has_chinese(raw[:500]) else "en")
+        return ParsedQuestion(raw=raw[:500])
 
 
-def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
-    pats = _patterns_for(catalog)
-    index = pats.index
-    vocab = index.vocab
-    t = clean(raw)
-    lang: Literal["zh", "en"] = "zh" if has_chinese(t) else "en"
-    t = pats.split_x.sub(r"\1 \2 ", t)
-    t = pats.split_x_after.sub(r" \1\2", t)
-
-    # Context lengths: "32k", "128k上下文", "1m context", "ctx 8192".
+def _read_contexts(t: str, pats: _Patterns) -> tuple[str, tuple[int, ...]]:
+    """Context lengths: "32k", "128k上下文", "1m context", "ctx 8192"; blanked with their words."""
     contexts: list[int] = []
     for pat, scale in ((pats.context_k, 1024), (pats.context_m, 1024 * 1024), (pats.context_word_number, 1)):
         for m in pat.finditer(t):
@@ -220,8 +210,13 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
             t = _blank(t, m.start(), m.end())
     if pats.context_words:
         t = pats.context_words.sub(lambda m: " " * len(m.group(0)), t)
+    return t, tuple(contexts)
 
-    # Framework words are read before quant codes are blanked: "mlx 4bit" names both.
+
+def _read_framework_and_quants(
+    t: str, pats: _Patterns, catalog: Catalog
+) -> tuple[str, str | None, tuple[str, ...]]:
+    """Framework words are read before quant codes are blanked: "mlx 4bit" names both."""
     framework: str | None = None
     spans: list[tuple[int, int]] = []
     if pats.framework:
@@ -237,30 +232,53 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
             spans.append(m.span())
     for start, end in spans:
         t = _blank(t, start, end)
+    return t, framework, tuple(quants)
 
-    os_name: Os | None = None
+
+def _read_os(t: str, pats: _Patterns) -> OsFamily | None:
+    """The first OS word, read only (not blanked: "mac mini" is also a card)."""
     if pats.os:
         for m in pats.os.finditer(t):
-            os_name = os_name or vocab.os_words.get(m.group(0))  # type: ignore[assignment]
+            named = os_named(m.group(0), pats.index.vocab)
+            if named is not None:
+                return named
+    return None
 
-    intent: Intent = "general"
-    if pats.how_many.search(t):
-        intent = "cards_needed"
+
+def _read_intent(t: str, pats: _Patterns) -> tuple[str, Intent]:
+    """The first intent in the catalog's order whose words or phrases appear; its words are blanked."""
+    intent: Intent = "cards_needed" if pats.how_many.search(t) else "general"
     for name, words_re, phrases_re in pats.intents:
         hit = bool(phrases_re and phrases_re.search(t))
         if words_re and words_re.search(t):
             hit = True
             t = words_re.sub(lambda m: " " * len(m.group(0)), t)
         if hit and intent == "general":
-            intent = name  # type: ignore[assignment]
+            intent = name
+    return t, intent
 
-    count: int | None = None
+
+def _read_classified_count(t: str, pats: _Patterns) -> tuple[str, int | None]:
+    """A count with a classifier ("4张", "两块"), anywhere in the question."""
     m = pats.count_classifier.search(t)
-    if m:
-        n = _number(m.group(1), pats)
-        if n is not None and 1 <= n <= MAX_COUNT:
-            count = n
-        t = _blank(t, m.start(), m.end())
+    if not m:
+        return t, None
+    n = _number(m.group(1), pats)
+    return _blank(t, m.start(), m.end()), n if n is not None and 1 <= n <= MAX_COUNT else None
+
+
+def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
+    pats = _patterns_for(catalog)
+    index = pats.index
+    vocab = index.vocab
+    t = clean(raw)
+    t = pats.split_x.sub(r"\1 \2 ", t)
+    t = pats.split_x_after.sub(r" \1\2", t)
+    t, contexts = _read_contexts(t, pats)
+    t, framework, quants = _read_framework_and_quants(t, pats, catalog)
+    os_name = _read_os(t, pats)
+    t, intent = _read_intent(t, pats)
+    t, count = _read_classified_count(t, pats)
 
     ps = [
         _Piece(w, s, e, w in vocab.vendor_words, memory_of(w))
@@ -274,12 +292,11 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
     model = _find_model(ps, index, catalog, pats)
     return ParsedQuestion(
         raw=raw[:500],
-        lang=lang,
         gpu=gpu,
         gpu_count=count or 1,
         model=model,
-        quants=tuple(quants),
-        contexts=tuple(contexts),
+        quants=quants,
+        contexts=contexts,
         os=os_name,
         framework=framework,
         intent=intent,
@@ -419,9 +436,8 @@ def _count_near(t: str, ps: list[_Piece], span: tuple[int, int], pats: _Patterns
     return None
 
 
-def _find_model(ps: list[_Piece], index: Index, catalog: Catalog, pats: _Patterns) -> Resolution | None:
-    free = [p for p in ps if not p.used and p.memory is None and not p.vendor]
-    # The longest exact model name among the free words.
+def _longest_exact_model(free: list[_Piece], index: Index) -> tuple[int, int, str] | None:
+    """(start, end, id) of the longest run of free words that is an exact model name."""
     best: tuple[int, int, str] | None = None
     n = len(free)
     for i in range(n):
@@ -431,25 +447,38 @@ def _find_model(ps: list[_Piece], index: Index, catalog: Catalog, pats: _Pattern
                 if best is None or j - i > best[1] - best[0]:
                     best = (i, j, index.model_exact[key])
                 break
-    words = []
-    for k, p in enumerate(free):
-        w = p.text
-        inside = best is not None and best[0] <= k < best[1]
-        if inside or SIZE_TOKEN.match(w) or ACTIVE_TOKEN.match(w) or MOE_TOKEN.match(w):
-            words.append(w)
-        elif w in index.vocab.full_model_words:
-            words.append(w)
-        elif _CJK_PIECE.match(w) or w in index.vocab.noise_words or w.isdigit():
-            continue
-        elif w in index.model_words:
-            words.append(w)
-        elif len(w) >= 3 and process.extractOne(w, pats.model_word_list, scorer=fuzz.ratio, score_cutoff=80):
-            words.append(w)
+    return best
+
+
+def _model_like(w: str, index: Index, pats: _Patterns) -> bool:
+    """A leftover word that belongs to a model name: a size, a name word, or close to one."""
+    if SIZE_TOKEN.match(w) or ACTIVE_TOKEN.match(w) or MOE_TOKEN.match(w):
+        return True
+    if w in index.vocab.full_model_words:
+        return True
+    if _CJK_PIECE.match(w) or w in index.vocab.noise_words or w.isdigit():
+        return False
+    if w in index.model_words:
+        return True
+    return len(w) >= 3 and bool(
+        process.extractOne(w, pats.model_word_list, scorer=fuzz.ratio, score_cutoff=80)
+    )
+
+
+def _find_model(ps: list[_Piece], index: Index, catalog: Catalog, pats: _Patterns) -> Resolution | None:
+    free = [p for p in ps if not p.used and p.memory is None and not p.vendor]
+    best = _longest_exact_model(free, index)
+    words = [
+        p.text
+        for k, p in enumerate(free)
+        if (best is not None and best[0] <= k < best[1]) or _model_like(p.text, index, pats)
+    ]
     if best is not None:
-        exact = resolve_model(" ".join(p.text for p in free[best[0] : best[1]]), catalog)
+        named = [p.text for p in free[best[0] : best[1]]]
+        exact = resolve_model(" ".join(named), catalog)
         # "r1 32b": the exact name "r1" is the 671B model; a size next to it asks for the distill.
         sizes = [w for w in words if SIZE_TOKEN.match(w) or ACTIVE_TOKEN.match(w)]
-        if not sizes or all(w in (p.text for p in free[best[0] : best[1]]) for w in sizes):
+        if not sizes or all(w in named for w in sizes):
             return exact
         wider = resolve_model(" ".join(words), catalog)
         return wider if wider.best_id else exact

@@ -8,7 +8,9 @@ Every function returns a `Resolution` and never raises on odd input: an unknown 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from rapidfuzz import fuzz, process
 
@@ -31,6 +33,8 @@ MIN_SCORE = 72.0  # below this a fuzzy reading is only a "did you mean"
 POPULARITY_MARGIN = 10  # "27b" alone: the most popular reading must lead by this much
 TOP = 5
 
+Scorer = Callable[..., Any]  # a rapidfuzz scorer (fuzz.ratio, fuzz.WRatio, ...)
+
 
 @dataclass(frozen=True, slots=True)
 class Resolution:
@@ -52,7 +56,7 @@ def _rank(scored: dict[str, float]) -> tuple[tuple[str, float], ...]:
     return tuple(sorted(scored.items(), key=lambda kv: -kv[1])[:TOP])
 
 
-def _fuzzy(query: str, choices: tuple[str, ...], ids: tuple[str, ...], scorer) -> dict[str, float]:
+def _fuzzy(query: str, choices: tuple[str, ...], ids: tuple[str, ...], scorer: Scorer) -> dict[str, float]:
     best: dict[str, float] = {}
     if not query or not choices:
         return best
@@ -284,7 +288,7 @@ def _with_popularity_ties(scored: dict[str, float], facts: dict[str, ModelFacts]
 # --- quants and frameworks ----------------------------------------------------------------------
 
 
-def _resolve_simple(text: str, table: dict[str, str], known: dict[str, object]) -> Resolution:
+def _resolve_simple(text: str, table: dict[str, str], known: Mapping[str, object]) -> Resolution:
     key = _compact_simple(text)
     if not key:
         return NOTHING
