@@ -14,8 +14,14 @@ from core.community.delivery import Notifier
 @runtime_checkable
 class Adapter(Protocol):
     platform: str  # "telegram" | "discord": the label on metrics and in /healthz
-    notifier: Notifier  # registered with the outbox worker before the adapter starts
 
+    @property
+    def notifier(self) -> Notifier:
+        """Registered with the outbox worker before the adapter starts (read-only: any Notifier)."""
+        ...
+
+    # Each adapter also registers its platform's `PlatformCapabilities` with `app.bot.platforms` when
+    # it is built, so the command layer knows what the platform can do (ephemeral messages, DMs).
     # Optional, not part of the Protocol's required shape: a `running: bool` attribute or property.
     # Where present, /healthz reports it (e.g. False once the gateway connection died after start()
     # returned); without it, a platform is up from the moment start() returns until stop().

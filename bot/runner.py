@@ -24,11 +24,14 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from bot.adapter import Adapter
 from bot.app import App, build_app, keep_anchors_fresh
 from bot.settings import Settings, SettingsError, load_settings
+
+if TYPE_CHECKING:
+    from bot.observability import Observability
 
 __all__ = ["Adapter", "AdapterFactory", "Service", "platform_adapters", "run_bot", "serve"]
 
@@ -80,7 +83,7 @@ class Service:
         self.exit_code = 0
         # Per platform: None while start() runs, True once it returned, False after a failure or stop.
         self.up: dict[str, bool | None] = {a.platform: None for a in self.adapters}
-        self.observability = None  # bot.observability.Observability once started
+        self.observability: Observability | None = None  # once started
         self._worker_stop = asyncio.Event()
         self._worker_task: asyncio.Task[None] | None = None
         self._refresh_task: asyncio.Task[None] | None = None
@@ -105,9 +108,8 @@ class Service:
         from bot.observability import Observability, instrument
 
         metrics = instrument(self.app)
-        self.observability = Observability(
-            self.app, metrics, adapters=self.adapters_up, worker=self._worker_alive
-        )
+        observability = Observability(self.app, metrics, adapters=self.adapters_up, worker=self._worker_alive)
+        self.observability = observability
         try:
             await self.app.start()
         except Exception:
@@ -116,7 +118,7 @@ class Service:
             return 1
         try:
             if self.serve_http and self.metrics_port:
-                await self.observability.start(self.metrics_host, self.metrics_port)
+                await observability.start(self.metrics_host, self.metrics_port)
             worker = self.app.worker.run(self._worker_stop)
             self._worker_task = asyncio.create_task(worker, name="outbox-worker")
             self._worker_task.add_done_callback(self._worker_done)

@@ -25,7 +25,7 @@ from typing import TextIO
 from bot.app import App, build_app
 from bot.settings import load_settings
 from core.commands.types import Button, Invocation, PlatformCapabilities, Response, Where
-from core.i18n import translate
+from core.i18n import Lang, is_lang, translate
 from core.records import Actor
 from core.render.notices import notice_text
 
@@ -59,7 +59,7 @@ class Console:
         if not items:
             return 0
         if header:
-            lang = items[0].lang if items[0].lang in ("en", "zh") else "en"
+            lang: Lang = items[0].lang if is_lang(items[0].lang) else "en"
             self.say(translate("console.notices", lang, n=len(items)))
         for item in items:
             self.say(f"* {notice_text(item, self.app.catalog)}")

@@ -102,7 +102,7 @@ def _parameter(arg: Arg) -> inspect.Parameter:
 def slash_command(spec: CommandSpec) -> app_commands.Command:  # type: ignore[type-arg]
     """The slash command for one declaration: its options are its arguments."""
 
-    async def callback(interaction: discord.Interaction, **options: Any) -> None:
+    async def callback(interaction: discord.Interaction, /, **options: Any) -> None:
         given = {name: value for name, value in options.items() if value is not None and value != ""}
         if spec.form and not given:
             from bot.discord.convert import lang_of

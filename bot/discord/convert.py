@@ -6,6 +6,7 @@ import re
 
 import discord
 
+from core.i18n import Lang
 from core.records import Actor
 
 NO_MENTIONS = discord.AllowedMentions.none()  # every send: a reply never pings anyone
@@ -17,7 +18,7 @@ def actor_of(user: discord.User | discord.Member) -> Actor:
     return Actor("discord", str(user.id), user.display_name, roles)
 
 
-def lang_of(locale: discord.Locale | str | None) -> str | None:
+def lang_of(locale: discord.Locale | str | None) -> Lang | None:
     """The client's UI language as a hint; None lets the command layer read the text instead."""
     value = str(getattr(locale, "value", locale) or "")
     if value.startswith("zh"):

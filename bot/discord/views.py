@@ -55,7 +55,8 @@ class ActionButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMP
 
 def adapter_of(interaction: discord.Interaction) -> DiscordAdapter:
     """The adapter that owns this client (set by TokbotClient); how callbacks reach the router."""
-    return interaction.client.adapter  # type: ignore[attr-defined]
+    adapter: DiscordAdapter = interaction.client.adapter  # type: ignore[attr-defined]
+    return adapter
 
 
 def view_for(response: Response) -> discord.ui.View | None:

@@ -8,6 +8,8 @@ messages/s overall and 20/min per group; a 429 is waited out and retried).
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
+from typing import Any
 
 from telegram import Update
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
@@ -59,10 +61,11 @@ class TelegramAdapter:
         if base_file_url:
             builder = builder.base_file_url(base_file_url)
         if rate_limit:
-            builder = builder.rate_limiter(rate_limiter())
+            # PTB types the builder by its rate limiter's argument type; AIORateLimiter takes an int.
+            builder = builder.rate_limiter(rate_limiter())  # type: ignore[arg-type]
         if request is not None:
             builder = builder.request(request).get_updates_request(request).updater(None)
-        self.application: Application = builder.build()
+        self.application: Application[Any, Any, Any, Any, Any, Any] = builder.build()
         app.bot.platforms[self.platform] = CAPABILITIES
         self.replier = Replier(self.application.bot)
         self.handlers = Handlers(app, self.replier)
@@ -84,7 +87,7 @@ class TelegramAdapter:
         await self.application.start()
         if self.application.updater is not None:
             await self.application.updater.start_polling(
-                timeout=self.poll_timeout, allowed_updates=ALLOWED_UPDATES
+                timeout=timedelta(seconds=self.poll_timeout), allowed_updates=ALLOWED_UPDATES
             )
         self._started = True
         log.info(

@@ -18,6 +18,7 @@ import hashlib
 import logging
 import re
 import time
+from typing import Any
 
 from telegram import (
     Chat,
@@ -89,7 +90,7 @@ class Handlers:
         name = re.escape(self.username)
         self._mention = re.compile(rf"@{name}\b", re.IGNORECASE) if self.username else None
 
-    def install(self, application: Application) -> None:
+    def install(self, application: Application[Any, Any, Any, Any, Any, Any]) -> None:
         new_message = filters.UpdateType.MESSAGE  # edits of old messages are not new questions
         application.add_handler(CommandHandler("start", self.on_start, filters=new_message))
         application.add_handler(CommandHandler(list(COMMANDS), self.on_command, filters=new_message))
@@ -149,7 +150,7 @@ class Handlers:
     def _mentioned(self, message: Message) -> bool:
         if not self.username:
             return False
-        kinds = [MessageEntity.MENTION, MessageEntity.TEXT_MENTION]
+        kinds: list[str | None] = [MessageEntity.MENTION, MessageEntity.TEXT_MENTION]
         for entity, said in message.parse_entities(kinds).items():
             if entity.type == MessageEntity.TEXT_MENTION and entity.user is not None:
                 if entity.user.id == self.bot_id:

@@ -12,7 +12,7 @@ import logging
 import re
 from dataclasses import dataclass
 
-from telegram import Bot, LinkPreviewOptions, Message, ReplyParameters
+from telegram import Bot, ForceReply, InlineKeyboardMarkup, LinkPreviewOptions, Message, ReplyParameters
 from telegram.constants import MessageLimit, ParseMode
 from telegram.error import BadRequest, Forbidden, TelegramError
 
@@ -23,6 +23,7 @@ from core.i18n import Lang, translate
 log = logging.getLogger(__name__)
 
 _TAG = re.compile(r"<[^>]+>")
+Markup = InlineKeyboardMarkup | ForceReply | None
 # Tables are monospace text, and a link preview card under an estimate only pushes it off screen.
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 
@@ -138,8 +139,8 @@ class Replier:
         self,
         to: Destination,
         text: str,
-        markup,
-        quote: ReplyParameters | None,  # noqa: ANN001
+        markup: Markup,
+        quote: ReplyParameters | None,
     ) -> Message:
         if len(text) > MessageLimit.MAX_TEXT_LENGTH:
             log.warning("telegram reply over 4096 characters", extra={"length": len(text)})
@@ -166,7 +167,7 @@ class Replier:
                 message_thread_id=to.thread_id,
             )
 
-    async def _edit(self, to: Destination, text: str, markup) -> bool:  # noqa: ANN001
+    async def _edit(self, to: Destination, text: str, markup: InlineKeyboardMarkup | None) -> bool:
         """Replace the message whose button was pressed; its keyboard goes (none is passed) unless the
         response brings one. False if it can't be edited, so the caller sends a new message instead."""
         try:
@@ -189,8 +190,8 @@ class Replier:
         self,
         to: Destination,
         r: Response,
-        markup,
-        quote: ReplyParameters | None,  # noqa: ANN001
+        markup: Markup,
+        quote: ReplyParameters | None,
     ) -> Message:
         caption: str | None = r.text or None
         if caption is not None and len(caption) > MessageLimit.CAPTION_LENGTH:

@@ -17,10 +17,10 @@ from typing import Literal
 from rapidfuzz import fuzz, process
 
 from core.catalog.loader import Catalog
+from core.commands.words import EVERYTHING
 from core.understanding.parse import parse_question
 
 Kind = Literal["gpu", "model", "any"]
-EVERYTHING = "all"  # what /subscribe takes for "every new anchor" (core.commands.subscribe.EVERYTHING)
 LABEL_MAX = 100  # Discord's limit for a choice's name and value; plenty elsewhere
 FUZZY_MIN = 60.0  # below this a fuzzy match is noise in a 25-item list
 
@@ -121,6 +121,44 @@ def _score(entry: _Entry, query: str, words: tuple[str, ...]) -> float:
     return best
 
 
+def _popular(entries: list[_Entry], kind: Kind, limit: int) -> list[_Entry]:
+    """Nothing typed yet: the most talked-about first."""
+    ranked = sorted(entries, key=lambda e: e.rank, reverse=True)
+    if kind == "any":  # alternate cards and models so both show up in the first screen
+        gpus = [e for e in ranked if e.kind == "gpu"]
+        models = [e for e in ranked if e.kind == "model"]
+        ranked = [e for pair in zip(gpus, models, strict=False) for e in pair]
+    return ranked[:limit]
+
+
+def _matches(entries: list[_Entry], prefix: str, query: str, limit: int) -> list[_Entry]:
+    """Entries for what was typed, best first: exact / prefix / word matches, then fuzzy ones."""
+    words = tuple(w for w in _NOT_WORD.split(prefix.lower()) if w)
+    scored: dict[str, tuple[float, _Entry]] = {}
+    for e in entries:
+        s = _score(e, query, words)
+        if s:
+            scored[e.kind + e.id] = (s, e)
+    if len(scored) < limit:
+        _add_fuzzy(scored, entries, query, limit)
+    ranked = sorted(scored.values(), key=lambda se: (se[0], se[1].rank), reverse=True)
+    return [e for _, e in ranked[:limit]]
+
+
+def _add_fuzzy(
+    scored: dict[str, tuple[float, _Entry]], entries: list[_Entry], query: str, limit: int
+) -> None:
+    """Typos and other orders ("4090rtx", "qwne3"): rapidfuzz over every key once."""
+    keys = [(k, e) for e in entries for k in e.keys]
+    hits = process.extract(
+        query, [k for k, _ in keys], scorer=fuzz.WRatio, limit=limit * 4, score_cutoff=FUZZY_MIN
+    )
+    for _key, score, i in hits:
+        e = keys[i][1]
+        if e.kind + e.id not in scored or scored[e.kind + e.id][0] < score:
+            scored[e.kind + e.id] = (float(score), e)
+
+
 def complete(
     catalog: Catalog, kind: Kind, prefix: str, limit: int = 25, include_all: bool = False
 ) -> list[tuple[str, str]]:
@@ -134,30 +172,8 @@ def complete(
     out: list[tuple[str, str]] = []
     if include_all and EVERYTHING.startswith(prefix.strip().lower()):
         out.append((EVERYTHING, EVERYTHING))
-    if limit <= len(out):
+    room = limit - len(out)
+    if room <= 0:
         return out[:limit]
-    if not query:
-        ranked = sorted(entries, key=lambda e: e.rank, reverse=True)
-        if kind == "any":  # alternate cards and models so both show up in the first screen
-            gpus = [e for e in ranked if e.kind == "gpu"]
-            models = [e for e in ranked if e.kind == "model"]
-            ranked = [e for pair in zip(gpus, models, strict=False) for e in pair]
-        return out + [(e.label, e.value) for e in ranked[: limit - len(out)]]
-    words = tuple(w for w in _NOT_WORD.split(prefix.lower()) if w)
-    scored: dict[str, tuple[float, _Entry]] = {}
-    for e in entries:
-        s = _score(e, query, words)
-        if s:
-            scored[e.kind + e.id] = (s, e)
-    if len(scored) < limit:
-        # Typos and other orders ("4090rtx", "qwne3"): rapidfuzz over every key once.
-        keys = [(k, e) for e in entries for k in e.keys]
-        hits = process.extract(
-            query, [k for k, _ in keys], scorer=fuzz.WRatio, limit=limit * 4, score_cutoff=FUZZY_MIN
-        )
-        for _key, score, i in hits:
-            e = keys[i][1]
-            if e.kind + e.id not in scored or scored[e.kind + e.id][0] < score:
-                scored[e.kind + e.id] = (float(score), e)
-    ranked = sorted(scored.values(), key=lambda se: (se[0], se[1].rank), reverse=True)
-    return out + [(e.label, e.value) for _, e in ranked[: limit - len(out)]]
+    found = _popular(entries, kind, room) if not query else _matches(entries, prefix, query, room)
+    return out + [(e.label, e.value) for e in found]

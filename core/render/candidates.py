@@ -15,7 +15,12 @@ def candidate_names(ids: Iterable[str], catalog: Catalog, lang: Lang, kind: str,
     """The first `limit` candidates of `kind` ("gpu" | "model" | "framework" | ...) by name, joined;
     an id the catalog doesn't name shows as itself; "" for none."""
     del lang  # names are the catalog's, the same in both languages; the separator too
-    tables = {"gpu": catalog.gpus, "model": catalog.models}
-    table = tables.get(kind, {})
-    names = [table[i].name if i in table else i for i in list(ids)[:limit]]
-    return ", ".join(names)
+    return ", ".join(_name(i, catalog, kind) for i in list(ids)[:limit])
+
+
+def _name(entry_id: str, catalog: Catalog, kind: str) -> str:
+    if kind == "gpu" and entry_id in catalog.gpus:
+        return catalog.gpus[entry_id].name
+    if kind == "model" and entry_id in catalog.models:
+        return catalog.models[entry_id].name
+    return entry_id

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.render.doc import Doc, Para, fits, render, truncate
+from core.render.doc import Doc, Para, Part, fits, render, truncate
 
 
 def one(target: str, *lines: str) -> str:
@@ -18,7 +18,7 @@ def split(doc: Doc, target: str) -> list[str]:
     """The doc as few messages as possible, never cutting a part: long lists (/help, /review)
     become several messages instead of losing their tail."""
     out: list[str] = []
-    current: list = []
+    current: list[Part] = []
     for part in doc:
         trial = (*current, part)
         if current and not fits(render(trial, target), target):
