@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.catalog.gpu import Gpu
+from core.catalog.kv_cache import FULL_PRECISION_KV, KvCacheType
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.community.ceilings import decode_ceiling, peak_tflops, prefill_ceiling, quant_bytes_per_token
@@ -117,7 +118,7 @@ def _row(
     quant: str,
     framework: str,
     memory: float | None,
-    kv: str,
+    kv: KvCacheType,
     catalog: Catalog,
 ) -> Row:
     lim = limits(catalog)
@@ -157,6 +158,38 @@ def _gpus_label(gpu: Gpu, count: int) -> str:
     return gpu.name if count == 1 else f"{count}× {gpu.name}"
 
 
+Flags = list[tuple[str, dict[str, Any]]]  # (flag code, its numbers) for the moderator, in order
+
+
+@dataclass(frozen=True, slots=True)
+class _Names:
+    """The four names of one run, resolved (each found and confident when no problem was noted)."""
+
+    gpu: Resolution
+    model: Resolution
+    quant: Resolution
+    framework: Resolution
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """One run with its names resolved and its numbers read: what the checks and the draft use."""
+
+    raw: RawRun
+    text: str
+    form: SubmissionForm
+    gpu: Gpu
+    model: Model
+    quant: str
+    framework: str
+    count: int
+    memory: float | None
+    sizes: tuple[float, ...]  # the memory sizes the card comes in
+    kv_est: KvCacheType  # the cache type the estimator prices the run's as
+    decode: float
+    speculative: bool  # the notes, framework or text mention speculative decoding
+
+
 def _read_run(raw: RawRun, text: str, catalog: Catalog, check: _Check) -> tuple[Draft | None, set[str]]:
     """A draft for one run, or None with its problems in `check`; also the missing required fields."""
     lim = limits(catalog)
@@ -164,139 +197,233 @@ def _read_run(raw: RawRun, text: str, catalog: Catalog, check: _Check) -> tuple[
     check.problems.extend(notes)
     values = form.model_dump()
     missing = {k for k in lim.required if values.get(k) is None and k not in bad}
-
     # Names are resolved even when something else is wrong, so one reply lists every problem.
-    gpu_res = model_res = quant_res = None
-    if form.gpu is not None:
-        gpu_res = _resolve("gpu", raw, form.gpu, catalog)
-        if not gpu_res.found or not gpu_res.confident:
-            check.unknown("gpu", form.gpu, gpu_res, catalog.gpus)
-    if form.model is not None:
-        model_res = _resolve("model", raw, form.model, catalog)
-        model_ok = model_res.found and model_res.confident
-        if model_ok and MODEL_FROM_ARCH in raw.caveats:
-            # llama-bench names the architecture and size ("llama 8B"): only a reading with no
-            # rival and the printed parameter count is taken; otherwise the submitter says model=...
-            params_b = catalog.models[model_res.best_id].params_b  # type: ignore[index]
-            params_off = raw.params_b is not None and abs(params_b - raw.params_b) > 0.1 * params_b
-            model_ok = not model_res.also and not params_off
-        if not model_ok:
-            check.unknown("model", form.model, model_res, catalog.models)
-    if form.quant is not None:
-        quant_res = _resolve("quant", raw, form.quant, catalog)
-        if not quant_res.found or not quant_res.confident:
-            check.unknown("quant", form.quant, quant_res, catalog.quants)
-    fw_text = form.framework or "llama.cpp"
-    fw_res = _resolve("framework", raw, fw_text, catalog)
-    if not fw_res.found:
+    names = _resolve_names(raw, form, catalog, check)
+    if check.problems or missing or names is None:
+        return None, missing
+    return _checked_draft(_run(raw, text, form, names, catalog), catalog, check), missing
+
+
+# --- names ---------------------------------------------------------------------------------------
+
+
+def _resolve_names(raw: RawRun, form: SubmissionForm, catalog: Catalog, check: _Check) -> _Names | None:
+    """Every name the run gives, resolved; the unknown or ambiguous ones noted in `check`. None when
+    the GPU, model or quant is absent (the missing fields say so)."""
+    gpu_res = _resolved_gpu(raw, form.gpu, catalog, check) if form.gpu is not None else None
+    model_res = _resolved_model(raw, form.model, catalog, check) if form.model is not None else None
+    quant_res = _resolved_quant(raw, form.quant, catalog, check) if form.quant is not None else None
+    fw_res = _resolved_framework(raw, form.framework or "llama.cpp", catalog, check)
+    if gpu_res is None or model_res is None or quant_res is None:
+        return None
+    return _Names(gpu_res, model_res, quant_res, fw_res)
+
+
+def _resolved_gpu(raw: RawRun, text: str, catalog: Catalog, check: _Check) -> Resolution:
+    res = _resolve("gpu", raw, text, catalog)
+    if not res.found or not res.confident:
+        check.unknown("gpu", text, res, catalog.gpus)
+    return res
+
+
+def _resolved_model(raw: RawRun, text: str, catalog: Catalog, check: _Check) -> Resolution:
+    res = _resolve("model", raw, text, catalog)
+    ok = res.best_id is not None and res.confident
+    if res.best_id is not None and ok and MODEL_FROM_ARCH in raw.caveats:
+        # llama-bench names the architecture and size ("llama 8B"): only a reading with no
+        # rival and the printed parameter count is taken; otherwise the submitter says model=...
+        params_b = catalog.models[res.best_id].params_b
+        params_off = raw.params_b is not None and abs(params_b - raw.params_b) > 0.1 * params_b
+        ok = not res.also and not params_off
+    if not ok:
+        check.unknown("model", text, res, catalog.models)
+    return res
+
+
+def _resolved_quant(raw: RawRun, text: str, catalog: Catalog, check: _Check) -> Resolution:
+    res = _resolve("quant", raw, text, catalog)
+    if not res.found or not res.confident:
+        check.unknown("quant", text, res, catalog.quants)
+    return res
+
+
+def _resolved_framework(raw: RawRun, text: str, catalog: Catalog, check: _Check) -> Resolution:
+    res = _resolve("framework", raw, text, catalog)
+    if not res.found:
         known = ", ".join(sorted(catalog.frameworks))
-        check.problems.append(Note("submit.unknown_framework", {"text": fw_text, "known": known}))
-        check.candidates["framework"] = [c for c, _ in fw_res.candidates]
-    if check.problems or missing or gpu_res is None or model_res is None or quant_res is None:
-        return None, missing
+        check.problems.append(Note("submit.unknown_framework", {"text": text, "known": known}))
+        check.candidates["framework"] = [c for c, _ in res.candidates]
+    return res
 
-    gpu = catalog.gpus[gpu_res.best_id]  # type: ignore[index]
-    model = catalog.models[model_res.best_id]  # type: ignore[index]
-    quant: str = quant_res.best_id  # type: ignore[assignment]
-    framework: str = fw_res.best_id  # type: ignore[assignment]
-    count = form.count or 1
-    memory = form.memory or gpu_res.memory_gib
-    sizes = sorted(set(gpu.memory_options_gib or ()) | {gpu.memory_gib})
-    if memory is not None and not any(abs(memory - s) <= 0.5 for s in sizes):
-        check.problems.append(
-            Note(
-                "submit.memory_not_offered",
-                {"gpu": gpu.name, "value": memory, "sizes": ", ".join(f"{s:g}" for s in sizes)},
-            )
-        )
-        return None, missing
-    if form.depth is not None and form.ctx is not None and form.depth > form.ctx:
-        check.problems.append(Note("submit.depth_over_context", {"depth": form.depth, "ctx": form.ctx}))
-        return None, missing
 
-    kv_est = lim.kv_types[form.kv] if form.kv else "f16"
-    engine = catalog.frameworks[framework].engine
-    decode: float = form.decode  # type: ignore[assignment]
-    flags: list[tuple[str, dict[str, Any]]] = []
+def _found_id(res: Resolution) -> str:
+    """The id of a name that resolved (callers check `found` first, through the problems noted)."""
+    if res.best_id is None:
+        raise ValueError("a name without a catalog id reached the checks")
+    return res.best_id
 
+
+def _run(raw: RawRun, text: str, form: SubmissionForm, names: _Names, catalog: Catalog) -> _Run:
+    lim = limits(catalog)
+    gpu = catalog.gpus[_found_id(names.gpu)]
+    if form.decode is None:
+        raise ValueError("a run without a decode speed reached the checks")  # decode is required
+    return _Run(
+        raw=raw,
+        text=text,
+        form=form,
+        gpu=gpu,
+        model=catalog.models[_found_id(names.model)],
+        quant=_found_id(names.quant),
+        framework=_found_id(names.framework),
+        count=form.count or 1,
+        memory=form.memory or names.gpu.memory_gib,
+        sizes=tuple(sorted(set(gpu.memory_options_gib or ()) | {gpu.memory_gib})),
+        kv_est=lim.kv_types[form.kv] if form.kv else FULL_PRECISION_KV,
+        decode=form.decode,
+        speculative=bool(lim.speculative.search(" ".join(filter(None, (form.notes, form.framework, text))))),
+    )
+
+
+# --- checks --------------------------------------------------------------------------------------
+
+
+def _checked_draft(run: _Run, catalog: Catalog, check: _Check) -> Draft | None:
+    """The run's draft with its flags, or None with the reason it is refused in `check`."""
+    lim = limits(catalog)
+    problem = _setup_problem(run)
+    if problem is not None:
+        check.problems.append(problem)
+        return None
+    flags: Flags = []
     # Physical ceilings: refused, whatever the estimate says.
-    per_token = quant_bytes_per_token(model, quant, form.depth or 0, kv_est, catalog)
-    ceiling = decode_ceiling(gpu, count, model, quant, form.depth or 0, kv_est, engine, catalog)
-    speculative = bool(lim.speculative.search(" ".join(filter(None, (form.notes, form.framework, text)))))
-    if decode > ceiling * lim.ceiling_margin:
-        params = {
-            "decode": decode,
-            "gpus": _gpus_label(gpu, count),
-            "size_gb": round(per_token / 1e9, 1),
-            "max": round(ceiling),
-            "bandwidth": gpu.bandwidth_gbs,
-        }
-        if not speculative:
-            check.problems.append(Note("submit.above_ceiling", params))
-            return None, missing
-        flags.append(("speculative_above_ceiling", params))
-    if form.prefill is not None:
-        p_ceiling = prefill_ceiling(gpu, count, model)
-        if p_ceiling is not None and form.prefill > p_ceiling * lim.ceiling_margin:
-            check.problems.append(
-                Note(
-                    "submit.prefill_above_ceiling",
-                    {
-                        "prefill": form.prefill,
-                        "gpus": _gpus_label(gpu, count),
-                        "tflops": peak_tflops(gpu),
-                        "params_b": model.active_params_b,
-                        "max": round(p_ceiling),
-                    },
-                )
-            )
-            return None, missing
-
+    above = _above_decode_ceiling(run, lim, catalog)
+    if above is not None:
+        if not run.speculative:
+            check.problems.append(Note("submit.above_ceiling", above))
+            return None
+        flags.append(("speculative_above_ceiling", above))
+    problem = _above_prefill_ceiling(run, lim)
+    if problem is not None:
+        check.problems.append(problem)
+        return None
     try:
-        row = _row(form, gpu, model, quant, framework, memory, kv_est, catalog)
+        row = _row(run.form, run.gpu, run.model, run.quant, run.framework, run.memory, run.kv_est, catalog)
     except SetupError as exc:
         check.problems.append(Note("submit.bad_setup", {"reason": str(exc)}))
-        return None, missing
+        return None
     snap = _snapshot(row, catalog)
+    flags += _estimate_flags(run, row, snap, lim)
+    flags += _caveat_flags(run, above_ceiling=above is not None)
+    codes = tuple(dict.fromkeys(code for code, _ in flags))
+    notes_out = tuple(Note(f"submit.flag.{code}", params) for code, params in flags)
+    return Draft(_measurement(run, lim), snap, codes, notes_out)
 
+
+def _setup_problem(run: _Run) -> Note | None:
+    """A memory size the card doesn't come in, or a depth beyond the context."""
+    memory, form = run.memory, run.form
+    if memory is not None and not any(abs(memory - s) <= 0.5 for s in run.sizes):
+        sizes = ", ".join(f"{s:g}" for s in run.sizes)
+        return Note("submit.memory_not_offered", {"gpu": run.gpu.name, "value": memory, "sizes": sizes})
+    if form.depth is not None and form.ctx is not None and form.depth > form.ctx:
+        return Note("submit.depth_over_context", {"depth": form.depth, "ctx": form.ctx})
+    return None
+
+
+def _above_decode_ceiling(run: _Run, lim: SubmitLimits, catalog: Catalog) -> dict[str, Any] | None:
+    """The numbers for the refusal when the decode speed beats memory bandwidth; None when it doesn't."""
+    depth = run.form.depth or 0
+    engine = catalog.frameworks[run.framework].engine
+    ceiling = decode_ceiling(run.gpu, run.count, run.model, run.quant, depth, run.kv_est, engine, catalog)
+    if run.decode <= ceiling * lim.ceiling_margin:
+        return None
+    per_token = quant_bytes_per_token(run.model, run.quant, depth, run.kv_est, catalog)
+    return {
+        "decode": run.decode,
+        "gpus": _gpus_label(run.gpu, run.count),
+        "size_gb": round(per_token / 1e9, 1),
+        "max": round(ceiling),
+        "bandwidth": run.gpu.bandwidth_gbs,
+    }
+
+
+def _above_prefill_ceiling(run: _Run, lim: SubmitLimits) -> Note | None:
+    """The refusal when the prefill speed beats the card's peak matrix rate; None when it doesn't."""
+    prefill = run.form.prefill
+    if prefill is None:
+        return None
+    p_ceiling = prefill_ceiling(run.gpu, run.count, run.model)
+    if p_ceiling is None or prefill <= p_ceiling * lim.ceiling_margin:
+        return None
+    return Note(
+        "submit.prefill_above_ceiling",
+        {
+            "prefill": prefill,
+            "gpus": _gpus_label(run.gpu, run.count),
+            "tflops": peak_tflops(run.gpu),
+            "params_b": run.model.active_params_b,
+            "max": round(p_ceiling),
+        },
+    )
+
+
+def _estimate_flags(run: _Run, row: Row, snap: EstimateSnapshot | None, lim: SubmitLimits) -> Flags:
+    """Numbers far from the estimate's range, and a setup the estimator says doesn't fit."""
+    flags: Flags = []
+    decode = run.decode
     if snap is not None and not (lim.far_low * snap.decode_low <= decode <= lim.far_high * snap.decode_high):
         flags.append(
             ("far_from_estimate", {"decode": decode, "low": snap.decode_low, "mid": snap.decode_mid,
                                    "high": snap.decode_high})
         )  # fmt: skip
-    if form.prefill is not None and row.prefill_tps is not None:
+    prefill = run.form.prefill
+    if prefill is not None and row.prefill_tps is not None:
         p = row.prefill_tps
-        if not lim.far_low * p.low <= form.prefill <= lim.far_high * p.high:
-            params = {"prefill": form.prefill, "low": p.low, "mid": p.mid, "high": p.high}
-            flags.append(("prefill_far_from_estimate", params))
+        if not lim.far_low * p.low <= prefill <= lim.far_high * p.high:
+            flags.append(
+                (
+                    "prefill_far_from_estimate",
+                    {"prefill": prefill, "low": p.low, "mid": p.mid, "high": p.high},
+                )
+            )
     if row.status == "no_fit":
         flags.append(("no_fit_estimated", {"total": row.total_gib, "usable": row.usable_gib}))
+    return flags
+
+
+def _caveat_flags(run: _Run, above_ceiling: bool) -> Flags:
+    """Partial offload, the paste's caveats, speculative decoding, a context beyond the model's."""
+    raw, model, form = run.raw, run.model, run.form
+    flags: Flags = []
     partial = PARTIAL_OFFLOAD in raw.caveats or (
         raw.n_gpu_layers is not None and 0 <= raw.n_gpu_layers < model.layers
     )
     if partial:
         flags.append((PARTIAL_OFFLOAD, {"layers": raw.n_gpu_layers, "total": model.layers}))
-    for caveat in raw.caveats:
-        if caveat != PARTIAL_OFFLOAD:
-            flags.append((caveat, {}))
-    if speculative and not any(code == "speculative_above_ceiling" for code, _ in flags):
+    flags.extend((caveat, {}) for caveat in raw.caveats if caveat != PARTIAL_OFFLOAD)
+    if run.speculative and not above_ceiling:
         flags.append(("speculative", {}))
     if form.ctx is not None and form.ctx > max(model.max_context, model.rope_scaled_context or 0):
         flags.append(("context_beyond_model", {"ctx": form.ctx, "native": model.max_context}))
+    return flags
 
+
+def _measurement(run: _Run, lim: SubmitLimits) -> Measurement:
+    form = run.form
     evidence = form.evidence
-    if evidence is None and raw.tool is not None:
-        evidence = text.strip()[: lim.evidence_max_chars]  # the paste itself is the evidence
-    measurement = Measurement(
-        gpu_id=gpu.id,
-        model_id=model.id,
-        quant=quant,
-        decode_tps=decode,
-        gpu_count=count,
-        memory_gib=memory if len(sizes) > 1 else None,
+    if evidence is None and run.raw.tool is not None:
+        evidence = run.text.strip()[: lim.evidence_max_chars]  # the paste itself is the evidence
+    return Measurement(
+        gpu_id=run.gpu.id,
+        model_id=run.model.id,
+        quant=run.quant,
+        decode_tps=run.decode,
+        gpu_count=run.count,
+        memory_gib=run.memory if len(run.sizes) > 1 else None,
         context=form.ctx,
         depth=form.depth,
-        framework=framework,
+        framework=run.framework,
         framework_version=form.version,
         backend=form.backend,
         os=form.os,
@@ -308,9 +435,6 @@ def _read_run(raw: RawRun, text: str, catalog: Catalog, check: _Check) -> tuple[
         evidence=evidence,
         notes=form.notes,
     )
-    codes = tuple(dict.fromkeys(code for code, _ in flags))
-    notes_out = tuple(Note(f"submit.flag.{code}", params) for code, params in flags)
-    return Draft(measurement, snap, codes, notes_out), missing
 
 
 # --- entry points --------------------------------------------------------------------------------
