@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from unittest.mock import AsyncMock, MagicMock
 
+import discord
 import pytest
 from telegram.ext import CommandHandler
 
@@ -14,7 +16,10 @@ from bot.discord.adapter import DiscordAdapter
 from bot.discord.commands import build_commands
 from bot.settings import Settings
 from bot.telegram import TelegramAdapter
-from core.commands.registry import COMMANDS
+from core.catalog.loader import default_catalog
+from core.commands.registry import COMMANDS, SPECS
+from core.commands.spec import Arg, ArgKind
+from core.commands.types import ArgValue, Invocation
 from core.storage.sqlite import SqliteStorage
 from tests.fakes.discord_api import FakeDiscord, point_discord_py_at
 from tests.fakes.telegram_api import FakeTelegram
@@ -30,6 +35,73 @@ def test_both_adapters_expose_the_same_commands_and_none_shadows_another():
     assert all(re.fullmatch(r"[a-z]{2,32}", name) for name in COMMANDS), "valid on both platforms"
     # No command is a prefix-free duplicate of another once the platforms normalise case.
     assert len({n.lower() for n in COMMANDS}) == len(COMMANDS)
+
+
+# A value per argument kind, as a typed platform sends it and as a person types it.
+_SAMPLES = {
+    ArgKind.ID: (7, "7"),
+    ArgKind.NUMBER: (21.5, "21.5"),
+    ArgKind.WORD: ("csv", "csv"),
+    ArgKind.COMMAND: ("submit", "submit"),
+}
+
+
+def _sample(arg: Arg) -> tuple[ArgValue, str]:
+    return _SAMPLES.get(arg.kind, ("V100 32G gemma 3 27b", "V100 32G gemma 3 27b"))
+
+
+def test_every_declared_command_has_the_same_arguments_on_discord_and_in_text():
+    """Discord's slash options are the declaration's arguments (names, required, types); a console or
+    Telegram line with the same values reads to the same typed arguments."""
+    from core.commands.context import BotContext, BotLimits
+    from core.commands.router import CommandRouter
+    from core.commands.types import Where
+    from core.community.moderators import ModeratorPolicy
+    from core.records import Actor
+    from core.storage.memory import MemoryStorage
+
+    catalog = default_catalog()
+    router = CommandRouter(BotContext(catalog, MemoryStorage(), ModeratorPolicy.parse(""), BotLimits()))
+    by_name = {c.name: c for c in build_commands()}
+    assert tuple(by_name) == COMMANDS
+    for spec in SPECS:
+        options = {p.name: p for p in by_name[spec.name].parameters}
+        assert list(options) == [a.name for a in sorted(spec.args, key=lambda a: not a.required)], spec.name
+        for arg in spec.args:
+            assert options[arg.name].required == arg.required, (spec.name, arg.name)
+            expected = {ArgKind.ID: "integer", ArgKind.NUMBER: "number"}.get(arg.kind, "string")
+            assert options[arg.name].type.name == expected, (spec.name, arg.name)
+        # Text: the non-typed-only arguments in order; each reads back as the typed value.
+        text_args = [a for a in spec.args if not a.typed_only]
+        typed = {a.name: _sample(a)[0] for a in text_args}
+        line = " ".join(_sample(a)[1] for a in text_args)
+        inv = router.prepare(router.parse(Actor("console", "u", "U"), Where("u"), f"/{spec.name} {line}"))
+        assert dict(inv.args) == typed, spec.name
+
+
+async def test_discord_options_reach_the_router_as_typed_arguments(tmp_path: Path):
+    """No text rebuilt from options: what the slash command got is what the command reads."""
+    app = build_app(Settings(_env_file=None, db_path=tmp_path / "t.db"))  # type: ignore[call-arg]
+    adapter = DiscordAdapter(app, DISCORD_TOKEN)
+    seen: list[Invocation] = []
+
+    async def handle(inv: Invocation) -> list:
+        seen.append(inv)
+        return []
+
+    app.router.handle = handle  # type: ignore[method-assign]
+    interaction = MagicMock(spec=discord.Interaction)
+    interaction.client = MagicMock(adapter=adapter)
+    interaction.user = MagicMock(spec=discord.User, id=5, display_name="u5")
+    interaction.channel_id, interaction.guild_id, interaction.locale = 1, 2, discord.Locale("en-US")
+    interaction.type = discord.InteractionType.application_command
+    interaction.response = MagicMock(defer=AsyncMock(), send_message=AsyncMock())
+    interaction.delete_original_response = AsyncMock()
+    submit = next(c for c in build_commands() if c.name == "submit")
+    await submit.callback(interaction, gpu="RTX 4090", decode=128.0, notes='said "hi"')
+    [inv] = seen
+    assert inv.command == "submit" and inv.text == ""
+    assert dict(inv.args) == {"gpu": "RTX 4090", "decode": 128.0, "notes": 'said "hi"'}
 
 
 async def test_telegram_registers_every_command(tmp_path: Path):

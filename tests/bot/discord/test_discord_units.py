@@ -351,3 +351,31 @@ async def test_every_option_description_is_translated():
             assert zh == table[key]["zh"][:100]
             seen += 1
     assert seen >= 20
+
+
+async def test_typed_intents_on_discord(adapter):
+    """Audience: CHAT is public, ASKER and ASKER_PRIVATELY are ephemeral (Discord has them); a prompt
+    shown as a modal is forgotten by the router's prompt state (its answer is the modal's submit)."""
+    from bot.discord.reply import Responder
+
+    i = interaction(adapter)
+    await Responder(i).send_all(
+        [
+            Response("for all", audience=Audience.CHAT),
+            Response("for you", audience=Audience.ASKER),
+            Response("cards", audience=Audience.ASKER_PRIVATELY),
+        ]
+    )
+    assert i.response.send_message.await_args.kwargs["ephemeral"] is False
+    assert [c.kwargs["ephemeral"] for c in i.followup.send.await_args_list] == [True, True]
+    mod = interaction(adapter, user_id=MOD)
+    await command("reject").callback(mod, id=7)
+    assert isinstance(mod.response.send_modal.await_args.args[0], PromptModal)
+    assert len(adapter.app.bot.prompts) == 0, "the modal answers it, not the next message"
+
+
+def test_slow_and_private_come_from_the_declarations():
+    from core.commands.registry import BY_NAME, is_slow_action
+
+    assert BY_NAME["review"].slow and BY_NAME["review"].private and not BY_NAME["accuracy"].private
+    assert is_slow_action("v:c:abc") and not is_slow_action("v:f:abc") and not is_slow_action("m:a:1")

@@ -239,3 +239,55 @@ async def test_review_stays_in_the_group_when_the_moderator_never_opened_a_priva
         for c in new
     )
     assert not any(c.text == "Sent to you in a private chat." for c in new)
+
+
+async def test_review_in_a_group_is_in_the_default_language_in_both_chats(tmp_path):
+    """TOKBOT_DEFAULT_LANG=zh and a moderator whose app gives no language: the cards in the private
+    chat and the pointer left in the group are both in the language the router decided."""
+    from bot.app import build_app
+    from core.storage.memory import MemoryStorage
+    from tests.bot.telegram.conftest import settings
+
+    app = build_app(settings(tmp_path, default_lang="zh"), storage=MemoryStorage())
+    await app.start()
+    tg = Harness(app)
+    await tg.adapter.start()
+    try:
+        alice = tg.fake.user(1001, "Alice", language_code="")
+        bob, group = tg.fake.user(MODERATOR, "Bob", language_code=""), tg.fake.group()
+        await tg.say(alice, SUBMISSION)
+        before = len(tg.fake.sent)
+        await tg.say(bob, f"/review@{BOT_USERNAME}", group)
+        new = tg.fake.sent[before:]
+        private = [c.text for c in new if c.chat_id == MODERATOR]
+        in_group = [c.text for c in new if c.chat_id == group["id"]]
+        assert private and private[0].startswith(translate("review.header", "zh", shown=1, total=1)[:4])
+        assert in_group == [translate("telegram.sent_privately", "zh")]
+    finally:
+        await tg.adapter.stop()
+        await app.close()
+
+
+async def test_typed_intents_on_telegram(tg: Harness):
+    """ASKER_PRIVATELY moves to the private chat (above); expects_reply asks for a reply in a group
+    only; private_chat_topic is a deep-link button; a Prompt is answered by the person's next line."""
+    from bot.telegram.replies import Destination
+    from core.commands.types import Audience, Prompt, Response
+
+    replier = tg.adapter.replier
+    group = Destination(-100123, False, "1001", "en", reply_to=None)
+    private = Destination(1001, True, "1001", "en")
+    await replier.send(group, [Response("which card?", expects_reply=True)])
+    assert tg.fake.sent[-1].params["reply_markup"]["force_reply"] is True
+    await replier.send(private, [Response("which card?", expects_reply=True)])
+    assert "reply_markup" not in tg.fake.sent[-1].params, "in a private chat the next line answers"
+    await replier.send(
+        group, [Response("private only", audience=Audience.ASKER, private_chat_topic="subscribe")]
+    )
+    [link] = [b for b in tg.fake.sent[-1].buttons if "url" in b]
+    assert link["url"].endswith("?start=subscribe")
+    assert tg.fake.sent[-1].chat_id == -100123, "ASKER (no ephemeral on Telegram): stays in the chat"
+    await replier.send(
+        private, [Response("why?", audience=Audience.ASKER, prompt=Prompt("why?", "reject 1"))]
+    )
+    assert tg.fake.sent[-1].params["reply_markup"]["force_reply"] is True

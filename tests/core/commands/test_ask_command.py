@@ -83,3 +83,50 @@ async def test_in_full_button_names_the_quant_the_command_runs_when_none_was_ask
     assert f"-{quant}.gguf" in r.text, "the same quant as the launch command"
     [detail] = await h.press("alice", first.action)
     assert quant in detail.text.splitlines()[0]
+
+
+async def test_followup_keys_are_unguessable_and_bound_to_who_got_the_answer(h):
+    [r] = await h.say("alice", "4090 qwen3 32b")
+    frameworks = next(b.action for row in r.buttons for b in row if b.action.startswith("v:f:"))
+    key = frameworks.split(":")[2]
+    assert len(key) >= 8 and not key.isdigit() and not all(c in "0123456789abcdef" for c in key)
+    [again] = await h.say("alice", "4090 qwen3 32b")
+    assert key not in {b.action.split(":")[2] for row in again.buttons for b in row}, "a fresh key per answer"
+    # Someone else pressing alice's button, or alice elsewhere, or a guessed counter: expired.
+    for user, chat, action in (("mallory", None, frameworks), ("alice", "other-chat", frameworks)):
+        [forged] = await h.press(user, action, chat=chat)
+        assert forged.status == "error" and "too old" in forged.text and forged.private
+    for guess in ("1", "2", "a", "10"):
+        [forged] = await h.press("mallory", f"v:f:{guess}")
+        assert forged.status == "error" and "too old" in forged.text
+    [mine] = await h.press("alice", frameworks)
+    assert mine.status == "ok" and "llama" in mine.text.lower()
+
+
+async def test_a_prompt_is_answered_by_the_next_line_and_dropped_by_a_command(h):
+    [r] = await h.say("alice", SUBMIT_LINE)
+    sid = r.text.split("Received as #")[1].split(":")[0]
+    [ask] = await h.say("bob", f"/reject {sid}")
+    assert ask.prompt is not None and ask.prompt.command == f"reject {sid}"
+    [help_first, *_] = await h.say("bob", "/help")  # a command instead of an answer drops the question
+    assert "/submit" in help_first.text
+    [answer] = await h.say("bob", "no log")
+    assert "Rejected" not in answer.text, "no question pending any more: an ordinary line"
+    await h.say("bob", f"/reject {sid}")
+    [other] = await h.say("alice", "not my question", chat="bob")  # someone else in that chat
+    assert "Rejected" not in other.text
+    [done] = await h.say("bob", "no log")
+    assert f"Rejected #{sid}" in done.text
+    assert (await h.storage.get_submission(int(sid))).reason == "no log"
+
+
+async def test_the_language_is_decided_once_for_every_command(h):
+    h.bot.default_lang = "zh"
+    for line in ("/subscriptions", "/review", "/accuracy", "/bogus", "/export xml", "/cancel"):
+        responses = await h.say("alice", line)
+        assert responses and all(any("\u4e00" <= ch <= "\u9fff" for ch in r.text) for r in responses), line
+    [zh] = await h.say("alice", "/subscriptions", platform="discord")
+    assert "还没有" in zh.text, "no hint: the bot's default"
+
+
+SUBMIT_LINE = '/submit gpu="V100 32G" model="gemma 3 27b" quant=Q4_K_M ctx=8k decode=21.5'
