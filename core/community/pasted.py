@@ -17,7 +17,7 @@ checking is `validate.py`'s job. Nothing here raises on odd input.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
@@ -44,6 +44,7 @@ class PastedRun:
     model: str | None = None  # as printed: "llama 8B", "Qwen3-8B-Q4_K_M.gguf", "qwen2.5:7b"
     quant: str | None = None  # a catalog-style quant id ("Q4_K_M") when the output says it
     params_b: float | None = None
+    size_gib: float | None = None  # llama-bench's "size" column: the weights as loaded
     backend: str | None = None  # as printed: "CUDA", "Vulkan", "Metal,BLAS"
     n_gpu_layers: int | None = None
     flash_attn: bool | None = None
@@ -60,6 +61,8 @@ class Pasted:
     gpu_count: int | None = None
     version: str | None = None  # "b7340" for llama.cpp builds
     start: int = 0  # offset in the text where the tool output begins: what precedes is the user's words
+    # Every device name in index order when the cards differ ("RTX 4090", "RTX 3090"); () when one kind.
+    gpus: tuple[str, ...] = ()
 
     def fields(self, run: PastedRun) -> dict[str, str]:
         """The run as submission fields (canonical keys, text values), for merging with key=value."""
@@ -143,7 +146,8 @@ def strip_quant(name: str) -> str:
     return _QUANT_IN_NAME.sub(" ", base).replace("_", " ").strip(" -.")
 
 
-def _device(text: str) -> tuple[str | None, int | None]:
+def _device(text: str) -> tuple[str | None, int | None, tuple[str, ...]]:
+    """(first device's name, device count, every name in index order when they differ)."""
     names: dict[str, str] = {}
     for m in _DEVICE.finditer(text):
         names[m.group(1)] = m.group(2).strip()
@@ -155,10 +159,12 @@ def _device(text: str) -> tuple[str | None, int | None]:
     count = max([len(names), *found]) if names or found else None
     if not names:
         metal = _METAL.search(text)
-        return (metal.group(1).strip(), 1) if metal else (None, count)
-    # Mixed cards ("4090 + 3090") are not one setup the estimator can price: name the first and let
-    # the submitter correct it with gpu=...
-    return next(iter(names.values())), count
+        return (metal.group(1).strip(), 1, ()) if metal else (None, count, ())
+    # Mixed cards ("4090 + 3090") are not one setup the estimator can price: the first is named, and
+    # the whole mix goes along so it is kept with the submission (submit_parse.py).
+    ordered = tuple(names[k] for k in sorted(names, key=lambda k: int(k) if k.isdigit() else 0))
+    mix = ordered if len(set(ordered)) > 1 else ()
+    return next(iter(names.values())), count, mix
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,13 +181,14 @@ class _Context:
     partial: bool
     flash_attn: bool | None
     first: int  # where the first recognised log line starts (len(text) when none)
+    gpus: tuple[str, ...] = ()  # every device name when the cards differ
 
     def start(self, start: int) -> int:
         return min(start, self.first)
 
 
 def _context(text: str, catalog: Catalog) -> _Context:
-    gpu, count = _device(text)
+    gpu, count, mix = _device(text)
     build = _BUILD.search(text)
     quant = None
     if m := _FTYPE.search(text):
@@ -208,9 +215,8 @@ def _context(text: str, catalog: Catalog) -> _Context:
         (m.start() for pat in _LOG_LINES if (m := pat.search(text)) is not None),
         default=len(text),
     )
-    return _Context(
-        gpu, count, f"b{build.group(1)}" if build else None, quant, params, model, n_ctx, partial, fa, first
-    )
+    version = f"b{build.group(1)}" if build else None
+    return _Context(gpu, count, version, quant, params, model, n_ctx, partial, fa, first, mix)
 
 
 # --- llama-bench ---------------------------------------------------------------------------------
@@ -296,6 +302,9 @@ def _llama_bench(text: str, ctx: _Context, catalog: Catalog) -> Pasted | None:
         params = None
         if m := re.match(_NUM + r"\s*([BMK])", row.get("params", "")):
             params = float(m.group(1)) * {"B": 1.0, "M": 1e-3, "K": 1e-6}[m.group(2)]
+        size = None
+        if m := re.match(_NUM + r"\s*([GMK])iB", row.get("size", "")):
+            size = float(m.group(1)) / {"G": 1.0, "M": 1024.0, "K": 1024.0**2}[m.group(2)]
         ngl = _to_int(row.get("ngl"))
         fa_cell = row.get("fa")
         caveats = [MODEL_FROM_ARCH]
@@ -312,6 +321,7 @@ def _llama_bench(text: str, ctx: _Context, catalog: Catalog) -> Pasted | None:
                 model=model,
                 quant=quant or ctx.quant,
                 params_b=params,
+                size_gib=size,
                 backend=row.get("backend"),
                 n_gpu_layers=ngl,
                 flash_attn=None if fa_cell is None else fa_cell.strip() not in ("0", "off"),
@@ -404,7 +414,7 @@ _OLLAMA_LAYERS = re.compile(r"GPU loaded layers:\s*(\d+)/(\d+)")
 _OLLAMA_LIBRARY = re.compile(r"llm library:\s*(\w+)")
 
 
-def _ollama_tag(tag: str) -> tuple[str, str | None]:
+def ollama_tag(tag: str) -> tuple[str, str | None]:
     """ "qwen2.5:7b-instruct-q4_K_M" -> ("qwen2.5 7b", "Q4_K_M"); "llama3" -> ("llama3", None)."""
     name, _, variant = tag.rpartition("/")[-1].partition(":")
     quant = quant_in_name(variant) if variant else None
@@ -433,7 +443,7 @@ def _ollama(text: str, ctx: _Context, catalog: Catalog) -> Pasted | None:
     model = quant = None
     caveats: list[str] = []
     if m := _OLLAMA_RUN.search(text):
-        model, quant = _ollama_tag(m.group(1))
+        model, quant = ollama_tag(m.group(1))
         if quant is None:
             # A library tag without a quant downloads the Q4_K_M build (core/estimator/frameworks.py
             # _OLLAMA_DEFAULT_QUANT); said as an assumption so the moderator can check.
@@ -580,7 +590,7 @@ def read_pasted(text: str, catalog: Catalog) -> Pasted | None:
         for reader in (_llama_bench, _vllm, _ollama, _llama_timings):
             pasted = reader(text, ctx, catalog)
             if pasted is not None:
-                return pasted
+                return replace(pasted, gpus=ctx.gpus) if ctx.gpus else pasted
     except (ValueError, IndexError, KeyError, ZeroDivisionError):
         return None
     return None

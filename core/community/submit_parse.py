@@ -9,6 +9,10 @@ Three ways in, combinable:
 Precedence when they disagree: the `fields` the caller passes (a form) > key=value > the paste >
 the sentence. The paste's log lines are more exact than a sentence, and what someone types as a
 field is a deliberate correction of both.
+
+Nothing typed is lost on the way: a count or a mix written into the card ("2x 3090", "3090+3060")
+becomes the count (a mix is kept in the notes and flagged); an Ollama tag says its quant ("qwen3:8b"
+is Q4_K_M, Ollama's default); llama-bench's "llama 8B" is resolved with its params and size columns.
 """
 
 from __future__ import annotations
@@ -16,9 +20,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 from core.catalog.loader import Catalog
-from core.community.pasted import MODEL_FROM_ARCH, Pasted, PastedRun, read_pasted
+from core.community.arch_model import resolve_arch_model
+from core.community.card_count import read_cards
+from core.community.pasted import (
+    MODEL_FROM_ARCH,
+    QUANT_ASSUMED,
+    Pasted,
+    PastedRun,
+    ollama_tag,
+    quant_in_name,
+    read_pasted,
+)
 from core.understanding.parse import parse_question
 from core.understanding.resolve import Resolution
 
@@ -35,6 +50,8 @@ class RawRun:
     params_b: float | None = None  # parameter count the paste printed (checks the model reading)
     # Names the sentence parser already resolved (its words aren't kept): key -> Resolution.
     resolved: dict[str, Resolution] = field(default_factory=dict)
+    gpu_mix: tuple[str, ...] = ()  # each card as written when the box mixes cards ("3090", "3060")
+    size_gib: float | None = None  # weight size the paste printed (llama-bench's size column)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +63,7 @@ class ParsedSubmission:
 
 
 @cache
-def _settings(catalog: Catalog) -> dict:
+def _settings(catalog: Catalog) -> dict[str, Any]:
     return catalog.tables.get("submit", {})
 
 
@@ -191,6 +208,48 @@ def _sentence_fields(text: str, catalog: Catalog) -> tuple[dict[str, str], dict[
     return fields, resolved
 
 
+# --- what the fields imply -----------------------------------------------------------------------
+
+MIXED_GPUS = "mixed_gpus"  # caveat: the box mixes cards; the estimate prices the first one
+_OLLAMA_DEFAULT_QUANT = "Q4_K_M"  # what a library tag without a quant downloads
+
+
+def _split_cards(layer: dict[str, str], catalog: Catalog) -> tuple[dict[str, str], tuple[str, ...]]:
+    """A layer with "2x 3090" read as gpu=3090 count=2 (a count given beside it wins), and the mix."""
+    cards = read_cards(layer["gpu"], catalog) if layer.get("gpu") else None
+    if cards is None:
+        return layer, ()
+    out = {**layer, "gpu": cards.name}
+    if not out.get("count"):
+        out["count"] = str(cards.count)
+    return out, cards.mix
+
+
+def _imply_quant(fields: dict[str, str], origin: dict[str, str]) -> bool:
+    """Fill a missing quant from the model's name: a file or tag that carries one ("…-Q8_0.gguf",
+    "qwen2.5:7b-q8_0"), else an Ollama library tag's default. True when the quant is an assumption."""
+    model = fields.get("model", "")
+    if fields.get("quant") or not model:
+        return False
+    is_tag = ":" in model and origin.get("model") != "sentence"
+    quant = ollama_tag(model)[1] if is_tag else quant_in_name(model)
+    if quant is not None:
+        fields["quant"], origin["quant"] = quant, origin.get("model", "field")
+        return False
+    if is_tag or fields.get("framework", "").strip().lower() == "ollama":
+        fields["quant"], origin["quant"] = _OLLAMA_DEFAULT_QUANT, origin.get("model", "field")
+        return True
+    return False
+
+
+def _keep_mix(fields: dict[str, str], origin: dict[str, str], mix: tuple[str, ...]) -> None:
+    """A mix of cards is kept, as written, in the notes the moderator reads (the measurement has one
+    card id and a count)."""
+    label = "cards: " + " + ".join(mix)
+    fields["notes"] = f"{fields['notes']} · {label}" if fields.get("notes") else label
+    origin.setdefault("notes", origin.get("gpu", "field"))
+
+
 # --- entry point ---------------------------------------------------------------------------------
 
 
@@ -214,6 +273,43 @@ def _paste_run(pasted: Pasted, run: PastedRun) -> RawRun:
         run.tool,
         run.n_gpu_layers,
         run.params_b,
+        gpu_mix=pasted.gpus,
+        size_gib=run.size_gib,
+    )
+
+
+def _run(
+    base: RawRun,
+    layers: list[tuple[str, dict[str, str]]],
+    sentence_resolved: dict[str, Resolution],
+    catalog: Catalog,
+) -> RawRun:
+    """One measurement from its layers (lowest precedence first): merged, with what they imply."""
+    mixes: dict[str, tuple[str, ...]] = {"paste": base.gpu_mix}
+    split: list[tuple[str, dict[str, str]]] = []
+    for name, layer in layers:
+        layer, mix = _split_cards(layer, catalog)
+        split.append((name, layer))
+        mixes[name] = mix or mixes.get(name, ())
+    fields, origin = _merge(split)
+    caveats = base.caveats
+    if origin.get("model") != "paste":
+        # The submitter named the model: llama-bench's architecture guess no longer matters.
+        caveats = tuple(c for c in caveats if c != MODEL_FROM_ARCH)
+    if _imply_quant(fields, origin):
+        caveats = (*caveats, QUANT_ASSUMED)
+    mix = mixes.get(origin.get("gpu", ""), ())
+    if mix:
+        _keep_mix(fields, origin, mix)
+        caveats = (*caveats, MIXED_GPUS)
+    kept = {k: r for k, r in sentence_resolved.items() if origin.get(k) == "sentence"}
+    if MODEL_FROM_ARCH in caveats and fields.get("model"):
+        arch = resolve_arch_model(fields["model"], base.params_b, base.size_gib, fields.get("quant"), catalog)
+        if arch is not None:
+            kept["model"] = arch
+    caveats = tuple(dict.fromkeys(caveats))
+    return RawRun(
+        fields, origin, caveats, base.tool, base.n_gpu_layers, base.params_b, kept, mix, base.size_gib
     )
 
 
@@ -239,15 +335,13 @@ def parse_submission(text: str, catalog: Catalog, form: dict[str, str] | None = 
     sentence, resolved = _sentence_fields(rest[: pasted.start] if pasted else rest, catalog)
 
     base_runs: list[RawRun] = [_paste_run(pasted, r) for r in pasted.runs] if pasted else [RawRun({}, {})]
-    runs = []
-    for base in base_runs:
-        fields, origin = _merge(
-            [("sentence", sentence), ("paste", base.fields), ("field", typed), ("form", form_fields)]
+    runs = [
+        _run(
+            base,
+            [("sentence", sentence), ("paste", base.fields), ("field", typed), ("form", form_fields)],
+            resolved,
+            catalog,
         )
-        caveats = base.caveats
-        if origin.get("model") != "paste":
-            # The submitter named the model: llama-bench's architecture guess no longer matters.
-            caveats = tuple(c for c in caveats if c != MODEL_FROM_ARCH)
-        kept = {k: r for k, r in resolved.items() if origin.get(k) == "sentence"}
-        runs.append(RawRun(fields, origin, caveats, base.tool, base.n_gpu_layers, base.params_b, kept))
+        for base in base_runs
+    ]
     return ParsedSubmission(tuple(runs), tuple(dict.fromkeys(unknown)), pasted, text)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from core.catalog.loader import default_catalog
-from core.community.pasted import MODEL_FROM_ARCH
-from core.community.submit_parse import parse_submission, sentence_speeds
+from core.community.card_count import read_cards
+from core.community.pasted import MODEL_FROM_ARCH, QUANT_ASSUMED
+from core.community.submit_parse import MIXED_GPUS, parse_submission, sentence_speeds
+from core.community.validate import read_submission
 from tests.core.community.test_pasted import BENCH_4090, BENCH_DEPTH, VLLM_SERVE_LOADED
 
 CATALOG = default_catalog()
@@ -130,3 +132,135 @@ def test_python_reprs_in_logs_are_not_fields():
 def test_text_is_capped():
     parsed = parse_submission("x " * 100_000, CATALOG)
     assert len(parsed.text) <= 60_000
+
+
+# --- nothing typed is lost (issue 12) -------------------------------------------------------------
+
+
+# llama-bench's most common model line: "llama 8B Q4_K - Medium", 4.58 GiB, 8.03 B (Llama 3.x 8B).
+BENCH_LLAMA_8B = """\
+ggml_cuda_init: found 1 CUDA devices:
+  Device 0: NVIDIA GeForce RTX 4090, compute capability 8.9, VMM: yes
+| model                          |       size |     params | backend    | ngl |            test |                  t/s |
+| ------------------------------ | ---------: | ---------: | ---------- | --: | --------------: | -------------------: |
+| llama 8B Q4_K - Medium         |   4.58 GiB |     8.03 B | CUDA       |  99 |           pp512 |     11920.33 ± 12.34 |
+| llama 8B Q4_K - Medium         |   4.58 GiB |     8.03 B | CUDA       |  99 |           tg128 |        150.12 ± 0.50 |
+
+build: 086a63e3a (7340)
+"""  # noqa: E501
+
+OLLAMA_STATS = """\
+total duration:       1.2s
+load duration:        20ms
+prompt eval count:    40 token(s)
+prompt eval duration: 30ms
+prompt eval rate:     1333.33 tokens/s
+eval count:           100 token(s)
+eval duration:        800ms
+eval rate:            125.00 tokens/s
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "count", "mix"),
+    [
+        ("2x 3090", "3090", 2, ()),
+        ("2×4090", "4090", 2, ()),
+        ("3090 x2", "3090", 2, ()),
+        ("H100x8", "H100", 8, ()),
+        ("双3090", "3090", 2, ()),
+        ("两张4090", "4090", 2, ()),
+        ("dual 3090", "3090", 2, ()),
+        ("4090 x 1000", "4090", 1000, ()),  # read as a count, so the form can refuse it with a sentence
+        ("3090+3060", "3090", 2, ("3090", "3060")),
+        ("4090 + 2x 3090", "4090", 3, ("4090", "2x 3090")),
+    ],
+)
+def test_counts_and_mixes_in_a_card_name(text: str, name: str, count: int, mix: tuple[str, ...]):
+    cards = read_cards(text, CATALOG)
+    assert cards is not None and (cards.name, cards.count, cards.mix) == (name, count, mix)
+
+
+@pytest.mark.parametrize(
+    "text", ["RTX 3060", "RX 5700 XT", "RX 7900 XTX", "MI300X", "A100 80GB", "2x", "phone 4090"]
+)
+def test_card_names_without_a_count_stay_as_they_are(text: str):
+    assert read_cards(text, CATALOG) is None
+
+
+@pytest.mark.parametrize("gpu", ['"2x 3090"', "2×3090", "'3090 x 2'", "双3090"])
+def test_a_count_in_the_gpu_field_is_stored_as_the_count(gpu: str):
+    reading = read_submission(f"gpu={gpu} model='qwen2.5 72b' quant=Q4_K_M decode=16.2", CATALOG)
+    assert not reading.problems, [n.text() for n in reading.problems]
+    (draft,) = reading.drafts
+    assert (draft.measurement.gpu_id, draft.measurement.gpu_count) == ("rtx-3090", 2)
+
+
+def test_a_count_field_beside_the_card_wins():
+    assert _fields("gpu='2x 3090' count=4")["count"] == "4"
+
+
+def test_the_guided_dialogue_accepts_its_own_example():
+    reading = read_submission("", CATALOG, {"gpu": "2x 3090", "model": "qwen2.5 72b", "quant": "Q4_K_M",
+                                            "decode": "16.2"})  # fmt: skip
+    assert [(d.measurement.gpu_id, d.measurement.gpu_count) for d in reading.drafts] == [("rtx-3090", 2)]
+
+
+def test_a_mix_is_kept_in_the_notes_and_flagged():
+    (run,) = parse_submission("gpu=3090+3060 model='qwen2.5 32b' quant=Q4_K_M decode=16.2", CATALOG).runs
+    assert (run.fields["gpu"], run.fields["count"]) == ("3090", "2")
+    assert run.gpu_mix == ("3090", "3060") and MIXED_GPUS in run.caveats
+    assert "3090 + 3060" in run.fields["notes"]
+    (draft,) = read_submission("gpu=3090+3060 model='qwen2.5 32b' quant=Q4_K_M decode=16.2", CATALOG).drafts
+    assert MIXED_GPUS in draft.flags and "3090 + 3060" in (draft.measurement.notes or "")
+
+
+def test_a_mix_of_devices_in_a_paste_is_kept():
+    paste = BENCH_LLAMA_8B.replace(
+        "  Device 0: NVIDIA GeForce RTX 4090, compute capability 8.9, VMM: yes\n",
+        "  Device 0: NVIDIA GeForce RTX 4090, compute capability 8.9, VMM: yes\n"
+        "  Device 1: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes\n",
+    )
+    (run,) = parse_submission(paste, CATALOG).runs
+    assert run.fields["count"] == "2" and MIXED_GPUS in run.caveats
+    assert run.gpu_mix == ("NVIDIA GeForce RTX 4090", "NVIDIA GeForce RTX 3090")
+
+
+def test_llama_8b_bench_line_resolves_with_its_size_and_params():
+    reading = read_submission(BENCH_LLAMA_8B, CATALOG)
+    assert not reading.problems, [n.text() for n in reading.problems]
+    (draft,) = reading.drafts
+    m = draft.measurement
+    assert (m.gpu_id, m.model_id, m.quant, m.decode_tps) == ("rtx-4090", "llama-3.1-8b", "Q4_K_M", 150.12)
+    assert MODEL_FROM_ARCH in draft.flags  # the moderator still sees it was read from the architecture
+
+
+def test_a_bench_line_whose_numbers_fit_no_candidate_still_asks():
+    # TinyLlama: "llama 1B" with 1.10 B params is not Llama 3.2 1B (1.24 B).
+    reading = read_submission(
+        BENCH_LLAMA_8B.replace("llama 8B", "llama 1B").replace("8.03 B", "1.10 B"), CATALOG
+    )
+    assert not reading.drafts and reading.candidates.get("model")
+
+
+OLLAMA_TAGGED = (
+    f"gpu=4090 model=qwen3:8b\n{OLLAMA_STATS}",
+    "gpu=4090 model=qwen3:8b decode=100",
+    "ollama qwen3:8b on my 4090 100 t/s",
+    f"$ ollama run qwen3:8b --verbose\n{OLLAMA_STATS}gpu=4090",
+)
+
+
+def test_an_ollama_tag_implies_its_quant():
+    for text in OLLAMA_TAGGED:
+        reading = read_submission(text, CATALOG)
+        assert not reading.missing and not reading.problems, (text, reading.missing)
+        (draft,) = reading.drafts
+        assert (draft.measurement.model_id, draft.measurement.quant) == ("qwen3-8b", "Q4_K_M")
+        assert QUANT_ASSUMED in draft.flags
+
+
+def test_a_tag_with_a_quant_says_it():
+    f = _fields("gpu=4090 model=qwen2.5:7b-instruct-q8_0 decode=100")
+    assert f["quant"] == "Q8_0"
+    assert "quant" not in _fields("gpu=4090 model='qwen3 8b' decode=100")  # no tag, no framework: asked
