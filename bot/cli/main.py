@@ -104,6 +104,10 @@ def _models_parser(sub: Subparsers) -> None:
     s.add_argument("dirs", nargs="+", help="folders with config.json (and SOURCE.txt)")
     s.add_argument("--catalog", default=None, help="models.toml to update (default: the shipped one)")
     s.add_argument("--dry-run", action="store_true", help="print what would change, write nothing")
+    a = actions.add_parser("add", help="read a Hugging Face repo's config.json into a catalog entry")
+    a.add_argument("reference", help="org/name or a huggingface.co / hf.co URL (HF_ENDPOINT for a mirror)")
+    a.add_argument("--catalog", default=None, help="models.toml to update (default: the shipped one)")
+    a.add_argument("--dry-run", action="store_true", help="print what would change, write nothing")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,4 +1,4 @@
-"""`python -m bot models sync DIR...`: catalog entries written from config.json files.
+"""`python -m bot models sync DIR...` / `models add REPO|URL`: catalog entries from config.json files.
 
 Each DIR holds a `config.json` and, optionally, a `SOURCE.txt` saying where the file was copied
 from (`Model: org/name`, `Source: GitHub owner/repo, path P`, `Commit: SHA`, `URL: ...`) -- the
@@ -15,13 +15,14 @@ import argparse
 import json
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from core.catalog.from_config import ConfigError, ConfigReading, merge_into, read_config
 from core.catalog.loader import CATALOG_DIR, CatalogError, load_catalog
 from core.catalog.model import Model
 from core.catalog.model_toml import upsert
+from core.model_source import Provenance
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,8 +142,47 @@ def sync(dirs: list[Path], catalog_file: Path, dry_run: bool) -> int:
     return 1 if failures else 0
 
 
+def add(reference: str, catalog_file: Path, dry_run: bool) -> int:
+    """`models add REPO|URL`: read the repo's config.json from the Hub (HF_ENDPOINT, HF_TOKEN) into
+    a catalog entry, as `sync` does with a local folder."""
+    import asyncio
+
+    from bot.hub.hf_source import HuggingFaceSource
+    from core.model_source import ModelSourceError, parse_repo_ref
+
+    ref = parse_repo_ref(reference)
+    if ref is None:
+        print(f"tokbot: {reference!r} is not a Hugging Face repo id or URL (org/name)", file=sys.stderr)
+        return 2
+    try:
+        found = asyncio.run(HuggingFaceSource().lookup(ref.repo))
+    except ModelSourceError as exc:
+        print(f"{ref.repo}: not added: {exc.kind}: {exc.detail}")
+        return 1
+    models = dict(load_catalog(catalog_file.parent).models)
+    where = ConfigDir(Path(), found.provenance.repo, _hub_citation(found.provenance))
+    reading = ConfigReading(replace(found.model, source=where.source), found.params, found.model.family)
+    entry, is_new = entry_for(where, reading, models)
+    if is_new:
+        entry = replace(entry, release=found.model.release)
+    text = upsert(catalog_file.read_text(encoding="utf-8"), entry)
+    verb = "new entry" if is_new else "updated"
+    at = found.provenance.revision[:10]
+    print(f"{found.provenance.repo}: {verb} {entry.id} at {at}: {_describe(reading)}")
+    if not dry_run:
+        catalog_file.write_text(text, encoding="utf-8")
+    return 0
+
+
+def _hub_citation(provenance: Provenance) -> str:
+    where = f"https://huggingface.co/{provenance.repo}"
+    return f"config.json of {where} at {provenance.revision} (read {provenance.read_at})"
+
+
 def run_models(args: argparse.Namespace) -> int:
+    catalog = Path(args.catalog) if args.catalog else CATALOG_DIR / "models.toml"
+    if args.models_command == "add":
+        return add(args.reference, catalog, args.dry_run)
     if args.models_command == "sync":
-        catalog = Path(args.catalog) if args.catalog else CATALOG_DIR / "models.toml"
         return sync([Path(d) for d in args.dirs], catalog, args.dry_run)
     return 2

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import shutil
+import threading
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +15,7 @@ import pytest
 from bot.cli.main import main
 from bot.cli.models import proposed_id, read_config_dir
 from core.catalog.loader import CATALOG_DIR
+from tests.fakes.hf_hub import FakeHub
 
 FIXTURES = Path(__file__).parents[2] / "core" / "catalog" / "hf_configs"
 
@@ -81,3 +85,39 @@ def test_source_folder_and_ids() -> None:
     assert "github:gogongxt/python@ec99626978 scripts/models/deepseek_v3.1.md" in found.source
     assert proposed_id("Qwen/Qwen3-VL-8B-Instruct") == "qwen3-vl-8b"
     assert proposed_id("google/gemma-3-270m-it") == "gemma-3-270m"
+
+
+@pytest.fixture
+def threaded_hub(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHub]:
+    """The fake Hub on its own loop in a thread: `models add` runs its own asyncio.run()."""
+    hub = FakeHub()
+    config = (FIXTURES / "google__gemma-3-270m-it" / "config.json").read_bytes()
+    hub.add_repo("google/gemma-3-270m-it", {"config.json": config, "model.safetensors": 536_223_056})
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    asyncio.run_coroutine_threadsafe(hub.start(), loop).result(10)
+    monkeypatch.setenv("HF_ENDPOINT", hub.endpoint)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    yield hub
+    asyncio.run_coroutine_threadsafe(hub.stop(), loop).result(10)
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(5)
+
+
+def test_add_reads_the_repo_from_the_hub(
+    threaded_hub: FakeHub, catalog: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf-cache"))
+    url = "https://huggingface.co/google/gemma-3-270m-it"
+    assert main(["models", "add", url, "--catalog", str(catalog)]) == 0
+    entry = _models(catalog)["gemma-3-270m"]
+    assert entry["attention"] == "swa_hybrid" and entry["global_layers"] == 3
+    assert entry["release"] == "2025-07"  # the fake repo's createdAt
+    assert threaded_hub.repos["google/gemma-3-270m-it"].sha in entry["source"]
+
+
+def test_add_says_why_not(threaded_hub: FakeHub, catalog: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["models", "add", "nobody/nothing", "--catalog", str(catalog)]) == 1
+    assert "not_found" in capsys.readouterr().out
+    assert main(["models", "add", "qwen3 coder", "--catalog", str(catalog)]) == 2

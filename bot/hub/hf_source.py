@@ -1,0 +1,110 @@
+"""`HuggingFaceSource`: the Hub behind core.model_source.ModelSource.
+
+huggingface_hub is blocking, so each look-up runs in a worker thread and never blocks the event
+loop; the whole look-up (listing + config.json) has one time budget (5 s by default). One look-up
+is in flight per repo (a second asker awaits the first), and what was read is cached: a fresh entry
+answers without asking the Hub, a stale one answers when the Hub fails. Failures are not cached.
+
+The library's own settings are honoured, read at each look-up (so a test or an operator can set
+them late): HF_ENDPOINT (a mirror such as hf-mirror.com), HF_TOKEN (gated repos), HF_HUB_OFFLINE
+(only the cache answers), HF_HUB_CACHE (where config.json files are kept).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from bot.hub.hf_read import HubSettings, read_repo, search_repos
+from core.model_source import ModelSourceError, RepoHit, SourcedModel
+
+DEFAULT_ENDPOINT = "https://huggingface.co"
+BUDGET_S = 5.0  # total time one look-up may take
+FRESH_S = 24 * 3600.0  # a cached model older than this is read again (and kept if the Hub fails)
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+class HuggingFaceSource:
+    def __init__(
+        self,
+        *,
+        budget_s: float = BUDGET_S,
+        fresh_s: float = FRESH_S,
+        cache_dir: Path | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.budget_s = budget_s
+        self.fresh_s = fresh_s
+        self.cache_dir = cache_dir
+        self._clock = clock
+        self._cache: dict[str, tuple[float, SourcedModel]] = {}
+        self._inflight: dict[str, asyncio.Task[SourcedModel]] = {}
+
+    def settings(self) -> HubSettings:
+        endpoint = (os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT).rstrip("/")
+        token = os.environ.get("HF_TOKEN") or None
+        cache = self.cache_dir or (
+            Path(os.environ["HF_HUB_CACHE"]) if os.environ.get("HF_HUB_CACHE") else None
+        )
+        return HubSettings(endpoint=endpoint, token=token, timeout_s=self.budget_s, cache_dir=cache)
+
+    @staticmethod
+    def offline() -> bool:
+        return _truthy(os.environ.get("HF_HUB_OFFLINE"))
+
+    def cached(self, repo: str) -> SourcedModel | None:
+        entry = self._cache.get(repo.lower())
+        return replace(entry[1], cached=True) if entry else None
+
+    async def lookup(self, repo: str) -> SourcedModel:
+        key = repo.lower()
+        entry = self._cache.get(key)
+        if entry and self._clock() - entry[0] < self.fresh_s:
+            return replace(entry[1], cached=True)
+        if self.offline():
+            if entry:
+                return replace(entry[1], cached=True, stale=True)
+            raise ModelSourceError("offline", repo, "HF_HUB_OFFLINE is set and the model is not cached")
+        task = self._inflight.get(key)
+        if task is None:
+            task = asyncio.ensure_future(self._read(repo))
+            self._inflight[key] = task
+            task.add_done_callback(lambda _t: self._inflight.pop(key, None))
+        try:
+            found = await asyncio.shield(task)
+        except ModelSourceError:
+            if entry:
+                return replace(entry[1], cached=True, stale=True)
+            raise
+        if key not in self._cache or self._cache[key][1] is not found:
+            self._cache[key] = (self._clock(), found)
+        return found
+
+    async def _read(self, repo: str) -> SourcedModel:
+        settings = self.settings()
+        try:
+            return await asyncio.wait_for(asyncio.to_thread(read_repo, repo, settings), self.budget_s)
+        except TimeoutError as exc:
+            raise ModelSourceError(
+                "timeout", repo, f"{settings.endpoint} did not answer within {self.budget_s:g} s"
+            ) from exc
+
+    async def search(self, query: str, limit: int = 5) -> tuple[RepoHit, ...]:
+        if self.offline():
+            raise ModelSourceError("offline", query, "HF_HUB_OFFLINE is set")
+        settings = self.settings()
+        try:
+            return await asyncio.wait_for(
+                asyncio.to_thread(search_repos, query, limit, settings), self.budget_s
+            )
+        except TimeoutError as exc:
+            raise ModelSourceError(
+                "timeout", query, f"{settings.endpoint} did not answer within {self.budget_s:g} s"
+            ) from exc
