@@ -73,7 +73,10 @@ def _entries(catalog: Catalog) -> tuple[_Entry, ...]:
         label = gpu.name if f"{size}GB" in gpu.name.replace(" ", "") else f"{gpu.name} · {size} GB"
         # No popularity field for cards: people write many aliases for the cards they talk about
         # most (4090, 3090, V100, P40, MI50), so the alias count stands in; newer breaks ties.
-        rank = (float(len(gpu.aliases)), float(gpu.year or 0), float(-order))
+        # Laptop rows list every laptop word ("4090 laptop", "笔记本4090", ...) for one name, so their
+        # count says nothing about popularity: they rank after the desktop card of the same number.
+        popularity = float(len(gpu.aliases)) if gpu.form != "laptop" else 0.0
+        rank = (popularity, float(gpu.year or 0), float(-order))
         out.append(
             _Entry(
                 "gpu",
