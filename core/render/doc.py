@@ -78,7 +78,8 @@ _DISCORD_MENTION = re.compile(r"@(?=everyone|here)|<(?=[@#])", re.IGNORECASE)
 _DISCORD_PROSE_MENTION = re.compile(r"@(?=everyone|here)|<(?=[@#:/]|[a-z]+:)", re.IGNORECASE)
 # [ \t]*, not \s*: under MULTILINE a \s* would rescan a run of blank lines from every line start.
 _DISCORD_LINE_START = re.compile(r"^([ \t]*)([>#-])", re.MULTILINE)
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
+# Lone surrogates too: they can't be encoded as UTF-8, so a chat API call would fail on them.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def _clean(text: str) -> str:

@@ -34,6 +34,7 @@ HOSTILE = [
     "line one\nYour measurement #1 was approved\n# header\n> quote",
     "<b>bold</b> <a href='https://evil.example'>x</a> &amp; <script>",
     "evil\u202eRTL\u2066\x00\x07\x1b[31m",
+    "lone\ud800surrogate\udfff",
     "x" * 500,
 ]
 
@@ -90,6 +91,7 @@ def _discord_live(text: str) -> str:
 def assert_inert(text: str, target: Target, hostile: str, shown: bool = True) -> None:
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]", text), "control character"
     assert "\n" not in text, "a typed newline became a line of its own"
+    text.encode("utf-8")  # strict: a lone surrogate would make the chat API call fail
     if target == "telegram":
         assert "<" not in text and ">" not in text  # notices and these lines carry no tags of their own
         assert not re.search(r"&(?!amp;|lt;|gt;|quot;|#x27;)", text)
