@@ -53,6 +53,10 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "| many columns": _wide_table,
     "| run": lambda n: "|" * n,
     "bench rows": lambda n: _BENCH_HEAD + _repeat(_BENCH_ROW, n - len(_BENCH_HEAD)),
+    "bench, huge model cell": lambda n: (
+        _BENCH_HEAD + _BENCH_ROW.replace("llama 8B", "llama 8B" + " x" * (n // 2))
+    ),
+    "card counts in gpu=": lambda n: "gpu=" + _repeat("2x", n) + " model=" + _repeat("+3090", n // 2),
     "digit run": lambda n: "1" * n,
     "digits and dots": lambda n: _repeat("1.", n),
     "nested ( )": lambda n: "(" * (n // 2) + ")" * (n // 2),

@@ -55,8 +55,8 @@ def resolve_arch_model(
     Confident when the candidates that fit the numbers share one architecture; not confident (the
     submitter is asked, with only these) when they differ; None when nothing to check against.
     """
-    if params_b is None and size_gib is None:
-        return None
+    if (params_b is None and size_gib is None) or len(name) > 200:
+        return None  # nothing to check the name against, or not a model line (a hostile cell)
     res = resolve_model(name, catalog)
     ids = list(
         dict.fromkeys([*([res.best_id] if res.best_id else []), *res.also, *(c for c, _ in res.candidates)])

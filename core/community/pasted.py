@@ -235,6 +235,8 @@ def _cells(line: str) -> list[str]:
 
 def _bench_table(text: str) -> tuple[list[dict[str, str]], int] | None:
     """Rows of the first llama-bench table (header names -> cells) and where it starts."""
+    if "t/s" not in text or "|" not in text:
+        return None  # no header can be there: skip the walk over every line
     lines = text.splitlines(keepends=True)
     offset = 0
     header: list[str] | None = None

@@ -93,24 +93,25 @@ def _split_fields(text: str, catalog: Catalog) -> tuple[dict[str, str], list[str
     fields: dict[str, str] = {}
     unknown: list[str] = []
     out = []
+
+    def take(m: re.Match[str]) -> str:
+        key = m.group(1).lower()
+        value = next(g for g in m.groups()[1:] if g is not None)
+        if m.group(6) is not None:
+            value = value.rstrip(",;，；")
+        canonical = aliases.get(key)
+        if canonical is None:
+            unknown.append(m.group(1))
+            return m.group(0)
+        fields[canonical] = value.strip()
+        return " " * len(m.group(0))
+
     for line in text.splitlines(keepends=True):
-        if _REPR_LINE.search(line):
+        # Most lines of a paste hold no "=": kept without a regex call (a 60 KB paste is many lines).
+        if ("=" not in line and "＝" not in line) or _REPR_LINE.search(line):
             out.append(line)
-            continue
-
-        def take(m: re.Match[str]) -> str:
-            key = m.group(1).lower()
-            value = next(g for g in m.groups()[1:] if g is not None)
-            if m.group(6) is not None:
-                value = value.rstrip(",;，；")
-            canonical = aliases.get(key)
-            if canonical is None:
-                unknown.append(m.group(1))
-                return m.group(0)
-            fields[canonical] = value.strip()
-            return " " * len(m.group(0))
-
-        out.append(_KV.sub(take, line))
+        else:
+            out.append(_KV.sub(take, line))
     return fields, unknown, "".join(out)
 
 
