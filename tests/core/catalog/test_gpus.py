@@ -396,6 +396,8 @@ def test_host_defaults_point_at_hosts(hosts: dict[str, Any]) -> None:
         ("H20", "h20"),
         ("H20 96G", "h20"),
         ("英伟达H20", "h20"),
+        ("H20 141G", "h20-141g"),
+        ("H20 141GB", "h20-141g"),
         # RTX PRO 6000 Blackwell editions.
         ("RTX PRO 6000", "rtx-pro-6000-blackwell"),
         ("RTX PRO 6000 Workstation", "rtx-pro-6000-blackwell"),
