@@ -117,10 +117,11 @@ def main() -> int:
             f"max {max(t):.2f} ms"
         )
     c = cold(args.cold_runs)
-    print(
-        f"cold `python -m bot ask`: median {statistics.median(c):.3f} s "
-        f"(min {min(c):.3f}, max {max(c):.3f}, {len(c)} runs)"
-    )
+    if c:  # --cold-runs 0: only the in-process figures
+        print(
+            f"cold `python -m bot ask`: median {statistics.median(c):.3f} s "
+            f"(min {min(c):.3f}, max {max(c):.3f}, {len(c)} runs)"
+        )
     return 0
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.ask_use_case import Reply, answer
+from core.ask_query import AskQuery, CardSpec, Hardware
+from core.ask_use_case import Reply, answer, answer_query, estimate_for
 from core.catalog.loader import default_catalog
 
 CATALOG = default_catalog()
@@ -131,3 +134,48 @@ def test_unknown_card_is_named_not_silently_dropped():
 def test_bare_family_name_asks_which_model():
     reply = answer("4090 llama speed", default_catalog())
     assert reply.status == "clarify" and "Llama-3.1-8B" in reply.text
+
+
+# --- the typed query -----------------------------------------------------------------------------
+
+QUESTION = "will qwen2.5-coder-32b fit on a 24gb 3090 with 32k ctx"
+
+
+def test_reply_json_is_the_stable_shape() -> None:
+    reply = answer(QUESTION, CATALOG, target="discord")
+    data = reply.as_dict()
+    assert list(data) == ["status", "query", "candidates", "reply"]
+    assert list(data["query"]) == ["gpu", "model", "quants", "contexts", "os", "framework", "lang", "intent"]
+    assert data["query"]["gpu"] == {"id": "rtx-3090", "count": 1, "memory_gib": 24.0}
+    assert data["reply"] == reply.text
+
+
+def test_the_query_carries_what_the_reply_was_decided_with() -> None:
+    query = answer(QUESTION, CATALOG, lang="zh", target="telegram", default_os="linux").query
+    assert query is not None and query.complete
+    assert (query.lang, query.target, query.os, query.kv_type) == ("zh", "telegram", "linux", "f16")
+    assert query.hardware.first == CardSpec("rtx-3090", 1, 24.0)
+    assert query.hardware.host_ram_gib is None
+    # A question without a card gets no default OS: there is nothing for it to run on.
+    silent = answer("qwen3 32b", CATALOG, default_os="linux").query
+    assert silent is not None and silent.os is None and not silent.complete
+
+
+def test_a_switched_query_is_a_new_answer() -> None:
+    query = answer(QUESTION, CATALOG, lang="en").query
+    assert query is not None
+    f16 = answer_query(query, CATALOG)
+    q8 = answer_query(replace(query, kv_type="q8_0"), CATALOG)
+    assert f16.status == q8.status == "answer"
+    assert q8.text != f16.text and q8.query is not None and q8.query.kv_type == "q8_0"
+    linux = answer_query(replace(query, os="linux"), CATALOG)
+    assert "Windows" in f16.text and "Windows" not in linux.text
+
+
+def test_estimate_for_needs_a_card_and_a_model() -> None:
+    query = AskQuery(Hardware((CardSpec("rtx-4090"),)), model_id="qwen3-8b")
+    assert estimate_for(query, CATALOG).request.setup.gpu.id == "rtx-4090"
+    with pytest.raises(KeyError):
+        estimate_for(replace(query, model_id=None), CATALOG)
+    # The language and target of a reply don't change its figures: one cached estimate serves both.
+    assert estimate_for(replace(query, lang="zh", target="discord"), CATALOG) is estimate_for(query, CATALOG)
