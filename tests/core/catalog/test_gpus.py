@@ -411,6 +411,12 @@ def test_host_defaults_point_at_hosts(hosts: dict[str, Any]) -> None:
         ("395", "ryzen-ai-max-395"),
         ("Strix Halo", "ryzen-ai-max-395"),
         ("锐龙AI Max+ 395", "ryzen-ai-max-395"),
+        # Apple Max chips: the bare name is the full chip; a size only the binned chip ships picks it.
+        ("M4 Max", "apple-m4-max-40c"),
+        ("M4 Max 64G", "apple-m4-max-40c"),
+        ("m4 max 36g", "apple-m4-max-32c"),
+        ("M3 Max", "apple-m3-max-40c"),
+        ("M3 Max 96G", "apple-m3-max-30c"),
     ],
 )
 def test_named_cards_resolve(catalog: Catalog, typed: str, expected: str) -> None:
