@@ -64,8 +64,6 @@ _DENSE = {
     "cohere2",
     "olmo2",
     "granite",
-    "internlm3",
-    "exaone",
 }
 _MOE = {"qwen2_moe", "qwen3_moe", "qwen3_vl_moe", "mixtral", "glm4_moe", "minimax_m2", "gpt_oss"}
 _MLA = {"deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32", "glm_moe_dsa", "kimi_k25"}

@@ -344,3 +344,30 @@ def test_missing_expert_count_is_named() -> None:
 def test_unsupported_family_is_named_not_approximated() -> None:
     with pytest.raises(ConfigError, match="gemma4: not supported"):
         read_config(_fixture("google__gemma-4-26B-A4B"))
+
+
+# ---------------------------------------------------------------- published GGUF files check the weights
+
+GGUF_SIZES = SHARED.parent / "gguf_sizes.csv"
+
+
+@pytest.mark.skipif(not GGUF_SIZES.exists(), reason=f"shared reference not available at {GGUF_SIZES}")
+@pytest.mark.parametrize("quant", ["BF16", "Q8_0"])
+def test_synced_weights_match_published_gguf_files(quant: str) -> None:
+    """bartowski's Qwen3-30B-A3B-Thinking-2507 files (listed under qwen3-30b-a3b, same shapes) against
+    the 2507 entry written from its config: unquantized and Q8_0 files leave no room for a wrong shape."""
+    import csv
+
+    from core.estimator.weights import weight_breakdown
+
+    with GGUF_SIZES.open(newline="", encoding="utf-8") as fh:
+        rows = [
+            r
+            for r in csv.DictReader(fh)
+            if r["repo"] == "bartowski/Qwen_Qwen3-30B-A3B-Thinking-2507-GGUF" and r["quant"] == quant
+        ]
+    if not rows:
+        pytest.skip(f"no {quant} row in {GGUF_SIZES.name}")
+    model = CATALOG.models["qwen3-30b-a3b-2507"]
+    estimate = weight_breakdown(model, CATALOG.quants[quant], CATALOG).file_bytes / 2**30
+    assert abs(estimate / float(rows[0]["size_gib"]) - 1) <= GOAL
