@@ -8,6 +8,7 @@ from core.commands.subscribe import named_target
 from core.commands.types import Invocation, Response, to_asker
 from core.community.accuracy import accuracy
 from core.i18n import translate
+from core.render.accuracy import accuracy_text
 from core.render.message import one
 
 
@@ -31,24 +32,7 @@ async def run(bot: BotContext, inv: Invocation) -> list[Response]:
             bot.catalog.models[model_id].name if model_id else "",
         ]
         scope = " + ".join(n for n in names if n)
-    report = accuracy(subs)
-    if report.n == 0:
-        return [Response(one(inv.target, translate("accuracy.none", lang, scope=scope)))]
-    lines = [
-        translate("accuracy.header", lang, scope=scope, n=report.n),
-        translate(
-            "accuracy.figures",
-            lang,
-            err=report.median_error_pct,
-            inside=report.inside_band_pct,
-            ratio=report.median_ratio,
-        ),
-    ]
-    if report.worst:
-        worst = ", ".join(f"#{i} {e:g}%" for i, e in report.worst)
-        lines.append(translate("accuracy.worst", lang, worst=worst))
-    lines.append(translate("accuracy.method", lang))
-    return [Response(one(inv.target, *lines))]
+    return [Response(accuracy_text(accuracy(subs), scope, lang, inv.target))]
 
 
 SPEC = CommandSpec(

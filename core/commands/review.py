@@ -7,7 +7,6 @@ Button actions: "m:a:ID" approve, "m:r:ID" reject (asks for a reason), "m:w:ID" 
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 
 from core.commands.context import BotContext
@@ -17,12 +16,11 @@ from core.commands.words import AUDIT_WORDS
 from core.i18n import Lang, translate
 from core.records import AuditEntry, Submission
 from core.render.message import one
-from core.render.submission import estimate_line, summary
+from core.render.moderation import audit_text, decision_text, review_card
 from core.storage.interface import NotFound, WrongState
 
 # Moderation material (pending submissions, the audit log, exports) is `Audience.ASKER_PRIVATELY`:
 # platforms without ephemeral messages (Telegram) send it to the moderator's private chat.
-EVIDENCE_SHOWN = 300  # characters of a pasted log shown in /review (the whole log is stored)
 
 
 async def refuse(bot: BotContext, inv: Invocation, action: str, submission_id: int | None) -> list[Response]:
@@ -41,34 +39,6 @@ def _buttons(sub: Submission, lang: Lang) -> tuple[tuple[Button, ...], ...]:
     ),)  # fmt: skip
 
 
-def flag_texts(sub: Submission, lang: Lang) -> list[str]:
-    """Each flag as a sentence with its numbers, in the moderator's language (the code when its
-    numbers were not kept, e.g. a submission stored before they were)."""
-    details = {code: params for code, params in sub.flag_details}
-    out = []
-    for code in sub.flags:
-        try:
-            params = json.loads(details[code]) if code in details else None
-        except ValueError:
-            params = None
-        out.append(translate(f"submit.flag.{code}", lang, **params) if params is not None else code)
-    return out
-
-
-def review_card(bot: BotContext, sub: Submission, lang: Lang, target: str) -> str:
-    lines = summary(sub, bot.catalog, lang)
-    lines.append(estimate_line(sub.estimate, lang))
-    if sub.flags:
-        lines.append(translate("review.flags", lang, flags="; ".join(flag_texts(sub, lang))))
-    m = sub.measurement
-    if m.evidence:
-        shown = m.evidence if len(m.evidence) <= EVIDENCE_SHOWN else m.evidence[:EVIDENCE_SHOWN] + "…"
-        lines.append(translate("review.evidence", lang, evidence=shown))
-    if m.notes:
-        lines.append(translate("review.notes", lang, notes=m.notes))
-    return one(target, *lines)
-
-
 async def _list(bot: BotContext, inv: Invocation, lang: Lang) -> list[Response]:
     pending = await bot.storage.submissions(status="pending", origin="community")
     if not pending:
@@ -77,7 +47,7 @@ async def _list(bot: BotContext, inv: Invocation, lang: Lang) -> list[Response]:
     head = translate("review.header", lang, shown=len(oldest_first), total=len(pending))
     out = [Response(one(inv.target, head), audience=Audience.ASKER_PRIVATELY)]
     for sub in oldest_first:
-        card = review_card(bot, sub, lang, inv.target)
+        card = review_card(sub, bot.catalog, lang, inv.target)
         out.append(Response(card, buttons=_buttons(sub, lang), audience=Audience.ASKER_PRIVATELY))
     return out
 
@@ -89,13 +59,7 @@ async def _audit(bot: BotContext, inv: Invocation, lang: Lang) -> list[Response]
     entries = await bot.storage.audit_log(AUDIT_SHOWN)
     if not entries:
         return [to_asker(translate("review.audit_empty", lang))]
-    lines = [translate("review.audit_header", lang, n=len(entries))]
-    for e in entries:
-        who = f"{e.actor.platform}:{e.actor.name or e.actor.user_id}"
-        target = f" #{e.submission_id}" if e.submission_id is not None else ""
-        detail = f" ({e.detail})" if e.detail else ""
-        lines.append(f"{e.at:%Y-%m-%d %H:%M} {who} {e.action}{target}{detail}")
-    return [Response(one(inv.target, *lines), audience=Audience.ASKER_PRIVATELY)]
+    return [Response(audit_text(entries, lang, inv.target), audience=Audience.ASKER_PRIVATELY)]
 
 
 async def _decide_submission(
@@ -123,10 +87,7 @@ async def _decide_submission(
             bot.anchors = bot.anchors.without(sub.id)
     if bot.on_outbox is not None:
         bot.on_outbox()
-    lines = [translate(f"review.done.{verb}", lang, id=sub.id), *summary(sub, bot.catalog, lang)[:1]]
-    if reason:
-        lines.append(translate("review.reason", lang, reason=reason))
-    return [Response(one(inv.target, *lines), edit=True)]
+    return [Response(decision_text(verb, sub, reason, bot.catalog, lang, inv.target), edit=True)]
 
 
 async def review(bot: BotContext, inv: Invocation) -> list[Response]:

@@ -15,7 +15,6 @@ from core.commands.types import ArgValue, Invocation, Response, to_asker
 from core.commands.words import is_cancel
 from core.i18n import Lang, translate
 from core.records import NewSubmission
-from core.render.candidates import candidate_names
 from core.render.message import one
 from core.render.submission import estimate_line, setup_line, speeds_line
 
@@ -119,11 +118,9 @@ async def _attempt(bot: BotContext, inv: Invocation, d: Dialogue) -> list[Respon
     reading = await read_submission_bounded(d.text, bot.catalog, d.fields or None)
     lang = d.lang
     if reading.problems:
+        # Each problem names its closest candidates itself (submit.unknown_gpu: "Closest: ..."):
+        # listing them again under it said the same thing twice.
         lines = [n.text(lang) for n in reading.problems]
-        for kind, ids in reading.candidates.items():
-            names = candidate_names(ids, bot.catalog, lang, kind)
-            if names:
-                lines.append(translate("submission.candidates", lang, field=kind, names=names))
         if _key(inv) in bot.dialogues and d.asking:
             d.fields.pop(d.asking, None)
             return _ask_next(bot, inv, d, (d.asking,), before=lines)

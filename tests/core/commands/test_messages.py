@@ -10,7 +10,14 @@ from core.i18n import messages
 
 ROOT = Path(__file__).resolve().parents[3]
 LITERAL = re.compile(r"""translate\(\s*"([a-z_.]+)\"""")
-SOURCES = [*ROOT.glob("core/commands/*.py"), *ROOT.glob("core/community/*.py"), ROOT / "bot/cli/console.py"]
+SOURCES = [
+    *ROOT.glob("core/commands/*.py"),
+    *ROOT.glob("core/community/*.py"),
+    ROOT / "core/render/moderation.py",
+    ROOT / "core/render/help.py",
+    ROOT / "core/render/accuracy.py",
+    ROOT / "bot/cli/console.py",
+]
 
 
 def test_literal_codes_exist_in_both_languages():

@@ -1,0 +1,43 @@
+"""/help text: every declared command's syntax with an example, from catalogs/messages/commands.toml."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from core.i18n import Lang, translate
+from core.render.doc import Doc, Para
+from core.render.message import split
+
+if TYPE_CHECKING:
+    from core.commands.spec import CommandSpec
+
+
+def command_line(spec: CommandSpec, lang: Lang) -> str:
+    return translate(
+        "help.line", lang,
+        usage=translate(spec.usage_key, lang),
+        summary=translate(spec.summary_key, lang),
+        example=translate(spec.example_key, lang),
+    )  # fmt: skip
+
+
+def help_doc(specs: Sequence[CommandSpec], lang: Lang, only: str | None = None) -> Doc:
+    """All commands, or the one named in `only` ("/submit", "submit@tokbot"); an unknown name says so
+    and lists them all."""
+    by_name: Mapping[str, CommandSpec] = {spec.name: spec for spec in specs}
+    if only:
+        name = only.lstrip("/").split("@")[0].lower()
+        if name in by_name:
+            return (Para(command_line(by_name[name], lang)),)
+        return (Para(translate("help.unknown", lang, name=name)), *help_doc(specs, lang))
+    return (
+        Para(translate("help.title", lang)),
+        *(Para(command_line(spec, lang)) for spec in specs),
+        Para(translate("help.footer", lang)),
+    )
+
+
+def help_text(specs: Sequence[CommandSpec], lang: Lang, only: str | None, target: str) -> list[str]:
+    """The help as few messages as the target allows, never cutting a command's line."""
+    return split(help_doc(specs, lang, only), target)
