@@ -166,8 +166,6 @@ class PostgresStorage:
             return
         settings = {"search_path": self.schema} if self.schema else {}
         try:
-            if self.schema:
-                await self._create_schema()
             pool = await asyncpg.create_pool(
                 self.url,
                 min_size=1,
@@ -185,15 +183,6 @@ class PostgresStorage:
             raise
         self._pool = pool
 
-    async def _create_schema(self) -> None:
-        con = await asyncpg.connect(self.url, timeout=CONNECT_TIMEOUT_S)
-        try:
-            await con.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"')  # checked identifier
-        except asyncpg.UniqueViolationError:
-            pass  # created by another process at the same moment
-        finally:
-            await con.close()
-
     async def close(self) -> None:
         pool, self._pool = self._pool, None
         if pool is not None:
@@ -202,6 +191,13 @@ class PostgresStorage:
     async def _migrate(self, pool: asyncpg.Pool) -> None:
         migrations = self._migrations if self._migrations is not None else bundled_migrations("postgres")
         async with pool.acquire() as con:
+            if self.schema:
+                try:
+                    await con.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"')  # a checked identifier
+                except asyncpg.UniqueViolationError:
+                    pass  # created by another process at the same moment
+            if await self._applied(con, migrations) >= {m.version for m in migrations}:
+                return  # the usual start: nothing to do, no lock taken
             for migration in migrations:
                 async with con.transaction():
                     # One process at a time per schema; the others wait here, then find it applied.
@@ -212,9 +208,7 @@ class PostgresStorage:
                         "CREATE TABLE IF NOT EXISTS schema_migrations ("
                         " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL)"
                     )
-                    applied = {r[0] for r in await con.fetch("SELECT version FROM schema_migrations")}
-                    newer_than_known(applied, migrations, self.where)
-                    if migration.version in applied:
+                    if migration.version in await self._applied(con, migrations):
                         continue
                     await con.execute(migration.sql)  # several statements: the simple query protocol
                     await con.execute(
@@ -223,6 +217,14 @@ class PostgresStorage:
                         migration.name,
                         datetime.now(UTC),
                     )
+
+    async def _applied(self, con: asyncpg.Connection, migrations: list[Migration]) -> set[int]:
+        """The versions recorded; refuses a schema migrated by a newer tokbot."""
+        if await con.fetchval("SELECT to_regclass('schema_migrations')") is None:
+            return set()
+        applied = {int(r[0]) for r in await con.fetch("SELECT version FROM schema_migrations")}
+        newer_than_known(applied, migrations, self.where)
+        return applied
 
     async def schema_version(self) -> int:
         """The newest migration applied (what `python -m bot migrate` prints)."""
@@ -548,7 +550,7 @@ class PostgresStorage:
     async def _settle(self, sql: str, item_id: int, *args: Any) -> None:
         """An UPDATE of one pending item; a settled item is left alone (a late report from a worker
         whose lease ran out), an unknown one is NotFound."""
-        async with self._write() as con:
+        async with self._connection() as con:  # one statement: atomic without BEGIN/COMMIT round trips
             done = await con.fetchval(sql, item_id, *args)
             if done is None and await con.fetchval("SELECT 1 FROM outbox WHERE id = $1", item_id) is None:
                 raise NotFound(f"outbox item {item_id}")

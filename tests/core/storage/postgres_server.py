@@ -5,8 +5,9 @@ postgresql://postgres@127.0.0.1:5432/test). Without a server the PostgreSQL test
 run says so in one line at the end; with `TOKBOT_TEST_REQUIRE_POSTGRES=1` (what .ci/run sets) an
 unreachable server fails them instead, so CI can't go green without having run them.
 
-Every test gets a schema of its own (tokbot_test_<pid>_<random>), dropped afterwards, so runs and
-tests never see each other's rows.
+Every test run gets a schema of its own (tokbot_test_<pid>_<random>), migrated once and dropped at
+the end, and the contract tests empty its tables before each test; tests that need a database of
+their own (migrations, two handles, copies) make a schema each. Runs never see each other's rows.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import functools
 import os
 import threading
 import uuid
+from collections.abc import Coroutine
+from typing import Any
 
 import asyncpg
 import pytest
@@ -85,5 +88,44 @@ async def drop_schema(url: str, schema: str) -> None:
     con = await asyncpg.connect(url, timeout=10)
     try:
         await con.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    finally:
+        await con.close()
+
+
+def run_in_thread(coroutine: Coroutine[Any, Any, None]) -> None:
+    """Run `coroutine` to the end on a loop of its own (for sync, session-scoped fixtures)."""
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(coroutine)
+        except BaseException as exc:  # handed to the caller's thread
+            failure.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
+
+
+async def migrated_schema(url: str, schema: str) -> None:
+    """Create `schema` and apply the PostgreSQL migrations in it, once per test run."""
+    from bot.storage.postgres import PostgresStorage
+
+    store = PostgresStorage(url, schema=schema, pool_size=1)
+    await store.open()
+    await store.close()
+
+
+async def empty_tables(url: str, schema: str) -> None:
+    """Every table of `schema` emptied, ids back at 1: a fresh database for the next test, without
+    paying for a schema and its migrations each time."""
+    con = await asyncpg.connect(url, timeout=10)
+    try:
+        await con.execute(
+            f'TRUNCATE "{schema}".outbox, "{schema}".audit_log, "{schema}".submissions, '
+            f'"{schema}".subscriptions RESTART IDENTITY CASCADE'
+        )
     finally:
         await con.close()

@@ -20,13 +20,13 @@ from core.storage.sqlite import (
     bundled_migrations,
     split_statements,
 )
-from tests.core.storage.postgres_server import drop_schema, new_schema
+from tests.core.storage.postgres_server import empty_tables
 
 
 @pytest.fixture(params=["memory", "sqlite", "postgres"])
 async def storage(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Storage]:
-    """An opened, empty backend of each kind; PostgreSQL in a fresh schema (skipped without a server)."""
-    schema = None
+    """An opened, empty backend of each kind; PostgreSQL in this run's schema, emptied first (skipped
+    without a server)."""
     backend: Storage
     if request.param == "memory":
         backend = MemoryStorage()
@@ -35,16 +35,14 @@ async def storage(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
     else:
         from bot.storage.postgres import PostgresStorage
 
-        url = request.getfixturevalue("postgres_url")
-        schema = new_schema()
+        url, schema = request.getfixturevalue("postgres_url"), request.getfixturevalue("postgres_schema")
+        await empty_tables(url, schema)
         backend = PostgresStorage(url, schema=schema, pool_size=8)
     await backend.open()
     try:
         yield backend
     finally:
         await backend.close()
-        if schema is not None:
-            await drop_schema(request.getfixturevalue("postgres_url"), schema)
 
 
 class TestContract(StorageContract):
