@@ -14,6 +14,7 @@ from core.community.pasted import (
     PARTIAL_OFFLOAD,
     QUANT_ASSUMED,
     THROUGHPUT_ONLY,
+    Pasted,
     ftype_quant,
     quant_in_name,
     read_pasted,
@@ -252,13 +253,13 @@ Avg latency: 1.6212 seconds
 """  # noqa: E501
 
 
-def _one(text: str):
+def _one(text: str) -> Pasted:
     pasted = read_pasted(text, CATALOG)
     assert pasted is not None
     return pasted
 
 
-def test_llama_bench_old_test_names_pair_tg_and_pp_per_model():
+def test_llama_bench_old_test_names_pair_tg_and_pp_per_model() -> None:
     p = _one(BENCH_4090)
     assert (p.framework, p.gpu, p.gpu_count) == ("llama.cpp", "NVIDIA GeForce RTX 4090", 1)
     assert [(r.quant, r.decode_tps, r.prefill_tps, r.prompt_tokens) for r in p.runs] == [
@@ -273,14 +274,14 @@ def test_llama_bench_old_test_names_pair_tg_and_pp_per_model():
     assert BENCH_4090[: p.start].strip() == ""
 
 
-def test_llama_bench_rows_differing_in_a_setting_are_separate_runs():
+def test_llama_bench_rows_differing_in_a_setting_are_separate_runs() -> None:
     p = _one(BENCH_NKVO)
     assert [(r.decode_tps, r.prefill_tps) for r in p.runs] == [(127.43, 4035.47), (59.99, 237.84)]
     assert p.gpu == "NVIDIA GeForce RTX 3090 Ti"
     assert p.version == "b1786"
 
 
-def test_llama_bench_first_pp_is_paired_and_mixed_tests_ignored():
+def test_llama_bench_first_pp_is_paired_and_mixed_tests_ignored() -> None:
     p = _one(BENCH_GEERLING)
     assert len(p.runs) == 1
     run = p.runs[0]
@@ -289,7 +290,7 @@ def test_llama_bench_first_pp_is_paired_and_mixed_tests_ignored():
     assert p.gpu is None and p.version == "b7340"
 
 
-def test_llama_bench_depth_form_gives_one_run_per_depth():
+def test_llama_bench_depth_form_gives_one_run_per_depth() -> None:
     p = _one(BENCH_DEPTH)
     assert [(r.depth, r.decode_tps, r.prefill_tps) for r in p.runs] == [
         (0, 71.58, 1205.15),
@@ -303,12 +304,12 @@ def test_llama_bench_depth_form_gives_one_run_per_depth():
     assert p.runs[0].n_gpu_layers == -1
 
 
-def test_llama_bench_kv_type_and_flash_attention_columns():
+def test_llama_bench_kv_type_and_flash_attention_columns() -> None:
     (run,) = _one(BENCH_TYPE_K).runs
     assert (run.kv_type, run.flash_attn, run.depth, run.decode_tps) == ("q8_0", True, 4096, 76.38)
 
 
-def test_llama_cli_timings():
+def test_llama_cli_timings() -> None:
     (run,) = _one(LLAMA_CLI).runs
     assert run.tool == "llama.cpp"
     assert run.decode_tps == pytest.approx(12.64, abs=0.01)
@@ -317,7 +318,7 @@ def test_llama_cli_timings():
     assert run.depth == 49 + 178 // 2  # the prompt plus half of what was generated
 
 
-def test_llama_server_timings_and_slot_context():
+def test_llama_server_timings_and_slot_context() -> None:
     p = _one(LLAMA_SERVER)
     (run,) = p.runs
     assert run.decode_tps == pytest.approx(11.94, abs=0.01)
@@ -325,13 +326,13 @@ def test_llama_server_timings_and_slot_context():
     assert run.context == 4096
 
 
-def test_old_llama_print_timings():
+def test_old_llama_print_timings() -> None:
     (run,) = _one(LLAMA_PRINT_TIMINGS).runs
     assert run.decode_tps == pytest.approx(4.43, abs=0.01)
     assert run.prefill_tps == pytest.approx(43.05, abs=0.01)
 
 
-def test_server_log_counts_devices_and_reads_the_model_file():
+def test_server_log_counts_devices_and_reads_the_model_file() -> None:
     p = _one(LLAMA_SERVER_4X3090_TIMINGS)
     assert (p.gpu, p.gpu_count) == ("NVIDIA GeForce RTX 3090", 4)
     (run,) = p.runs
@@ -340,7 +341,7 @@ def test_server_log_counts_devices_and_reads_the_model_file():
     assert PARTIAL_OFFLOAD in run.caveats  # "offloaded 0/65 layers to GPU"
 
 
-def test_ollama_verbose():
+def test_ollama_verbose() -> None:
     p = _one(OLLAMA_MISTRAL)
     (run,) = p.runs
     assert p.framework == "ollama"
@@ -352,20 +353,20 @@ def test_ollama_verbose():
     assert run.depth == 11 + 120 // 2
 
 
-def test_ollama_library_and_partial_gpu_layers():
+def test_ollama_library_and_partial_gpu_layers() -> None:
     (run,) = _one(OLLAMA_METAL).runs
     assert (run.decode_tps, run.prefill_tps, run.prompt_tokens) == (41.60, 70.73, 42)
     assert run.backend == "metal"
     assert PARTIAL_OFFLOAD in run.caveats
 
 
-def test_ollama_tag_quant_is_read_from_the_tag():
+def test_ollama_tag_quant_is_read_from_the_tag() -> None:
     (run,) = _one("ollama run qwen2.5:7b-instruct-q8_0 --verbose\n" + OLLAMA_MISTRAL.split("\n", 1)[1]).runs
     assert (run.model, run.quant) == ("qwen2.5 7b", "Q8_0")
     assert QUANT_ASSUMED not in run.caveats
 
 
-def test_vllm_serve_single_user_decode_is_1000_over_tpot():
+def test_vllm_serve_single_user_decode_is_1000_over_tpot() -> None:
     p = _one(VLLM_SERVE_SINGLE)
     (run,) = p.runs
     assert p.framework == "vllm"
@@ -377,7 +378,7 @@ def test_vllm_serve_single_user_decode_is_1000_over_tpot():
     assert BATCHED not in run.caveats
 
 
-def test_vllm_serve_under_load_is_flagged_batched_and_has_no_prefill():
+def test_vllm_serve_under_load_is_flagged_batched_and_has_no_prefill() -> None:
     (run,) = _one(VLLM_SERVE_LOADED).runs
     assert run.decode_tps == pytest.approx(1000 / 77.86, abs=0.01)  # not the 6582 aggregate
     assert BATCHED in run.caveats
@@ -385,12 +386,12 @@ def test_vllm_serve_under_load_is_flagged_batched_and_has_no_prefill():
     assert run.model == "meta-llama/Llama-3.1-8B-Instruct"
 
 
-def test_vllm_throughput_has_no_decode():
+def test_vllm_throughput_has_no_decode() -> None:
     (run,) = _one(VLLM_THROUGHPUT).runs
     assert run.decode_tps is None and THROUGHPUT_ONLY in run.caveats
 
 
-def test_vllm_latency_decode_from_output_len():
+def test_vllm_latency_decode_from_output_len() -> None:
     (run,) = _one(VLLM_LATENCY).runs
     assert run.decode_tps == pytest.approx(128 / 1.6212, abs=0.01)
     assert LATENCY_INCLUDES_PREFILL in run.caveats
@@ -401,7 +402,7 @@ def test_vllm_latency_decode_from_output_len():
     "text",
     ["", "hello", "| a | b |\n|---|---|\n| 1 | 2 |", "eval rate: fast", "gpu=4090 decode=12", "x" * 5000],
 )
-def test_nothing_pasted(text: str):
+def test_nothing_pasted(text: str) -> None:
     assert read_pasted(text, CATALOG) is None
 
 
@@ -417,11 +418,11 @@ def test_nothing_pasted(text: str):
         ("Q9_Z - Fancy", None),
     ],
 )
-def test_llama_ftype_names(name: str, quant: str | None):
+def test_llama_ftype_names(name: str, quant: str | None) -> None:
     assert ftype_quant(name, CATALOG) == quant
 
 
-def test_quant_in_file_names():
+def test_quant_in_file_names() -> None:
     assert quant_in_name("Qwen3-8B-Q4_K_M.gguf") == "Q4_K_M"
     assert quant_in_name("gemma-3-27b-it-UD-Q4_K_XL.gguf") == "UD-Q4_K_XL"
     assert quant_in_name("model.gguf") is None
@@ -444,7 +445,7 @@ HOSTILE_60KB = {
 
 
 @pytest.mark.parametrize("name", list(HOSTILE_60KB))
-def test_hostile_60kb_reads_in_linear_time(name: str):
+def test_hostile_60kb_reads_in_linear_time(name: str) -> None:
     import time
 
     text = HOSTILE_60KB[name]
@@ -455,13 +456,13 @@ def test_hostile_60kb_reads_in_linear_time(name: str):
     assert time.perf_counter() - start < 1.0
 
 
-def test_windows_line_ends_read_the_same():
+def test_windows_line_ends_read_the_same() -> None:
     for sample in (VLLM_SERVE_SINGLE, OLLAMA_MISTRAL, BENCH_4090, LLAMA_SERVER_4X3090_TIMINGS):
         crlf, lf = _one(sample.replace("\n", "\r\n")), _one(sample)
         assert crlf.runs == lf.runs
         assert (crlf.gpu, crlf.gpu_count, crlf.version) == (lf.gpu, lf.gpu_count, lf.version)
 
 
-def test_serving_header_after_a_long_rule_starts_the_paste_at_the_rule():
+def test_serving_header_after_a_long_rule_starts_the_paste_at_the_rule() -> None:
     p = _one("my numbers:\n" + VLLM_SERVE_SINGLE)
     assert p.start <= len("my numbers:\n") + VLLM_SERVE_SINGLE.index("=")

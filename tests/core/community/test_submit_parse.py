@@ -20,7 +20,7 @@ def _fields(text: str, form: dict[str, str] | None = None) -> dict[str, str]:
     return parsed.runs[0].fields
 
 
-def test_key_value_with_quotes_and_aliases():
+def test_key_value_with_quotes_and_aliases() -> None:
     f = _fields(
         "gpu=\"RTX 4090\" model='llama 3 8b' q=Q4_K_M context=32k tg=128.5 pp=3500 fw=llama.cpp "
         "gpus=2 vram_size=24 kv_type=q8_0 flash_attn=on link=https://x.y/z?a=b notes=“fresh build”"
@@ -42,7 +42,7 @@ def test_key_value_with_quotes_and_aliases():
     }
 
 
-def test_every_alias_in_the_brief_maps_to_its_key():
+def test_every_alias_in_the_brief_maps_to_its_key() -> None:
     pairs = {
         "count": "count", "gpus": "count", "mem": "memory", "vram_size": "memory", "q": "quant",
         "ctx": "ctx", "depth": "depth", "fw": "framework", "version": "version", "backend": "backend",
@@ -54,27 +54,27 @@ def test_every_alias_in_the_brief_maps_to_its_key():
         assert _fields(f"{alias}=7") == {key: "7"}, alias
 
 
-def test_unknown_keys_are_reported_not_taken():
+def test_unknown_keys_are_reported_not_taken() -> None:
     parsed = parse_submission("modle=x gpu=4090", CATALOG)
     assert parsed.unknown_keys == ("modle",)
     assert parsed.runs[0].fields == {"gpu": "4090"}
 
 
-def test_form_fields_win_over_typed_fields():
+def test_form_fields_win_over_typed_fields() -> None:
     parsed = parse_submission("gpu=3090 decode=10", CATALOG, {"decode": "12", "Model": "qwen3 8b"})
     run = parsed.runs[0]
     assert run.fields == {"gpu": "3090", "decode": "12", "model": "qwen3 8b"}
     assert run.origin == {"gpu": "field", "decode": "form", "model": "form"}
 
 
-def test_english_sentence():
+def test_english_sentence() -> None:
     run = parse_submission("4090 llama 3 8b q4_k_m 128 tok/s", CATALOG).runs[0]
     assert run.fields == {"decode": "128.0", "gpu": "rtx-4090", "model": "llama-3-8b", "quant": "Q4_K_M"}
     assert run.resolved["gpu"].best_id == "rtx-4090"
     assert set(run.origin.values()) == {"sentence"}
 
 
-def test_chinese_sentence_with_card_count():
+def test_chinese_sentence_with_card_count() -> None:
     f = _fields("双3090 跑 llama3 70b q4 17 token/s")
     assert f == {"decode": "17.0", "gpu": "rtx-3090", "count": "2", "model": "llama-3-70b", "quant": "Q4_K_M"}
 
@@ -93,12 +93,12 @@ def test_chinese_sentence_with_card_count():
         ("70b q4 on 2 cards", None, None),
     ],
 )
-def test_sentence_speeds(text: str, decode: float | None, prefill: float | None):
+def test_sentence_speeds(text: str, decode: float | None, prefill: float | None) -> None:
     d, p, _ = sentence_speeds(text)
     assert (d, p) == (decode, prefill)
 
 
-def test_paste_with_fields_completing_it():
+def test_paste_with_fields_completing_it() -> None:
     text = 'gpu="RTX 3090" model="qwen3 30b a3b"\n' + BENCH_DEPTH
     parsed = parse_submission(text, CATALOG)
     assert len(parsed.runs) == 5
@@ -109,18 +109,18 @@ def test_paste_with_fields_completing_it():
     assert MODEL_FROM_ARCH not in first.caveats
 
 
-def test_sentence_before_a_paste_fills_what_the_paste_lacks():
+def test_sentence_before_a_paste_fills_what_the_paste_lacks() -> None:
     parsed = parse_submission("my 7900 xtx:\n" + BENCH_DEPTH, CATALOG)
     assert parsed.runs[0].fields["gpu"] == "rx-7900-xtx"
     assert parsed.runs[0].origin["gpu"] == "sentence"
 
 
-def test_paste_device_line_beats_a_sentence():
+def test_paste_device_line_beats_a_sentence() -> None:
     parsed = parse_submission("on my 3090\n" + BENCH_4090, CATALOG)
     assert parsed.runs[0].fields["gpu"] == "NVIDIA GeForce RTX 4090"
 
 
-def test_python_reprs_in_logs_are_not_fields():
+def test_python_reprs_in_logs_are_not_fields() -> None:
     text = (
         "Namespace(subparser='bench', backend='vllm', model='Qwen/Qwen3-0.6B', seed=0)\n" + VLLM_SERVE_LOADED
     )
@@ -129,7 +129,7 @@ def test_python_reprs_in_logs_are_not_fields():
     assert parsed.unknown_keys == ()
 
 
-def test_text_is_capped():
+def test_text_is_capped() -> None:
     parsed = parse_submission("x " * 100_000, CATALOG)
     assert len(parsed.text) <= 60_000
 
@@ -176,7 +176,7 @@ eval rate:            125.00 tokens/s
         ("4090 + 2x 3090", "4090", 3, ("4090", "2x 3090")),
     ],
 )
-def test_counts_and_mixes_in_a_card_name(text: str, name: str, count: int, mix: tuple[str, ...]):
+def test_counts_and_mixes_in_a_card_name(text: str, name: str, count: int, mix: tuple[str, ...]) -> None:
     cards = read_cards(text, CATALOG)
     assert cards is not None and (cards.name, cards.count, cards.mix) == (name, count, mix)
 
@@ -184,29 +184,29 @@ def test_counts_and_mixes_in_a_card_name(text: str, name: str, count: int, mix: 
 @pytest.mark.parametrize(
     "text", ["RTX 3060", "RX 5700 XT", "RX 7900 XTX", "MI300X", "A100 80GB", "2x", "phone 4090"]
 )
-def test_card_names_without_a_count_stay_as_they_are(text: str):
+def test_card_names_without_a_count_stay_as_they_are(text: str) -> None:
     assert read_cards(text, CATALOG) is None
 
 
 @pytest.mark.parametrize("gpu", ['"2x 3090"', "2×3090", "'3090 x 2'", "双3090"])
-def test_a_count_in_the_gpu_field_is_stored_as_the_count(gpu: str):
+def test_a_count_in_the_gpu_field_is_stored_as_the_count(gpu: str) -> None:
     reading = read_submission(f"gpu={gpu} model='qwen2.5 72b' quant=Q4_K_M decode=16.2", CATALOG)
     assert not reading.problems, [n.text() for n in reading.problems]
     (draft,) = reading.drafts
     assert (draft.measurement.gpu_id, draft.measurement.gpu_count) == ("rtx-3090", 2)
 
 
-def test_a_count_field_beside_the_card_wins():
+def test_a_count_field_beside_the_card_wins() -> None:
     assert _fields("gpu='2x 3090' count=4")["count"] == "4"
 
 
-def test_the_guided_dialogue_accepts_its_own_example():
+def test_the_guided_dialogue_accepts_its_own_example() -> None:
     reading = read_submission("", CATALOG, {"gpu": "2x 3090", "model": "qwen2.5 72b", "quant": "Q4_K_M",
                                             "decode": "16.2"})  # fmt: skip
     assert [(d.measurement.gpu_id, d.measurement.gpu_count) for d in reading.drafts] == [("rtx-3090", 2)]
 
 
-def test_a_mix_is_kept_in_the_notes_and_flagged():
+def test_a_mix_is_kept_in_the_notes_and_flagged() -> None:
     (run,) = parse_submission("gpu=3090+3060 model='qwen2.5 32b' quant=Q4_K_M decode=16.2", CATALOG).runs
     assert (run.fields["gpu"], run.fields["count"]) == ("3090", "2")
     assert run.gpu_mix == ("3090", "3060") and MIXED_GPUS in run.caveats
@@ -215,7 +215,7 @@ def test_a_mix_is_kept_in_the_notes_and_flagged():
     assert MIXED_GPUS in draft.flags and "3090 + 3060" in (draft.measurement.notes or "")
 
 
-def test_a_mix_of_devices_in_a_paste_is_kept():
+def test_a_mix_of_devices_in_a_paste_is_kept() -> None:
     paste = BENCH_LLAMA_8B.replace(
         "  Device 0: NVIDIA GeForce RTX 4090, compute capability 8.9, VMM: yes\n",
         "  Device 0: NVIDIA GeForce RTX 4090, compute capability 8.9, VMM: yes\n"
@@ -226,7 +226,7 @@ def test_a_mix_of_devices_in_a_paste_is_kept():
     assert run.gpu_mix == ("NVIDIA GeForce RTX 4090", "NVIDIA GeForce RTX 3090")
 
 
-def test_llama_8b_bench_line_resolves_with_its_size_and_params():
+def test_llama_8b_bench_line_resolves_with_its_size_and_params() -> None:
     reading = read_submission(BENCH_LLAMA_8B, CATALOG)
     assert not reading.problems, [n.text() for n in reading.problems]
     (draft,) = reading.drafts
@@ -235,7 +235,7 @@ def test_llama_8b_bench_line_resolves_with_its_size_and_params():
     assert MODEL_FROM_ARCH in draft.flags  # the moderator still sees it was read from the architecture
 
 
-def test_a_bench_line_whose_numbers_fit_no_candidate_still_asks():
+def test_a_bench_line_whose_numbers_fit_no_candidate_still_asks() -> None:
     # TinyLlama: "llama 1B" with 1.10 B params is not Llama 3.2 1B (1.24 B).
     reading = read_submission(
         BENCH_LLAMA_8B.replace("llama 8B", "llama 1B").replace("8.03 B", "1.10 B"), CATALOG
@@ -251,7 +251,7 @@ OLLAMA_TAGGED = (
 )
 
 
-def test_an_ollama_tag_implies_its_quant():
+def test_an_ollama_tag_implies_its_quant() -> None:
     for text in OLLAMA_TAGGED:
         reading = read_submission(text, CATALOG)
         assert not reading.missing and not reading.problems, (text, reading.missing)
@@ -260,7 +260,7 @@ def test_an_ollama_tag_implies_its_quant():
         assert QUANT_ASSUMED in draft.flags
 
 
-def test_a_tag_with_a_quant_says_it():
+def test_a_tag_with_a_quant_says_it() -> None:
     f = _fields("gpu=4090 model=qwen2.5:7b-instruct-q8_0 decode=100")
     assert f["quant"] == "Q8_0"
     assert "quant" not in _fields("gpu=4090 model='qwen3 8b' decode=100")  # no tag, no framework: asked
