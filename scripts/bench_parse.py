@@ -1,10 +1,11 @@
 """The worst time to read a `/submit` over pathological shapes: ms and ms per KB, as a table.
 
-.venv/bin/python scripts/bench_parse.py [--kb 60] [--repeat 1] [--only NAME]
+.venv/bin/python scripts/bench_parse.py [--kb 60] [--repeat 1] [--only NAME] [--max-ms-per-kb X]
 
 Each shape is built to about `--kb` kilobytes and read the way the bot reads a `/submit` (the full
 `read_submission`: fields, paste, sentence, checks). A linear parser keeps ms/KB flat across shapes;
-one quadratic pattern shows up as a row hundreds of times slower than the rest.
+one quadratic pattern shows up as a row hundreds of times slower than the rest. With
+--max-ms-per-kb the exit status is 1 when the worst shape is slower than that (for CI).
 """
 
 from __future__ import annotations
@@ -88,9 +89,10 @@ def main() -> int:
     ap.add_argument("--kb", type=float, default=60.0, help="size of each input in KB")
     ap.add_argument("--repeat", type=int, default=1, help="runs per shape (the fastest counts)")
     ap.add_argument("--only", default="", help="run the shapes whose name contains this")
+    ap.add_argument("--max-ms-per-kb", type=float, default=None, help="fail when the worst is above this")
     args = ap.parse_args()
     catalog = default_catalog()
-    read_submission("gpu=4090 model=qwen3-8b quant=Q4_K_M decode=100", catalog)  # warm the indexes
+    read_submission("4090 qwen3 8b q4_k_m 100 t/s", catalog)  # a sentence: builds the name indexes
     size = int(args.kb * 1000)
     print(f"{'shape':<26} {'KB':>6} {'ms':>10} {'ms/KB':>8}")
     worst = ("", 0.0)
@@ -105,7 +107,7 @@ def main() -> int:
         if per_kb > worst[1]:
             worst = (name, per_kb)
     print(f"worst: {worst[0]} at {worst[1]:.2f} ms/KB")
-    return 0
+    return 1 if args.max_ms_per_kb is not None and worst[1] > args.max_ms_per_kb else 0
 
 
 if __name__ == "__main__":
