@@ -8,12 +8,15 @@ pydantic validates the request at the edge; names go through core.understanding'
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from core.catalog.gpu import Gpu
 from core.catalog.kv_cache import KV_CACHE_TYPES, KvCacheType, is_kv_cache_type
 from core.catalog.loader import Catalog
+from core.catalog.model import Model
 from core.estimator.estimate import Estimate, EstimateRequest, estimate
 from core.estimator.setup import SetupError, build_setup
 from core.understanding.resolve import (
@@ -124,11 +127,13 @@ def validation_message(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def _names(ids: list[str], table: dict) -> list[str]:
+def _names(ids: list[str], table: Mapping[str, Gpu | Model]) -> list[str]:
     return [f"{table[i].name} ({i})" if hasattr(table[i], "name") else i for i in ids if i in table]
 
 
-def _unknown(kind: str, label: str, text: str, resolution: Resolution, table: dict) -> QueryError:
+def _unknown(
+    kind: str, label: str, text: str, resolution: Resolution, table: Mapping[str, Gpu | Model]
+) -> QueryError:
     cands = [c for c, _ in resolution.candidates]
     closest = f"; closest: {', '.join(_names(cands, table))}" if cands else ""
     return QueryError(f"unknown {label} {text!r}{closest}", {kind: cands})
@@ -136,17 +141,17 @@ def _unknown(kind: str, label: str, text: str, resolution: Resolution, table: di
 
 def resolve_request(query: EstimateQuery, catalog: Catalog) -> EstimateRequest:
     gpu_res = resolve_gpu(query.gpu, catalog)
-    if not gpu_res.found:
+    if gpu_res.best_id is None:
         raise _unknown("gpu", "GPU", query.gpu, gpu_res, catalog.gpus)
     model_res = resolve_model(query.model, catalog)
-    if not model_res.found:
+    if model_res.best_id is None:
         raise _unknown("model", "model", query.model, model_res, catalog.models)
     gpu = catalog.gpus[gpu_res.best_id]
     model = catalog.models[model_res.best_id]
     quants: list[str] = []
     for text in query.quant:
         q = resolve_quant(text, catalog)
-        if not q.found:
+        if q.best_id is None:
             cands = [c for c, _ in q.candidates]
             raise QueryError(
                 f"unknown quantization {text!r}" + (f"; closest: {', '.join(cands)}" if cands else ""),

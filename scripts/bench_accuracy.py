@@ -26,12 +26,13 @@ from calibration_data import Row, load_rows  # noqa: E402
 
 from core.catalog.loader import default_catalog  # noqa: E402
 from core.estimate_request import EstimateQuery, QueryError, resolve_request  # noqa: E402
-from core.estimator.estimate import estimate  # noqa: E402
+from core.estimator.estimate import EstimateRequest, estimate  # noqa: E402
+from core.estimator.estimate import Row as EstimateRow  # noqa: E402
 from core.estimator.memory import GIB  # noqa: E402
 from core.estimator.weights import weight_breakdown  # noqa: E402
 
 
-def ask(row: Row):
+def ask(row: Row) -> tuple[EstimateRequest, EstimateRow]:
     ctx = max(4096, row.depth + max(row.prompt, 512))
     query = EstimateQuery(
         gpu=row.gpu_query or row.gpu_id,

@@ -16,8 +16,10 @@ import argparse
 import math
 import sys
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy.optimize import least_squares
@@ -36,6 +38,7 @@ CAL_PATH = REPO / "catalogs" / "calibration.toml"
 BACKENDS = ("cuda", "rocm", "vulkan", "metal", "sycl")
 RIDGE = {"arch": 4.0, "quant": 6.0, "moe": 4.0}
 BAND_QUANTILES = (0.06, 0.94)
+Params = dict[str, Any]  # fitted values: "eff" / "us" / "arch" / "kind" -> {name: value}, extras -> value
 
 
 @dataclass
@@ -66,7 +69,7 @@ def build_samples(test: str) -> list[Sample]:
         if quant_id is None:
             continue
         weights = weight_breakdown(model, catalog.quants[quant_id], catalog)
-        active = weights.active_bytes_per_token
+        active: float = weights.active_bytes_per_token
         if row.size_gib:
             # Our weight estimate rescaled to the file actually run.
             active *= row.size_gib * GIB / weights.total_bytes
@@ -116,9 +119,9 @@ class _LogFit:
     def _n_factors(self) -> int:
         return len(self.archs) + len(self.kinds) + len(self.EXTRAS)
 
-    def unpack(self, x: np.ndarray) -> dict:
+    def unpack(self, x: np.ndarray) -> Params:
         nb, na, nk = len(self.backends), len(self.archs), len(self.kinds)
-        params = {
+        params: Params = {
             "eff": dict(zip(self.backends, np.exp(x[:nb]), strict=True)),
             "us": dict(zip(self.backends, np.exp(x[nb : 2 * nb]), strict=True)),
             "arch": dict(zip(self.archs, np.exp(x[2 * nb : 2 * nb + na]), strict=True)),
@@ -128,7 +131,7 @@ class _LogFit:
             params[name] = float(np.exp(x[2 * nb + na + nk + i]))
         return params
 
-    def predict(self, p: dict, s: Sample) -> float:
+    def predict(self, p: Params, s: Sample) -> float:
         raise NotImplementedError
 
     def residuals(self, x: np.ndarray) -> np.ndarray:
@@ -140,7 +143,7 @@ class _LogFit:
         res += list(RIDGE["moe"] * x[2 * nb + na + nk :] * 0.1)
         return np.array(res)
 
-    def fit(self) -> dict:
+    def fit(self) -> Params:
         nb, nf = len(self.backends), self._n_factors()
         x0 = np.concatenate([np.full(nb, math.log(self.EFF0)), np.full(nb, math.log(self.US0)), np.zeros(nf)])
         lo = np.concatenate(
@@ -170,14 +173,16 @@ class DecodeFit(_LogFit):
     FACTOR_BOUND = 1.0
     F_SCALE = 0.15
 
-    def predict(self, p: dict, s: Sample) -> float:
+    def predict(self, p: Params, s: Sample) -> float:
         eff = p["eff"].get(s.row.backend, 0.6) * p["arch"].get(s.arch, 1.0) * p["kind"].get(s.kind, 1.0)
         if s.moe:
             eff *= p["moe"]
         if s.hbm:
             eff *= p["hbm"]
         eff = min(eff, 0.95)
-        seconds = s.layers * p["us"].get(s.row.backend, 30.0) * 1e-6 + s.gpu_bytes / (s.gpu_bw * 1e9 * eff)
+        seconds: float = s.layers * p["us"].get(s.row.backend, 30.0) * 1e-6 + s.gpu_bytes / (
+            s.gpu_bw * 1e9 * eff
+        )
         return 1.0 / seconds
 
 
@@ -189,16 +194,16 @@ class PrefillFit(_LogFit):
     FACTOR_BOUND = 1.5
     F_SCALE = 0.2
 
-    def predict(self, p: dict, s: Sample) -> float:
+    def predict(self, p: Params, s: Sample) -> float:
         eff = p["eff"].get(s.row.backend, 0.3) * p["arch"].get(s.arch, 1.0) * p["kind"].get(s.kind, 1.0)
-        seconds = (
+        seconds: float = (
             s.flops / (s.tflops * 1e12 * eff)
             + s.ubatches * s.layers * p["us"].get(s.row.backend, 50.0) * 1e-6
         )
         return s.row.prompt / seconds
 
 
-def leave_one_row_out(fit_cls, samples: list[Sample]) -> list[float]:
+def leave_one_row_out(fit_cls: type[_LogFit], samples: list[Sample]) -> list[float]:
     """Residual of each row predicted by a fit without it: the spread for a card that has other
     measurements (its own tier, "card")."""
     out = []
@@ -211,9 +216,10 @@ def leave_one_row_out(fit_cls, samples: list[Sample]) -> list[float]:
     return out
 
 
-def cross_validate(fit_cls, samples: list[Sample]) -> tuple[list[float], list[float]]:
+def cross_validate(fit_cls: type[_LogFit], samples: list[Sample]) -> tuple[list[float], list[float]]:
     """Leave-one-GPU-out log residuals, split by whether the held-out card's family was seen."""
-    seen, unseen = [], []
+    seen: list[float] = []
+    unseen: list[float] = []
     by_gpu: dict[str, list[Sample]] = defaultdict(list)
     for s in samples:
         by_gpu[s.row.gpu_id].append(s)
@@ -242,15 +248,15 @@ def summarize(name: str, residuals: list[float]) -> str:
 
 
 def render_toml(
-    decode: dict,
-    prefill: dict,
-    d_bands: dict,
-    p_bands: dict,
-    seen_d,
-    seen_p,
-    cards_d,
-    cards_p,
-    seen_rows=((), ()),
+    decode: Params,
+    prefill: Params,
+    d_bands: dict[str, dict[str, float]],
+    p_bands: dict[str, dict[str, float]],
+    seen_d: set[str],
+    seen_p: set[str],
+    cards_d: set[str],
+    cards_p: set[str],
+    seen_rows: tuple[Sequence[object], Sequence[object]] = ((), ()),
 ) -> str:
     lines = [
         "# Speed-model calibration, written by scripts/fit_calibration.py from",

@@ -59,7 +59,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 
 def _validate_list(kind: type, items: list[dict[str, Any]], file: str) -> dict[str, Any]:
-    adapter = TypeAdapter(kind)
+    adapter: TypeAdapter[Any] = TypeAdapter(kind)
     out: dict[str, Any] = {}
     for index, raw in enumerate(items):
         label = raw.get("id", f"entry #{index + 1}")

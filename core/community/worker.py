@@ -26,19 +26,23 @@ from core.storage.interface import Storage
 log = logging.getLogger(__name__)
 
 
+# A module constant, not `cls.backoff_seconds`: on a slots dataclass that name is the slot descriptor.
+_DEFAULT_BACKOFF_SECONDS: tuple[float, ...] = (5, 15, 60, 300, 900, 3600)
+
+
 @dataclass(frozen=True, slots=True)
 class OutboxSettings:
     batch: int = 100
     lease_seconds: float = 120.0
     max_attempts: int = 8
-    backoff_seconds: tuple[float, ...] = (5, 15, 60, 300, 900, 3600)
+    backoff_seconds: tuple[float, ...] = _DEFAULT_BACKOFF_SECONDS
     idle_poll_seconds: float = 2.0
     per_second: dict[str, float] = field(default_factory=dict)
 
     @classmethod
     def from_catalog(cls, catalog: Catalog) -> OutboxSettings:
         raw = dict(catalog.tables.get("community", {}).get("outbox", {}))
-        raw["backoff_seconds"] = tuple(raw.get("backoff_seconds", cls.backoff_seconds))
+        raw["backoff_seconds"] = tuple(raw.get("backoff_seconds", _DEFAULT_BACKOFF_SECONDS))
         raw["per_second"] = dict(raw.get("per_second", {}))
         return cls(**{k: v for k, v in raw.items() if k in cls.__dataclass_fields__})
 

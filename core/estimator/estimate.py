@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Literal
+from typing import Literal, cast
 
 from core.catalog.gpu import Gpu
 from core.catalog.kv_cache import FULL_PRECISION_KV, KvCacheType
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.estimator import speed
-from core.estimator.frameworks import FrameworkQuery, evaluate, recommend
+from core.estimator.frameworks import FrameworkQuery, OsName, evaluate, recommend
 from core.estimator.memory import (
     GIB,
     Usable,
@@ -27,7 +27,7 @@ from core.estimator.memory import (
 )
 from core.estimator.memory_fit import Remedy, find_remedy, layer_plan
 from core.estimator.token_bytes import decode_bytes
-from core.estimator.weights import weight_breakdown
+from core.estimator.weights import WeightBreakdown, weight_breakdown
 from core.i18n import Note
 
 FitStatus = Literal["smooth", "tight", "no_fit"]
@@ -190,7 +190,15 @@ class _Fixed:
     prefill_band: speed.Band
 
 
-def _fixed(request, usable, backend, engine, framework, cal, catalog) -> _Fixed:
+def _fixed(
+    request: EstimateRequest,
+    usable: Usable,
+    backend: str,
+    engine: str,
+    framework: str,
+    cal: speed.Calibration,
+    catalog: Catalog,
+) -> _Fixed:
     setup, count = request.setup, request.setup.count
     const = constants(catalog)
     vllm = engine == "vllm"
@@ -214,7 +222,19 @@ def _fixed(request, usable, backend, engine, framework, cal, catalog) -> _Fixed:
     )
 
 
-def _row(request, usable, backend, split, fixed, framework, quant_id, weights, ctx, cal, catalog) -> Row:
+def _row(
+    request: EstimateRequest,
+    usable: Usable,
+    backend: str,
+    split: str,
+    fixed: _Fixed,
+    framework: str,
+    quant_id: str,
+    weights: WeightBreakdown,
+    ctx: int,
+    cal: speed.Calibration,
+    catalog: Catalog,
+) -> Row:
     setup, model = request.setup, request.model
     gpu, count = setup.gpu, setup.count
     depth = ctx if request.depth is None else min(request.depth, ctx)
@@ -230,6 +250,7 @@ def _row(request, usable, backend, split, fixed, framework, quant_id, weights, c
         overhead += fixed.framework_overhead
     total = weights_gpu + kv + overhead
     # The verdict, with its constant looked up once per estimate.
+    status: FitStatus
     if total <= usable_bytes * fixed.smooth_fraction:
         status = "smooth"
     elif total <= usable_bytes:
@@ -289,8 +310,9 @@ def _row(request, usable, backend, split, fixed, framework, quant_id, weights, c
     )
 
 
-def _framework_os(os_name: str) -> str:
-    return "linux" if os_name.startswith("linux") else os_name
+def _framework_os(os_name: str) -> OsName:
+    # A setup's OS is one of setup.OS_NAMES (build_setup checks): linux_desktop is Linux to a framework.
+    return "linux" if os_name.startswith("linux") else cast(OsName, os_name)
 
 
 def framework_query(
@@ -303,7 +325,9 @@ def framework_query(
 ) -> FrameworkQuery:
     """The framework engine's view of one row, with the row's way out applied when it has one."""
     setup = request.setup
-    kv_type, n_gpu_layers, n_cpu_moe = request.kv_type, "all", None
+    kv_type = request.kv_type
+    n_gpu_layers: int | Literal["all"] = "all"
+    n_cpu_moe: int | None = None
     fits = status != "no_fit"
     if remedy is not None:
         if remedy.kind == "kv_quant":

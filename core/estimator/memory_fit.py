@@ -319,7 +319,9 @@ def _chosen(options: list[Remedy], catalog: Catalog) -> Remedy:
     if len(options) == 1:
         return options[0]  # already the best, with no alternatives
     best = _best(options, catalog)
-    return Remedy(*_OWN_FIELDS(best), alternatives=tuple(o for o in options if o is not best))
+    others = tuple(o for o in options if o is not best)
+    # mypy can't count the fields a star-args tuple fills, so it sees `alternatives` given twice.
+    return Remedy(*_OWN_FIELDS(best), alternatives=others)  # type: ignore[misc]
 
 
 def _cards_that_fit(request: EstimateRequest, fixed: float, buffer: float, catalog: Catalog) -> int:

@@ -17,7 +17,7 @@ def _range(r: Range | None) -> dict[str, float] | None:
 def _remedy(r: Remedy | None) -> dict[str, Any] | None:
     if r is None:
         return None
-    out = {
+    out: dict[str, Any] = {
         "kind": r.kind,
         "decode_tps": None
         if r.decode_mid is None

@@ -7,6 +7,7 @@ presets in catalogs/hosts.toml); the estimate states each assumption in its note
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 from core.catalog.gpu import Gpu
 from core.catalog.loader import Catalog
@@ -21,7 +22,7 @@ class SetupError(ValueError):
 
 
 @cache
-def _hosts(catalog: Catalog) -> tuple[dict[str, dict], dict[str, str]]:
+def _hosts(catalog: Catalog) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
     table = catalog.tables.get("hosts", {})
     return {h["id"]: h for h in table.get("host", [])}, dict(table.get("defaults", {}))
 

@@ -99,8 +99,8 @@ def speculative_options(
         if spec.mtp:
             method = spec.mtp_methods.get(model.family, spec.mtp_default_method)
             flags = render_command(spec.mtp, {"mtp_method": method})
-            notes = (Note("fw.spec.mtp", mtp_params), gain)
-            out.append(SpecOption("mtp", fw.id, flags, notes, extra_memory_gib=mtp_gib))
+            mtp_notes = (Note("fw.spec.mtp", mtp_params), gain)
+            out.append(SpecOption("mtp", fw.id, flags, mtp_notes, extra_memory_gib=mtp_gib))
         else:
             out.append(SpecOption("mtp", fw.id, "", (Note("fw.spec.mtp_unsupported", params),)))
 
@@ -125,8 +125,8 @@ def speculative_options(
 
     if spec.eagle:
         values = {"eagle_repo": f"<EAGLE3 draft for {model.hf_repo or model.name}>"}
-        notes = (Note("fw.spec.eagle", params), gain)
-        out.append(SpecOption("eagle", fw.id, render_command(spec.eagle, values), notes))
+        eagle_notes = (Note("fw.spec.eagle", params), gain)
+        out.append(SpecOption("eagle", fw.id, render_command(spec.eagle, values), eagle_notes))
 
     if spec.ngram:
         notes_list = [Note("fw.spec.ngram", params)]
