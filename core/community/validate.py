@@ -59,14 +59,6 @@ class SubmitReading:
     def ok(self) -> bool:
         return bool(self.drafts) and not self.problems and not self.missing
 
-    def missing_note(self) -> Note | None:
-        """A one-line hint for what is missing ("submit.empty" when nothing was recognised)."""
-        if not self.missing:
-            return None
-        if len(self.missing) == len(("gpu", "model", "quant", "decode")) and not self.drafts:
-            return Note("submit.empty")
-        return Note("submit.missing", {"fields": ", ".join(self.missing)})
-
 
 # --- resolution ----------------------------------------------------------------------------------
 
@@ -465,8 +457,8 @@ def read_submission(text: str, catalog: Catalog, fields: dict[str, str] | None =
             seen.add(draft.measurement)
             drafts.append(draft)
     ordered_missing = tuple(k for k in lim.required if k in missing)
-    # Missing fields are not problems: the caller asks for them (a dialogue, or "submit.missing" /
-    # "submit.empty" as a hint). A batch throughput is a problem: no field would make it usable.
+    # Missing fields are not problems: the caller asks for them (the /submit dialogue). A batch
+    # throughput is a problem: no field would make it usable.
     if "decode" in missing and any(THROUGHPUT_ONLY in raw.caveats for raw in parsed.runs):
         problems.append(Note("submit.throughput_not_decode"))
     return SubmitReading(tuple(drafts), tuple(problems), ordered_missing, candidates)

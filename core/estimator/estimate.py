@@ -99,10 +99,6 @@ class Estimate:
     assumptions: tuple[Note, ...] = field(default_factory=tuple)
 
 
-def _r(x: float, nd: int = 2) -> float:
-    return round(x, nd)
-
-
 def default_quants(model: Model, framework: str, catalog: Catalog) -> tuple[str, ...]:
     ladder = catalog.tables["estimator"]["ladder"]
     if framework in ("vllm", "sglang"):

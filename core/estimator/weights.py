@@ -61,18 +61,6 @@ class WeightBreakdown:
     def bpw(self) -> float:
         return self.total_bytes * 8 / self.params if self.params else 0.0
 
-    def gpu_bytes_for_layers(self, n_layers: int) -> int:
-        """GPU weight bytes with the last `n_layers` repeating layers offloaded (llama.cpp -ngl N).
-
-        llama.cpp offloads the output head only when every layer is on the GPU (-ngl > n_layer
-        counts it); with fewer layers the head stays on the CPU.
-        """
-        n = max(0, min(n_layers, len(self.layer_bytes)))
-        gpu = sum(self.layer_bytes[len(self.layer_bytes) - n :])
-        if n >= len(self.layer_bytes):
-            gpu += self.output_bytes + self.other_bytes
-        return gpu
-
 
 @dataclass(frozen=True, slots=True)
 class _Tensor:

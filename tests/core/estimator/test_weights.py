@@ -172,13 +172,6 @@ def test_every_quant_every_model_runs(quant_id: str) -> None:
         assert wb.total_bytes > 0 and len(wb.layer_bytes) == m.layers
 
 
-def test_partial_offload_layers() -> None:
-    wb = weight_breakdown(CAT.models["llama-3.1-8b"], CAT.quants["Q4_K_M"], CAT)
-    assert wb.gpu_bytes_for_layers(0) == 0
-    assert wb.gpu_bytes_for_layers(99) == wb.gpu_bytes_full_offload
-    assert wb.gpu_bytes_for_layers(16) == sum(wb.layer_bytes[16:])
-
-
 def test_cached_call_is_fast() -> None:
     m, q = CAT.models["deepseek-r1"], CAT.quants["Q4_K_M"]
     weight_breakdown(m, q, CAT)
