@@ -25,6 +25,20 @@ def is_intent(value: object) -> TypeGuard[Intent]:
 
 
 @dataclass(frozen=True, slots=True)
+class QueryNote:
+    """Something in the question that was read but not used as typed: a value out of range ("1000x",
+    "0G", "ctx 999999999999") or a setup the estimate prices another way (mixed cards, several
+    machines). `code` names the message (catalogs/messages/reply.toml, `reply.note.<code>`); `value`
+    is what the question said, or what was priced instead."""
+
+    code: str
+    value: str = ""
+
+    def as_json(self) -> dict[str, str]:
+        return {"code": self.code, "value": self.value}
+
+
+@dataclass(frozen=True, slots=True)
 class CardSpec:
     """Some cards of one kind: the catalog id (None when the question named none clearly), how many,
     and the memory per card (None: the catalog's size for that card)."""
@@ -41,6 +55,9 @@ class Hardware:
 
     cards: tuple[CardSpec, ...] = (CardSpec(None),)
     host_ram_gib: float | None = None  # system RAM, when the question says (None: the host preset)
+    host_ram_type: str | None = None  # "DDR4", "DDR5", "LPDDR5X" when the question says
+    machines: int = 1  # "3台8*L20": 3 machines, each with the cards above
+    laptop: bool = False  # the question says the cards are in a laptop ("笔记本", "laptop")
 
     @property
     def first(self) -> CardSpec:
@@ -61,6 +78,7 @@ class AskQuery:
     lang: Lang = "en"  # the reply's language, decided once before the query is made
     target: str = "plain"  # the chat markup the reply is rendered for: plain | telegram | discord
     intent: Intent = "general"
+    notes: tuple[QueryNote, ...] = ()  # values read but not used as typed, said in the reply
 
     @property
     def gpu_id(self) -> str | None:
@@ -72,9 +90,10 @@ class AskQuery:
         return self.gpu_id is not None and self.model_id is not None
 
     def as_json(self) -> dict[str, Any]:
-        """The `query` of `ask --json`; the first card is `gpu`. The KV cache type is left out
-        because no question sets it (a button does), so the JSON stays what it always was."""
+        """The `query` of `ask --json`; the first card is `gpu`, every card is in `cards`. Keys are
+        only ever added (after the first eight), so scripts written against older output keep working."""
         card = self.hardware.first
+        hw = self.hardware
         return {
             "gpu": {"id": card.gpu_id, "count": card.count, "memory_gib": card.memory_gib},
             "model": {"id": self.model_id},
@@ -84,4 +103,11 @@ class AskQuery:
             "framework": self.framework,
             "lang": self.lang,
             "intent": self.intent,
+            "cards": [{"id": c.gpu_id, "count": c.count, "memory_gib": c.memory_gib} for c in hw.cards],
+            "machines": hw.machines,
+            "laptop": hw.laptop,
+            "host_ram_gib": hw.host_ram_gib,
+            "host_ram_type": hw.host_ram_type,
+            "kv_type": self.kv_type,
+            "notes": [n.as_json() for n in self.notes],
         }

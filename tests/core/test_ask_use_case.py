@@ -145,7 +145,12 @@ def test_reply_json_is_the_stable_shape() -> None:
     reply = answer(QUESTION, CATALOG, target="discord")
     data = reply.as_dict()
     assert list(data) == ["status", "query", "candidates", "reply"]
-    assert list(data["query"]) == ["gpu", "model", "quants", "contexts", "os", "framework", "lang", "intent"]
+    # The first eight keys are the interface scripts were written against; new keys only follow them.
+    first = ["gpu", "model", "quants", "contexts", "os", "framework", "lang", "intent"]
+    assert list(data["query"])[:8] == first
+    for key in ("cards", "host_ram_gib", "kv_type", "notes"):
+        assert key in data["query"]
+    assert data["query"]["cards"] == [{"id": "rtx-3090", "count": 1, "memory_gib": 24.0}]
     assert data["query"]["gpu"] == {"id": "rtx-3090", "count": 1, "memory_gib": 24.0}
     assert data["reply"] == reply.text
 
