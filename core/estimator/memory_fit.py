@@ -137,6 +137,8 @@ class _NoFitRow(NamedTuple):
     total: float  # what the row needs as asked
     active_kv: float  # KV one token reads at `depth`
     full_read: float  # bytes one token reads with everything on the GPU(s)
+    cal: speed.Calibration
+    band: speed.Band  # the decode band for this card and backend, the same for every way out
 
 
 def _no_fit_row(
@@ -151,6 +153,7 @@ def _no_fit_row(
 ) -> _NoFitRow:
     model = request.model
     const = constants(catalog)
+    cal = speed.calibration(catalog)
     buffer = compute_buffer_bytes(model, ctx, catalog, const.flash_attention)
     kv_bytes = kv_cache_bytes(model, ctx, request.kv_type, catalog)
     active_kv = kv_read_bytes(model, depth, request.kv_type, catalog)
@@ -160,6 +163,7 @@ def _no_fit_row(
         usable.total_gib * GIB, const.smooth_fraction, buffer, kv_bytes,
         weights.gpu_bytes_full_offload + kv_bytes + buffer * request.setup.count,
         active_kv, bytes_per_token(weights.active_bytes_per_token, active_kv),
+        cal, speed.band_for(request.setup.gpu, backend, cal),
     )  # fmt: skip
 
 
@@ -172,13 +176,12 @@ def _decode(
 ) -> tuple[float, float, float]:
     """(low, mid, high) tok/s for a way out whose token reads `gpu_bytes` from the card(s) and
     `host_bytes` from system RAM (a `TokenBytes` spread: `_decode(row, *reads)`), layer split."""
-    cal = speed.calibration(row.catalog)
     setup, model = row.request.setup, row.request.model
     seconds = speed.token_seconds(
         setup.gpu, row.backend, model.layers, gpu_bytes, host_bytes, model.is_moe, quant_id or row.quant_id,
-        cal, count or setup.count, "layer", setup.host.bandwidth_gbs,
+        row.cal, count or setup.count, "layer", setup.host.bandwidth_gbs,
     )  # fmt: skip
-    band = speed.band_for(setup.gpu, row.backend, cal)
+    band = row.band
     low, high = band.low, band.high
     if host_bytes:
         # Offloaded runs vary more (CPU, RAM timings, PCIe): widen the band.
