@@ -1,0 +1,739 @@
+"""Score the shipped estimator on every measured setup, not just fully-on-GPU llama.cpp (issue 11).
+
+    .venv/bin/python scripts/bench_accuracy_setups.py [--csv PATH ...] [--worst N] [--write-holdout]
+
+Reads the three measurement files (../shared/reference/measured_calibration.csv, its
+measured_calibration_backends.csv, catalogs/measurements/published_extra.csv), asks the estimator
+each row the way `bench_accuracy.py` does (by names, through `resolve_request` and `estimate`, at the
+row's depth and prompt length, with the row's card count, framework and RAM), and prints, per
+backend, per framework and per setup (fully on GPU / expert offload / layer offload / CPU only /
+concurrency > 1), for decode and prefill apart: rows, rows mapped (and why the others were not, by
+reason), median absolute % error of mid, share inside [low, high] and the median band half-width;
+then the worst rows, and the same headline figures for the train and held-out parts of the split in
+catalogs/measurements/holdout.toml. Rows flagged QUESTIONABLE or ANOMALY are counted and left out.
+
+What the estimator can't take is said, not guessed: it has no backend input (it picks its own, and
+the table counts rows where that differs), no CPU-only or concurrent setup, and offloaded rows are
+scored on the matching way out (`expert_offload` / `offload`) of a row that doesn't fit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import re
+import statistics
+import sys
+import time
+import tomllib
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from core.catalog.loader import Catalog, default_catalog  # noqa: E402
+from core.estimate_request import EstimateQuery, QueryError, resolve_request  # noqa: E402
+from core.estimator.estimate import Estimate, estimate  # noqa: E402
+from core.estimator.memory_fit import Remedy  # noqa: E402
+from core.understanding.resolve import resolve_framework, resolve_gpu, resolve_model, resolve_quant  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+REFERENCE = REPO.parent / "shared" / "reference"
+DEFAULT_CSVS = (
+    REFERENCE / "measured_calibration.csv",
+    REFERENCE / "measured_calibration_backends.csv",
+    REPO / "catalogs" / "measurements" / "published_extra.csv",
+)
+HOLDOUT_PATH = REPO / "catalogs" / "measurements" / "holdout.toml"
+# The split rule (also written into holdout.toml): a source is held out when the first hex digit
+# of sha256(SALT + source key) is 0-3, i.e. 4 of 16 = 25 % of sources.
+HOLDOUT_SALT = "tokbot-holdout-v1:"
+HOLDOUT_DIGITS = "0123"
+
+# Doubtful rows (catalogs/measurements/README.md): counted, never scored.
+EXCLUDE_FLAGS = ("QUESTIONABLE", "ANOMALY")
+BACKENDS = ("CUDA", "ROCm", "Vulkan", "Metal", "SYCL", "CPU", "other")
+FRAMEWORKS = (
+    "llama.cpp",
+    "Ollama",
+    "MLX",
+    "vLLM",
+    "SGLang",
+    "ktransformers",
+    "ik_llama.cpp",
+    "LM Studio",
+    "ExLlama",
+    "other",
+)
+SETUPS = ("fully on GPU", "expert offload", "layer offload", "CPU only", "concurrency>1")
+PHASES = ("decode", "prefill")
+# Frameworks the estimator has no entry for, priced as the engine they are built on (stats keep
+# them apart: the gap to llama.cpp's figure is what a fit for them would have to close).
+PRICED_AS = {"ik_llama.cpp": "llama.cpp", "ktransformers": "llama.cpp"}
+# The way out that prices each offloaded setup (core/estimator/memory_fit.py `Remedy.kind`).
+REMEDY_FOR_SETUP = {"expert offload": "expert_offload", "layer offload": "offload"}
+# RAM size passed for an offloaded row whose source does not state it (only the room check uses it).
+UNSTATED_RAM_GIB = 1536.0
+_HOST_WORDS = re.compile(r"xeon|epyc|threadripper|ryzen|core i\d|i\d-\d|cpu|ddr", re.I)
+
+
+# --- reading the CSVs -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Measured:
+    """One CSV row, normalised: what was run and what was measured."""
+
+    file: str
+    line: int
+    gpu: str  # the device as the source names it (or the curated gpu_query)
+    gpu_id: str  # curated id (measured_calibration.csv only), else ""
+    gpu_count: int
+    model: str
+    model_id: str
+    params_b: float | None
+    quant: str
+    backend: str  # one of BACKENDS
+    framework: str  # one of FRAMEWORKS
+    framework_raw: str
+    test: str  # tg / pp / agg / other
+    phase: str  # decode / prefill / other
+    setup: str  # one of SETUPS
+    depth: int
+    prompt: int
+    tps: float
+    ram_gib: float | None
+    source: str
+    notes: str
+
+    @property
+    def flagged(self) -> str:
+        return next((f for f in EXCLUDE_FLAGS if f in self.notes), "")
+
+
+def backend_name(raw: str, gpu: str) -> str:
+    r = raw.lower()
+    for key, name in (("cuda", "CUDA"), ("rocm", "ROCm"), ("hip", "ROCm"), ("vulkan", "Vulkan")):
+        if key in r:
+            return name
+    for key, name in (("metal", "Metal"), ("sycl", "SYCL"), ("cpu", "CPU")):
+        if key in r:
+            return name
+    if "apple" in gpu.lower():
+        return "Metal"  # the reference leaves Metal blank on some Apple rows
+    return "other"
+
+
+def framework_name(raw: str) -> str:
+    r = raw.lower()
+    if r.startswith("ik_llama"):
+        return "ik_llama.cpp"
+    if r.startswith("lm studio"):
+        return "LM Studio"  # before llama.cpp: "LM Studio (llama.cpp Vulkan runtime)"
+    for key, name in (("ollama", "Ollama"), ("ktransformers", "ktransformers"), ("vllm-mlx", "other")):
+        if r.startswith(key):
+            return name
+    for key, name in (("mlx", "MLX"), ("vllm", "vLLM"), ("sglang", "SGLang"), ("exllama", "ExLlama")):
+        if r.startswith(key):
+            return name
+    return "llama.cpp" if r.startswith("llama.cpp") else "other"
+
+
+def setup_name(offload: str, backend: str, gpu: str, concurrency: int, test: str) -> str:
+    if concurrency > 1 or test == "agg":
+        return "concurrency>1"
+    if offload == "experts":
+        return "expert offload"
+    if offload in ("layers", "auto"):
+        return "layer offload"
+    if offload == "cpu" or backend == "CPU" or gpu.lower().startswith("cpu only"):
+        return "CPU only"
+    return "fully on GPU"
+
+
+_TEST_IN_NOTES = re.compile(r"test=\s*(tg|pp)\s*(\d+)(?:\s*@\s*d(\d+))?")
+_AT_DEPTH = re.compile(r"^(\d+)\s*@\s*d(\d+)$")
+_ISL_OSL = re.compile(r"^(\d+)\s*/\s*(\d+)$")
+_RANGE = re.compile(r"^(\d+)k?\s*-\s*(\d+)k?$", re.I)
+
+
+def test_lengths(test: str, context: str, notes: str, llama_bench: bool) -> tuple[int, int]:
+    """(depth, prompt) for a row, the way calibration_data reads `test=tgN @ dD` from the notes:
+    decode is priced at the average depth over the generated tokens, prefill from depth D."""
+    m = _TEST_IN_NOTES.search(notes)
+    ctx = context.strip()
+    if m:
+        n, d = int(m.group(2)), int(m.group(3) or 0)
+        if not m.group(3) and ctx.isdigit() and not llama_bench:
+            d = int(ctx)
+    elif (at := _AT_DEPTH.match(ctx)) is not None:
+        n, d = int(at.group(1)), int(at.group(2))
+    elif (io := _ISL_OSL.match(ctx)) is not None:
+        return (int(io.group(1)) + int(io.group(2)) // 2, 0) if test != "pp" else (0, int(io.group(1)))
+    elif (rg := _RANGE.match(ctx)) is not None:
+        scale = 1024 if "k" in ctx.lower() else 1
+        mid = (int(rg.group(1)) + int(rg.group(2))) * scale // 2
+        return (mid, 0) if test != "pp" else (0, mid)
+    elif ctx.isdigit():
+        n = int(ctx)
+        if test == "pp":
+            return 0, n
+        # llama-bench tgN starts empty; a framework's bare number is the prompt before decoding.
+        return (n // 2, 0) if llama_bench else (n, 0)
+    else:
+        return 0, 512
+    return (d + n // 2, 0) if test != "pp" else (d, n)
+
+
+def _main_csv_depth(row: dict[str, str]) -> tuple[int, int]:
+    """measured_calibration.csv: context_or_depth is the depth; the test length is in the notes
+    (exactly calibration_data._test_lengths)."""
+    depth0 = int(row["context_or_depth"] or 0) if row["context_or_depth"].isdigit() else 0
+    m = _TEST_IN_NOTES.search(row["notes"])
+    if not m:
+        return depth0, 512
+    n = int(m.group(2))
+    d = int(m.group(3)) if m.group(3) else depth0
+    return (d + n // 2, 0) if row["test"] != "pp" else (d, n)
+
+
+_RAM = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(tb|gb|gib)?", re.I)
+_RAM_TB = re.compile(r"(\d+(?:\.\d+)?)\s*TB", re.I)
+
+
+def ram_gib(text: str) -> float | None:
+    """System RAM size from the `ram` column ("768 DDR5-5600 (...)", "31 GB", "1.5 TB visible")."""
+    if "unified" in text.lower():
+        return None
+    if (tb := _RAM_TB.search(text)) is not None:
+        return float(tb.group(1)) * 1024
+    m = _RAM.match(text)
+    return float(m.group(1)) if m else None
+
+
+def _float(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def read_csv(path: Path) -> list[Measured]:
+    out: list[Measured] = []
+    with path.open(newline="", encoding="utf-8") as fh:
+        for line, r in enumerate(csv.DictReader(fh), start=2):
+            tps = _float(r["tokens_per_s"])
+            if tps is None or tps <= 0:
+                continue
+            curated = "gpu_query" in r
+            gpu = (r.get("gpu_query") or r["gpu"]) if curated else r["gpu"]
+            fw = framework_name(r["framework"])
+            backend = backend_name(r["backend"], r["gpu"])
+            test = r["test"] if r["test"] in ("tg", "pp", "agg") else "other"
+            concurrency = int(_float(r.get("concurrency") or "1") or 1)
+            llama_bench = fw in ("llama.cpp", "ik_llama.cpp") and "server" not in r["framework"]
+            depth, prompt = (
+                _main_csv_depth(r)
+                if curated
+                else test_lengths(test, r["context_or_depth"], r["notes"], llama_bench)
+            )
+            out.append(
+                Measured(
+                    file=path.name,
+                    line=line,
+                    gpu=gpu,
+                    gpu_id=r.get("gpu_id", ""),
+                    gpu_count=int(_float(r["gpu_count"] or "1") or 1),
+                    model=(r.get("model_query") or r["model"]) if curated else r["model"],
+                    model_id=r.get("model_id", ""),
+                    params_b=_float(r["params_b"]),
+                    quant=(r.get("quant_query") or r["quant"]) if curated else r["quant"],
+                    backend=backend,
+                    framework=fw,
+                    framework_raw=r["framework"],
+                    test=test,
+                    phase={"tg": "decode", "agg": "decode", "pp": "prefill"}.get(test, "other"),
+                    setup=setup_name(r.get("offload", ""), backend, r["gpu"], concurrency, test),
+                    depth=depth,
+                    prompt=prompt,
+                    tps=tps,
+                    ram_gib=ram_gib(r.get("ram", "")),
+                    source=r["source"],
+                    notes=r["notes"],
+                )
+            )
+    return out
+
+
+# --- the held-out split ---------------------------------------------------------------------------
+
+_URL = re.compile(r"https?://\S+")
+
+
+_REPO_FILE = re.compile(r"^(github\.com/[^/]+/[^/]+)/(?:blob|tree|raw)/")
+
+
+def source_key(source: str) -> str:
+    """What a source is split by: its first URL without query, fragment or trailing punctuation
+    (so two comments of one thread stay on one side), files in a GitHub repository by the
+    repository (one benchmark log per run: the sibling runs sit in the next file), else the text."""
+    m = _URL.search(source)
+    if not m:
+        return source.strip().lower()
+    url = m.group(0).split("#")[0].split("?")[0].rstrip(").,;").lower()
+    url = url.removeprefix("https://").removeprefix("http://").removeprefix("www.")
+    repo = _REPO_FILE.match(url)
+    return f"{repo.group(1)}/files" if repo else url
+
+
+def held_out_by_rule(key: str) -> bool:
+    return hashlib.sha256((HOLDOUT_SALT + key).encode()).hexdigest()[0] in HOLDOUT_DIGITS
+
+
+def load_holdout(path: Path = HOLDOUT_PATH) -> frozenset[str]:
+    if not path.exists():
+        return frozenset()
+    with path.open("rb") as fh:
+        return frozenset(tomllib.load(fh).get("held_out", {}).get("sources", ()))
+
+
+def render_holdout(rows: Sequence[Measured]) -> str:
+    keys = sorted({source_key(r.source) for r in rows})
+    held = [k for k in keys if held_out_by_rule(k)]
+    held_rows = sum(1 for r in rows if source_key(r.source) in set(held))
+    lines = [
+        "# Held-out split of the measurements (issue 11, item 9), written by",
+        "# scripts/bench_accuracy_setups.py --write-holdout. Do not edit by hand: rerun it.",
+        "#",
+        "# How it was made: every row of ../shared/reference/measured_calibration.csv,",
+        "# measured_calibration_backends.csv and catalogs/measurements/published_extra.csv is keyed by",
+        "# its source (the first URL in `source`, lower-cased, without scheme, www., query, #fragment or",
+        "# trailing punctuation; files of a GitHub repository (blob/tree/raw URLs) as one source,",
+        '# "github.com/OWNER/REPO/files"; a source without URL by its text).',
+        f'# A source is held out when sha256("{HOLDOUT_SALT}" + key) starts',
+        f"# with a hex digit in {HOLDOUT_DIGITS!r}: 4 of 16, about 25 % of sources. The rule was fixed",
+        "# without regard to any error figure and depends on nothing but the key, so rerunning after new",
+        "# rows are added keeps every old source on its side and sorts each new one by the same rule.",
+        "# Whole sources are held out (not rows) so a fit never sees a sibling row of the same table.",
+        "# Fits train on the rows whose source is not listed here and report figures on the rest.",
+        "",
+        "[held_out]",
+        f'rule = \'sha256("{HOLDOUT_SALT}" + source_key)[0] in "{HOLDOUT_DIGITS}"\'',
+        f"source_count = {len(held)}  # of {len(keys)} sources",
+        f"row_count = {held_rows}  # of {len(rows)} rows",
+        "sources = [",
+    ]
+    lines += [f'  "{k}",' for k in held]
+    lines += ["]", ""]
+    return "\n".join(lines)
+
+
+# --- asking the estimator -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    row: Measured
+    split: str  # train / held-out
+    reason: str  # "" when scored; "excluded: ..." when flagged; else why it could not be mapped
+    low: float = 0.0
+    mid: float = 0.0
+    high: float = 0.0
+    est_backend: str = ""
+
+    @property
+    def scored(self) -> bool:
+        return not self.reason
+
+    @property
+    def error(self) -> float:
+        return abs(self.mid / self.row.tps - 1)
+
+    @property
+    def inside(self) -> bool:
+        return self.low <= self.row.tps <= self.high
+
+    @property
+    def half_width(self) -> float:
+        return (self.high - self.low) / 2 / self.mid
+
+
+_PARENS = re.compile(r"\s*\([^)]*\)")
+_MEMORY = re.compile(r"(\d+)\s*GB", re.I)
+# Words a source adds to a card's name that no catalog alias carries.
+_NOISE = re.compile(r'"[^"]*"|\biGPU\b|\bFounders Edition\b', re.I)
+
+
+def _variants(text: str) -> list[str]:
+    """The name as given, without its parentheses, and what the parentheses hold: "AMD Radeon 8060S
+    (Ryzen AI Max+ 395, 128GB)" is known by its chip, "Apple M2 Ultra (76-core GPU)" by its name."""
+    text = re.sub(r"\s+", " ", _NOISE.sub("", text)).strip()
+    bare = _PARENS.sub("", text).strip()
+    inner = [p.split(",")[0].strip() for p in re.findall(r"\(([^)]*)\)", text)]
+    return list(dict.fromkeys(v for v in (text, bare, *inner) if v))
+
+
+@cache
+def find_gpu(text: str, catalog: Catalog) -> tuple[str, float | None] | None:
+    """(card id, memory GiB named) when one reading is clearly best, else None: a fuzzy best guess
+    would score the estimator on a card it wasn't asked about."""
+    mem = _MEMORY.search(text)
+    for variant in _variants(text):
+        res = resolve_gpu(variant, catalog)
+        if res.best_id and res.confident:
+            return res.best_id, res.memory_gib or (float(mem.group(1)) if mem else None)
+    return None
+
+
+_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*[bB]\b")
+
+
+@cache
+def find_model(text: str, params_b: float | None, catalog: Catalog) -> str | None:
+    """The model id when the resolver is confident *and* its family word and size agree with the
+    row (the resolver reads "Mistral-Large-Instruct-2407" as Mistral 7B, "Nemotron-3-Nano-30B-A3B"
+    as Qwen3-30B-A3B: scoring those would blame the speed model for a naming miss)."""
+    for variant in _variants(text.removeprefix("Meta-")):
+        res = resolve_model(variant, catalog)
+        if not (res.best_id and res.confident):
+            continue
+        model = catalog.models[res.best_id]
+        word = re.split(r"[^a-z]+", variant.lower())[0]
+        names = " ".join((model.id, model.name, model.family, *model.aliases)).lower()
+        if word and word not in names:
+            return None
+        size = params_b or (float(s.group(1)) if (s := _SIZE.search(variant)) else None)
+        if size and not 0.75 <= size / model.params_b <= 1.33:
+            return None
+        return res.best_id
+    return None
+
+
+@cache
+def find_quant(text: str, catalog: Catalog) -> str | None:
+    for variant in _variants(text):
+        res = resolve_quant(variant, catalog)
+        if res.best_id and res.confident:
+            return res.best_id
+    return None
+
+
+def _second_card(gpu: str, catalog: Catalog) -> bool:
+    """ "RTX 5090 + RTX 4090" is two different cards (no estimate takes that); "+ EPYC 9355" is the host."""
+    parts = gpu.split(" + ")[1:]
+    return any(not _HOST_WORDS.search(p) and find_gpu(p, catalog) is not None for p in parts)
+
+
+def _pre_check(row: Measured, catalog: Catalog) -> str:
+    """Why a row can't be asked at all, before any name is resolved ("" when it can)."""
+    if row.flagged:
+        return f"excluded: {row.flagged}"
+    if row.phase == "other":
+        return f"test kind {row.test!r} (not tg/pp/agg)"
+    if row.setup == "CPU only":
+        return "unsupported setup: CPU only (the estimator needs a card)"
+    if row.setup == "concurrency>1":
+        return "unsupported setup: concurrency > 1"
+    if _second_card(row.gpu, catalog):
+        return "unsupported setup: two different cards"
+    return ""
+
+
+def _query(row: Measured, catalog: Catalog) -> EstimateQuery | str:
+    """The estimate request for a row, or the reason there is none."""
+    curated = row.file == DEFAULT_CSVS[0].name
+    # The curated file names each card and model as a user would (gpu_query / model_query), and
+    # bench_accuracy.py asks by those names: "M3 16G" carries the memory size the id does not.
+    gpu = (row.gpu or row.gpu_id, None) if curated else find_gpu(row.gpu.split(" + ")[0], catalog)
+    if gpu is None or (curated and not row.gpu_id):
+        return "unknown card"
+    model_id = (row.model or row.model_id) if curated else find_model(row.model, row.params_b, catalog)
+    if not model_id or (curated and not row.model_id):
+        return "unknown model"
+    quant = find_quant(row.quant, catalog)
+    if quant is None:
+        return "unknown quant"
+    framework = estimator_framework(row)
+    if not resolve_framework(framework, catalog).found:
+        return "framework unknown to the estimator"
+    ram = row.ram_gib
+    if ram is None and row.setup in REMEDY_FOR_SETUP:
+        # The run proves the RAM held the offloaded part; a user would say how much they have.
+        ram = UNSTATED_RAM_GIB
+    return EstimateQuery(
+        gpu=gpu[0],
+        model=model_id,
+        count=row.gpu_count,
+        memory=gpu[1],
+        quant=[quant],
+        ctx=[max(4096, row.depth + max(row.prompt, 512))],
+        depth=row.depth,
+        prompt=max(row.prompt, 1),
+        os="linux",
+        framework=framework,
+        ram=ram,
+    )
+
+
+def estimator_framework(row: Measured) -> str:
+    """The framework name the estimate is asked with (`PRICED_AS` for forks it has no entry for)."""
+    raw = row.framework_raw.lower()
+    if row.framework in PRICED_AS:
+        return PRICED_AS[row.framework]
+    if row.framework == "LM Studio":
+        return "mlx" if "mlx" in raw else "lmstudio"
+    if row.framework == "ExLlama":
+        return "exllamav3" if "v3" in raw else "exllamav2"
+    return row.framework_raw.split(" (")[0].split(" ")[0]
+
+
+def _remedy(remedy: Remedy | None, kind: str) -> Remedy | None:
+    if remedy is None:
+        return None
+    for option in (remedy, *remedy.alternatives):
+        if option.kind == kind and option.decode_mid:
+            return option
+    return None
+
+
+def _figures(row: Measured, est: Estimate) -> tuple[float, float, float] | str:
+    """(low, mid, high) the estimate gives for the measured phase and setup, or why it gives none."""
+    first = est.rows[0]
+    if row.setup == "fully on GPU":
+        if first.status == "no_fit":
+            return "estimated as not fitting"
+        rng = first.decode_tps if row.phase == "decode" else first.prefill_tps
+        return (rng.low, rng.mid, rng.high) if rng else "no figure"
+    if row.phase == "prefill":
+        return "no prefill figure for offloaded setups"
+    if first.status != "no_fit":
+        return "estimated as fitting on the GPU (no offload figure)"
+    option = _remedy(first.remedy, REMEDY_FOR_SETUP[row.setup])
+    if option is None or option.decode_low is None or option.decode_high is None:
+        return f"no {REMEDY_FOR_SETUP[row.setup]} figure"
+    return option.decode_low, option.decode_mid or 0.0, option.decode_high
+
+
+def ask(row: Measured, split: str, catalog: Catalog) -> Outcome:
+    reason = _pre_check(row, catalog)
+    query = _query(row, catalog) if not reason else reason
+    if isinstance(query, str):
+        return Outcome(row, split, query)
+    try:
+        est = estimate(resolve_request(query, catalog), catalog)
+    except QueryError as exc:
+        return Outcome(row, split, f"request refused: {str(exc).split(':')[0]}")
+    figures = _figures(row, est)
+    if isinstance(figures, str):
+        return Outcome(row, split, figures, est_backend=est.backend)
+    return Outcome(row, split, "", *figures, est_backend=est.backend)
+
+
+def run(rows: Iterable[Measured], held: frozenset[str], catalog: Catalog) -> list[Outcome]:
+    return [
+        ask(r, "held-out" if source_key(r.source) in held else "train", catalog)
+        for r in rows
+        if r.phase in PHASES or r.phase == "other"
+    ]
+
+
+# --- the tables -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    rows: int
+    excluded: int
+    mapped: int
+    median_error: float | None
+    inside: float | None
+    half_width: float | None
+    backend_differs: int
+    reasons: tuple[tuple[str, int], ...]
+
+
+def figures(outcomes: Sequence[Outcome]) -> Figures:
+    scored = [o for o in outcomes if o.scored]
+    excluded = sum(1 for o in outcomes if o.reason.startswith("excluded"))
+    reasons = Counter(o.reason for o in outcomes if o.reason and not o.reason.startswith("excluded"))
+    differs = sum(1 for o in scored if o.est_backend and o.est_backend.lower() != o.row.backend.lower())
+    return Figures(
+        rows=len(outcomes),
+        excluded=excluded,
+        mapped=len(scored),
+        median_error=statistics.median(o.error for o in scored) if scored else None,
+        inside=sum(o.inside for o in scored) / len(scored) if scored else None,
+        half_width=statistics.median(o.half_width for o in scored) if scored else None,
+        backend_differs=differs,
+        reasons=tuple(reasons.most_common()),
+    )
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{x * 100:.1f}%"
+
+
+_SHORT = {
+    "unknown card": "card",
+    "unknown model": "model",
+    "unknown quant": "quant",
+    "framework unknown to the estimator": "framework",
+    "estimated as not fitting": "no-fit",
+    "no prefill figure for offloaded setups": "no-pp-offload",
+    "estimated as fitting on the GPU (no offload figure)": "fits-on-gpu",
+    "no expert_offload figure": "no-expert-fig",
+    "no offload figure": "no-layer-fig",
+    "unsupported setup: CPU only (the estimator needs a card)": "cpu-only",
+    "unsupported setup: concurrency > 1": "concurrency",
+    "unsupported setup: two different cards": "mixed-cards",
+}
+
+HEADER = (
+    f"{'':<24}{'phase':<8}{'rows':>5}{'excl':>5}{'mapped':>7}{'medAPE':>8}{'inside':>8}{'halfw':>7}"
+    f"{'bk≠':>5}  not mapped (reason count)"
+)
+
+
+def table_line(label: str, phase: str, f: Figures) -> str:
+    why = ", ".join(f"{_SHORT.get(r, r)} {n}" for r, n in f.reasons)
+    return (
+        f"{label:<24}{phase:<8}{f.rows:>5}{f.excluded:>5}{f.mapped:>7}{_pct(f.median_error):>8}"
+        f"{_pct(f.inside):>8}{_pct(f.half_width):>7}{f.backend_differs:>5}  {why}"
+    )
+
+
+def grouped_table(
+    title: str, outcomes: Sequence[Outcome], key: Callable[[Measured], str], order: Sequence[str]
+) -> list[str]:
+    by: dict[tuple[str, str], list[Outcome]] = defaultdict(list)
+    for o in outcomes:
+        by[(key(o.row), o.row.phase)].append(o)
+    lines = [f"== by {title}", HEADER]
+    for group in order:
+        for phase in PHASES:
+            if (group, phase) in by:
+                lines.append(table_line(group, phase, figures(by[(group, phase)])))
+    return lines
+
+
+def worst_lines(outcomes: Sequence[Outcome], n: int) -> list[str]:
+    scored = sorted((o for o in outcomes if o.scored), key=lambda o: -o.error)
+    lines = [f"== worst {n} scored rows (|mid/measured - 1|)"]
+    for o in scored[:n]:
+        r = o.row
+        lines.append(
+            f"  {o.mid / r.tps:5.2f}x {r.phase:<7} {r.setup:<14} {r.framework:<12} {r.backend:<6} "
+            f"{r.gpu[:38]} ×{r.gpu_count} | {r.model[:30]} | {r.quant[:16]} | d={r.depth} p={r.prompt} "
+            f"measured {r.tps:g} est {o.mid:g} [{o.low:g}, {o.high:g}] est-backend {o.est_backend} "
+            f"({r.source[:90]})"
+        )
+    return lines
+
+
+def reason_lines(outcomes: Sequence[Outcome]) -> list[str]:
+    counts = Counter((o.reason, o.row.phase) for o in outcomes if o.reason)
+    lines = ["== rows not scored, by reason (decode / prefill / other)"]
+    for reason in sorted({r for r, _ in counts}, key=lambda r: -sum(counts[(r, p)] for p in PHASES)):
+        lines.append(
+            f"  {counts[(reason, 'decode')]:>4} / {counts[(reason, 'prefill')]:>4} / "
+            f"{counts[(reason, 'other')]:>3}  {reason}"
+        )
+    return lines
+
+
+def split_lines(outcomes: Sequence[Outcome]) -> list[str]:
+    lines = ["== train vs held-out (catalogs/measurements/holdout.toml)", HEADER]
+    for split in ("train", "held-out"):
+        part = [o for o in outcomes if o.split == split]
+        for phase in PHASES:
+            lines.append(
+                table_line(f"{split} all", phase, figures([o for o in part if o.row.phase == phase]))
+            )
+        for setup in ("fully on GPU", "expert offload"):
+            for phase in PHASES:
+                sel = [o for o in part if o.row.phase == phase and o.row.setup == setup]
+                if sel:
+                    lines.append(table_line(f"{split} {setup}", phase, figures(sel)))
+        for fw_label, is_fw in (("llama.cpp", True), ("other fw", False)):
+            sel = [
+                o
+                for o in part
+                if o.row.phase == "decode"
+                and o.row.setup == "fully on GPU"
+                and (o.row.framework == "llama.cpp") == is_fw
+            ]
+            lines.append(table_line(f"{split} GPU {fw_label}", "decode", figures(sel)))
+    return lines
+
+
+def report(outcomes: Sequence[Outcome], worst: int) -> list[str]:
+    files = Counter(o.row.file for o in outcomes)
+    lines = [
+        "rows read: " + ", ".join(f"{name} {n}" for name, n in files.items()) + f"; total {len(outcomes)}"
+    ]
+    lines.append(
+        "columns: rows | excl = flagged QUESTIONABLE/ANOMALY | mapped = scored"
+        " | medAPE = median |mid/measured-1| | inside = share in [low, high]"
+        " | halfw = median (high-low)/2/mid | bk≠ = estimator chose another backend"
+    )
+    all_phases = [o for o in outcomes if o.row.phase in PHASES]
+    lines += grouped_table("setup", all_phases, lambda r: r.setup, SETUPS)
+    lines += grouped_table("backend", all_phases, lambda r: r.backend, BACKENDS)
+    lines += grouped_table("framework", all_phases, lambda r: r.framework, FRAMEWORKS)
+    gpu_llama = [o for o in all_phases if o.row.setup == "fully on GPU"]
+    lines += grouped_table(
+        "backend, fully on GPU, llama.cpp only",
+        [o for o in gpu_llama if o.row.framework == "llama.cpp"],
+        lambda r: r.backend,
+        BACKENDS,
+    )
+    lines += split_lines(all_phases)
+    lines += reason_lines(outcomes)
+    lines += worst_lines(all_phases, worst)
+    return lines
+
+
+def load_all(paths: Sequence[Path]) -> list[Measured]:
+    rows: list[Measured] = []
+    for path in paths:
+        rows += read_csv(path)
+    return rows
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--csv", action="append", type=Path, help="score these files instead (repeatable)")
+    parser.add_argument("--holdout", type=Path, default=HOLDOUT_PATH, help="the split file to read")
+    parser.add_argument("--worst", type=int, default=15)
+    parser.add_argument(
+        "--write-holdout",
+        action="store_true",
+        help="(re)write catalogs/measurements/holdout.toml by the rule",
+    )
+    args = parser.parse_args(argv)
+    rows = load_all(args.csv or DEFAULT_CSVS)
+    if args.write_holdout:
+        args.holdout.write_text(render_holdout(rows), encoding="utf-8")
+        print(f"wrote {args.holdout}")
+    held = load_holdout(args.holdout)
+    unlisted = {source_key(r.source) for r in rows if held_out_by_rule(source_key(r.source))} - held
+    catalog = default_catalog()
+    t0 = time.perf_counter()
+    outcomes = run(rows, held, catalog)
+    for line in report(outcomes, args.worst):
+        print(line)
+    if unlisted and held:
+        print(
+            f"note: {len(unlisted)} held-out-by-rule sources are not in {args.holdout.name}: "
+            "rerun --write-holdout"
+        )
+    print(f"time: {time.perf_counter() - t0:.1f} s for {len(outcomes)} rows")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
