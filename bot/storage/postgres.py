@@ -318,6 +318,11 @@ class PostgresStorage:
     async def add_published(self, items: list[NewSubmission]) -> int:
         added = 0
         async with self._write() as con:
+            # Every process seeds the published anchors at start: one at a time, so two starting
+            # together can't both find a fingerprint missing and insert it twice.
+            await con.execute(
+                "SELECT pg_advisory_xact_lock(hashtext('tokbot-published:' || current_schema()))"
+            )
             for new in items:
                 if new.fingerprint and await con.fetchval(
                     "SELECT 1 FROM submissions WHERE fingerprint = $1 LIMIT 1", new.fingerprint

@@ -189,3 +189,12 @@ async def test_copy_sqlite_to_postgres_and_back_keeps_everything(tmp_path: Path,
         await target.close()
         await back.close()
         await drop_schema(postgres_url, schema)
+
+
+async def test_two_processes_seeding_published_anchors_at_once_add_each_once(open_handle: Opener) -> None:
+    """Every bot process seeds the published anchors at start; two starting together once collided."""
+    first, second = await open_handle(), await open_handle()
+    items = [new(fingerprint=f"published:{i}", source="https://example.invalid") for i in range(50)]
+    added = await asyncio.gather(first.add_published(items), second.add_published(items))
+    assert sum(added) == 50
+    assert len(await first.submissions(origin="published")) == 50
