@@ -44,7 +44,8 @@ from telegram.ext import (
 
 from bot.app import App
 from bot.telegram.replies import NO_PREVIEW, Destination, Replier, plain
-from core.commands.registry import COMMANDS
+from core.commands.registry import COMMANDS, SPECS
+from core.commands.spec import Place
 from core.commands.types import Invocation, Response, Where
 from core.i18n import Lang, translate
 from core.records import Actor
@@ -53,7 +54,9 @@ log = logging.getLogger(__name__)
 
 TARGET = "telegram"
 INLINE_CACHE_SECONDS = 30  # answers change only when anchors do; short so a new anchor shows soon
-START_PAYLOADS = {"subscribe": "subscribe"}  # deep-link payload -> the command /help explains
+# Deep-link payload -> the command /help explains: the commands that only work in a private chat
+# (their refusal in a group links here with `Response.private_chat_topic`).
+START_PAYLOADS = {spec.name: spec.name for spec in SPECS if spec.place is Place.PRIVATE_CHAT}
 
 
 def actor_of(user: User) -> Actor:

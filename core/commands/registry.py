@@ -21,6 +21,8 @@ SPECS: tuple[CommandSpec, ...] = (
 COMMANDS: tuple[str, ...] = tuple(spec.name for spec in SPECS)
 BY_NAME: Mapping[str, CommandSpec] = {spec.name: spec for spec in SPECS}
 ACTIONS: Mapping[str, ActionSpec] = {action.prefix: action for spec in SPECS for action in spec.actions}
+# The command whose buttons an action prefix is (metrics: "button:ask", "button:review").
+ACTION_OWNERS: Mapping[str, str] = {action.prefix: spec.name for spec in SPECS for action in spec.actions}
 
 assert len(BY_NAME) == len(SPECS), "two commands with one name"
 

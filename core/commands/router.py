@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from core.commands import ask, submit
 from core.commands.context import BotContext
-from core.commands.registry import ACTIONS, BY_NAME
+from core.commands.registry import ACTION_OWNERS, ACTIONS, BY_NAME
 from core.commands.review import refuse
 from core.commands.spec import CommandSpec, Place, arg_id, parse_args
 from core.commands.types import Audience, Invocation, Response, Where, to_asker
@@ -89,8 +89,9 @@ class CommandRouter:
             log.exception("action %r failed", inv.text)
             responses = [to_asker(translate("cmd.failed", inv.lang), status="error")]
         self._remember_prompts(inv, responses)
-        module = action.act.__module__.rpartition(".")[2] if action is not None else "unknown"
-        self._observe(inv.actor.platform, f"button:{module}", responses, started)
+        self._observe(
+            inv.actor.platform, f"button:{ACTION_OWNERS.get(prefix, 'unknown')}", responses, started
+        )
         return responses
 
     async def _dispatch(self, inv: Invocation) -> list[Response]:
