@@ -121,7 +121,7 @@ class DiscordAdapter:
 
     # -- interactions ------------------------------------------------------------------------------
 
-    def _invocation(
+    def invocation(
         self,
         interaction: discord.Interaction,
         command: str,
@@ -136,14 +136,14 @@ class DiscordAdapter:
         self, interaction: discord.Interaction, spec: CommandSpec, args: Mapping[str, ArgValue]
     ) -> None:
         """A slash command (or its form), with its options as typed arguments."""
-        inv = self._invocation(interaction, spec.name, args=args)
+        inv = self.invocation(interaction, spec.name, args=args)
         await self._answer(
             interaction, inv, self.app.router.handle(inv), slow=spec.slow, ephemeral=spec.private
         )
 
     async def run_action(self, interaction: discord.Interaction, action: str) -> None:
         """A button press; the router checks the action and the presser's rights."""
-        inv = self._invocation(interaction, "", action)
+        inv = self.invocation(interaction, "", action)
         await self._answer(interaction, inv, self.app.router.handle_action(inv), slow=is_slow_action(action))
 
     async def run_line(self, interaction: discord.Interaction, line: str) -> None:

@@ -104,13 +104,14 @@ def slash_command(spec: CommandSpec) -> app_commands.Command:  # type: ignore[ty
 
     async def callback(interaction: discord.Interaction, /, **options: Any) -> None:
         given = {name: value for name, value in options.items() if value is not None and value != ""}
+        adapter = adapter_of(interaction)
         if spec.form and not given:
-            from bot.discord.convert import lang_of
             from bot.discord.modal import FormModal
 
-            await interaction.response.send_modal(FormModal(spec, lang_of(interaction.locale) or "en"))
+            lang = adapter.app.router.language(adapter.invocation(interaction, spec.name))
+            await interaction.response.send_modal(FormModal(spec, lang))
             return
-        await adapter_of(interaction).run_command(interaction, spec, given)
+        await adapter.run_command(interaction, spec, given)
 
     first = inspect.Parameter(
         "interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="discord.Interaction"

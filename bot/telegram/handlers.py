@@ -216,17 +216,19 @@ class Handlers:
         if query is None:
             return
         started = time.perf_counter()
-        lang = lang_of(query.from_user) or self.app.bot.default_lang
         text = query.query.strip()
+        actor = actor_of(query.from_user)
+        # "ask", not free text: an inline query is never the answer to a /submit dialogue question.
+        inv = Invocation(
+            actor, Where(actor.user_id, private=True), "ask", text, lang_of(query.from_user), TARGET
+        )
+        lang = self.router.language(inv)
         if not text:  # nothing typed yet: a hint above the (empty) results, nothing computed
             hint = InlineQueryResultsButton(
                 text=translate("telegram.inline_hint", lang), start_parameter="inline"
             )
             await query.answer([], cache_time=INLINE_CACHE_SECONDS, button=hint)
             return
-        actor = actor_of(query.from_user)
-        # "ask", not free text: an inline query is never the answer to a /submit dialogue question.
-        inv = Invocation(actor, Where(actor.user_id, private=True), "ask", text, lang, TARGET)
         responses = await self.router.handle(inv)
         answer = next((r.text for r in responses if r.text), "")
         results = []
