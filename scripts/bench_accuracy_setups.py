@@ -344,6 +344,7 @@ class Outcome:
     mid: float = 0.0
     high: float = 0.0
     est_backend: str = ""
+    moe: bool | None = None  # the resolved model is a mixture of experts (None: not resolved)
 
     @property
     def scored(self) -> bool:
@@ -384,9 +385,22 @@ def find_gpu(text: str, catalog: Catalog) -> tuple[str, float | None] | None:
     mem = _MEMORY.search(text)
     for variant in _variants(text):
         res = resolve_gpu(variant, catalog)
-        if res.best_id and res.confident:
+        if res.best_id and res.confident and _model_numbers_agree(variant, res.best_id, catalog):
             return res.best_id, res.memory_gib or (float(mem.group(1)) if mem else None)
     return None
+
+
+_MODEL_NUMBER = re.compile(r"\b(?=[a-z]*\d)[a-z0-9]+\b")
+_NOT_A_MODEL_NUMBER = re.compile(r"^\d+(gb|gib|g|w|x)$|^gfx\d+|^\d+-?core$|^\d+$")
+
+
+def _model_numbers_agree(text: str, gpu_id: str, catalog: Catalog) -> bool:
+    """Every model number the text names ("B70", "4090D") is in the card's names: the resolver is
+    confident that "Arc Pro B70" is the B60, a different chip."""
+    gpu = catalog.gpus[gpu_id]
+    names = " ".join((gpu.id, gpu.name, *gpu.aliases)).lower()
+    numbers = [t for t in _MODEL_NUMBER.findall(text.lower()) if not _NOT_A_MODEL_NUMBER.match(t)]
+    return all(re.search(rf"\b{re.escape(t)}", names) for t in numbers)
 
 
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*[bB]\b")
@@ -529,8 +543,8 @@ def ask(row: Measured, split: str, catalog: Catalog) -> Outcome:
         return Outcome(row, split, f"request refused: {str(exc).split(':')[0]}")
     figures = _figures(row, est)
     if isinstance(figures, str):
-        return Outcome(row, split, figures, est_backend=est.backend)
-    return Outcome(row, split, "", *figures, est_backend=est.backend)
+        return Outcome(row, split, figures, est_backend=est.backend, moe=est.request.model.is_moe)
+    return Outcome(row, split, "", *figures, est_backend=est.backend, moe=est.request.model.is_moe)
 
 
 def run(rows: Iterable[Measured], held: frozenset[str], catalog: Catalog) -> list[Outcome]:
@@ -607,13 +621,14 @@ def table_line(label: str, phase: str, f: Figures) -> str:
 
 
 def grouped_table(
-    title: str, outcomes: Sequence[Outcome], key: Callable[[Measured], str], order: Sequence[str]
+    title: str, outcomes: Sequence[Outcome], key: Callable[[Outcome], str], order: Sequence[str] = ()
 ) -> list[str]:
+    """One line per group and phase, groups in `order` (or sorted when none is given)."""
     by: dict[tuple[str, str], list[Outcome]] = defaultdict(list)
     for o in outcomes:
-        by[(key(o.row), o.row.phase)].append(o)
+        by[(key(o), o.row.phase)].append(o)
     lines = [f"== by {title}", HEADER]
-    for group in order:
+    for group in order or sorted({g for g, _ in by}):
         for phase in PHASES:
             if (group, phase) in by:
                 lines.append(table_line(group, phase, figures(by[(group, phase)])))
@@ -681,15 +696,22 @@ def report(outcomes: Sequence[Outcome], worst: int) -> list[str]:
         " | halfw = median (high-low)/2/mid | bk≠ = estimator chose another backend"
     )
     all_phases = [o for o in outcomes if o.row.phase in PHASES]
-    lines += grouped_table("setup", all_phases, lambda r: r.setup, SETUPS)
-    lines += grouped_table("backend", all_phases, lambda r: r.backend, BACKENDS)
-    lines += grouped_table("framework", all_phases, lambda r: r.framework, FRAMEWORKS)
-    gpu_llama = [o for o in all_phases if o.row.setup == "fully on GPU"]
+    lines += grouped_table("setup", all_phases, lambda o: o.row.setup, SETUPS)
+    lines += grouped_table("backend", all_phases, lambda o: o.row.backend, BACKENDS)
+    lines += grouped_table("framework", all_phases, lambda o: o.row.framework, FRAMEWORKS)
+    on_gpu = [o for o in all_phases if o.row.setup == "fully on GPU"]
+    llama = [o for o in on_gpu if o.row.framework == "llama.cpp"]
+    lines += grouped_table("backend, fully on GPU, llama.cpp only", llama, lambda o: o.row.backend, BACKENDS)
+    # The estimator picks the backend itself: how far off it is when the user ran another one.
     lines += grouped_table(
-        "backend, fully on GPU, llama.cpp only",
-        [o for o in gpu_llama if o.row.framework == "llama.cpp"],
-        lambda r: r.backend,
-        BACKENDS,
+        "measured backend > backend the estimate assumed (fully on GPU, llama.cpp, scored rows)",
+        [o for o in llama if o.scored],
+        lambda o: f"{o.row.backend} > {o.est_backend}",
+    )
+    lines += grouped_table(
+        "framework × dense/MoE (fully on GPU, scored rows)",
+        [o for o in on_gpu if o.scored],
+        lambda o: f"{o.row.framework} {'MoE' if o.moe else 'dense'}",
     )
     lines += split_lines(all_phases)
     lines += reason_lines(outcomes)
