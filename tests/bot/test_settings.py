@@ -110,3 +110,30 @@ def test_dotenv_file_in_the_working_directory_is_read(tmp_path):
 def test_overrides_win_over_the_environment(monkeypatch):
     monkeypatch.setenv("TOKBOT_DB_PATH", "/from/env.db")
     assert load_settings(db_path=Path("cli.db")).db_path == Path("cli.db")
+
+
+def test_database_url_selects_postgres_and_stays_secret(monkeypatch):
+    url = "postgresql://tokbot:hunter2@db.internal:5432/tokbot"
+    monkeypatch.setenv("TOKBOT_DATABASE_URL", url)
+    monkeypatch.setenv("TOKBOT_DATABASE_SCHEMA", "bot_eu")
+    s = load_settings()
+    assert s.database_url.get_secret_value() == url and "hunter2" not in repr(s)
+    assert s.database_label() == "postgresql://db.internal:5432/tokbot (schema bot_eu)"
+
+
+def test_blank_database_url_means_sqlite(monkeypatch):
+    monkeypatch.setenv("TOKBOT_DATABASE_URL", " ")
+    s = load_settings()
+    assert s.database_url is None and s.database_label() == "tokbot.db"
+
+
+@pytest.mark.parametrize("url", ["mysql://x@y/z", "tokbot.db", "sqlite:///tokbot.db", "postgresql://"])
+def test_a_database_url_that_is_not_postgres_is_named_without_echoing_it(monkeypatch, url):
+    text = problems(monkeypatch, database_url=url)
+    assert text.startswith("TOKBOT_DATABASE_URL: ") and "postgresql://user:password@host" in text
+    assert url not in text.replace("postgresql://user", "")
+
+
+@pytest.mark.parametrize("schema", ["Public", "1abc", "a-b", "x;drop"])
+def test_bad_database_schema_is_named(monkeypatch, schema):
+    assert "TOKBOT_DATABASE_SCHEMA: " in problems(monkeypatch, database_schema=schema)
