@@ -1,8 +1,12 @@
-"""Benchmark SqliteStorage on a temporary file: the figures the community features depend on.
+"""Benchmark the SQL storage backends: the figures the community features depend on.
 
     .venv/bin/python scripts/bench_storage.py [--submissions 2000] [--subscribers 10000] [--sends 2000]
+        [--backend sqlite|postgres|both] [--database-url postgresql://postgres@127.0.0.1:5432/test]
 
-- add_submission: sequential submissions per second (one transaction, one fsync each: synchronous=FULL);
+SQLite on a temporary file; PostgreSQL in a schema of its own, dropped at the end.
+
+- add_submission: sequential submissions per second (one transaction each; SQLite: one fsync each,
+  synchronous=FULL);
 - approve fan-out: one approval reaching N subscribers (one INSERT ... SELECT), and a check that exactly
   one notice per subscriber chat was queued even though every chat has two overlapping subscriptions;
 - outbox: claim (batches of 30, Telegram's per-second budget) + mark_sent per item, items per second.
@@ -13,19 +17,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sqlite3
 import sys
 import tempfile
 import time
+import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import asyncpg  # noqa: E402
+
+from bot.storage.select import SqlStorage, storage_at  # noqa: E402
 from core.records import Actor, Measurement, NewSubmission  # noqa: E402
-from core.storage._common import iso  # noqa: E402
-from core.storage.sqlite import SqliteStorage  # noqa: E402
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 MOD = Actor("discord", "900", "mod")
@@ -40,10 +45,22 @@ def submission(n: int) -> NewSubmission:
     )
 
 
-async def bench(path: str, submissions: int, subscribers: int, sends: int) -> None:
-    store = SqliteStorage(path)
+async def bench(store: SqlStorage, submissions: int, subscribers: int, sends: int) -> None:
     await store.open()
     try:
+        # Subscribers first, loaded in one go (subscribe() one by one would take a while and isn't
+        # what is measured): every chat has an "everything" and a GPU-specific subscription.
+        rows = []
+        for i in range(subscribers):
+            platform = "telegram" if i % 2 else "discord"
+            for gpu in (None, "v100-32g"):
+                rows.append(
+                    {"id": len(rows) + 1, "platform": platform, "user_id": f"u{i}", "chat_id": f"c{i}",
+                     "gpu_id": gpu, "model_id": None, "lang": "en", "active": True, "created_at": T0}
+                )  # fmt: skip
+        await store.load_tables({"submissions": [], "subscriptions": rows, "outbox": [], "audit_log": []})
+        print(f"subscriptions: {await store.count_subscriptions():,} active, {subscribers:,} chats")
+
         t = time.perf_counter()
         last = None
         for n in range(submissions):
@@ -55,30 +72,12 @@ async def bench(path: str, submissions: int, subscribers: int, sends: int) -> No
         )
         assert last is not None
 
-        # Subscribers, inserted straight into the table (subscribe() one by one would take a while and
-        # isn't what is measured): every chat has an "everything" and a GPU-specific subscription.
-        with sqlite3.connect(path) as db:
-            rows = []
-            for i in range(subscribers):
-                platform = "telegram" if i % 2 else "discord"
-                rows.append((platform, f"u{i}", f"c{i}", None, None, iso(T0)))
-                rows.append((platform, f"u{i}", f"c{i}", "v100-32g", None, iso(T0)))
-            db.executemany(
-                "INSERT INTO subscriptions (platform, user_id, chat_id, gpu_id, model_id, "
-                "created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                rows,
-            )
-        print(f"subscriptions: {await store.count_subscriptions():,} active, {subscribers:,} chats")
-
         t = time.perf_counter()
         await store.approve(last.id, MOD, T0)
         elapsed = time.perf_counter() - t
-        with sqlite3.connect(path) as db:
-            anchors, chats = db.execute(
-                "SELECT COUNT(*), COUNT(DISTINCT platform || ':' || chat_id) FROM outbox "
-                "WHERE submission_id = ? AND kind = 'anchor'",
-                (last.id,),
-            ).fetchone()
+        outbox = (await store.dump_tables())["outbox"]
+        notices = [r for r in outbox if r["submission_id"] == last.id and r["kind"] == "anchor"]
+        anchors, chats = len(notices), len({(r["platform"], r["chat_id"]) for r in notices})
         exact = anchors == chats == subscribers
         print(
             f"approve fan-out: {anchors:,} notices to {chats:,} chats in {elapsed * 1000:.0f} ms "
@@ -105,14 +104,36 @@ async def bench(path: str, submissions: int, subscribers: int, sends: int) -> No
         await store.close()
 
 
+async def drop(url: str, schema: str) -> None:
+    con = await asyncpg.connect(url)
+    try:
+        await con.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    finally:
+        await con.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--submissions", type=int, default=2000)
     parser.add_argument("--subscribers", type=int, default=10_000)
     parser.add_argument("--sends", type=int, default=2000)
+    parser.add_argument("--backend", choices=("sqlite", "postgres", "both"), default="sqlite")
+    parser.add_argument("--database-url", default="postgresql://postgres@127.0.0.1:5432/test")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        asyncio.run(bench(str(Path(folder) / "bench.db"), args.submissions, args.subscribers, args.sends))
+    for backend in ("sqlite", "postgres") if args.backend == "both" else (args.backend,):
+        print(f"--- {backend}")
+        if backend == "sqlite":
+            with tempfile.TemporaryDirectory() as folder:
+                store = storage_at(str(Path(folder) / "bench.db"))
+                asyncio.run(bench(store, args.submissions, args.subscribers, args.sends))
+            continue
+        schema = f"tokbot_bench_{uuid.uuid4().hex[:8]}"
+        try:
+            asyncio.run(
+                bench(storage_at(args.database_url, schema), args.submissions, args.subscribers, args.sends)
+            )
+        finally:
+            asyncio.run(drop(args.database_url, schema))
 
 
 if __name__ == "__main__":
