@@ -108,3 +108,11 @@ async def test_a_running_bot_picks_up_anchors_approved_elsewhere(db):
         assert len(app.bot.anchors) == before + 1 and int(sid) in app.bot.anchors
     finally:
         await app.close()
+
+
+def test_a_command_typed_instead_of_the_prompts_answer_runs_and_drops_the_question(db):
+    out = session(db, "alice", '/submit gpu=4090 model="llama 3 8b" quant=Q4_K_M decode=120')
+    sid = out.split("Received as #")[1].split(":")[0]
+    bob = session(db, "bob", f"/reject {sid}", "/help", "no command line given")
+    assert "Why reject" in bob and "/submit" in bob, "/help ran as a command"
+    assert f"Rejected #{sid}" not in bob, "the question was dropped: the last line is a question to tokbot"
