@@ -10,6 +10,7 @@ from typing import Any, TextIO
 from core.catalog.loader import CatalogError, default_catalog
 from core.estimate_request import QueryError, run_query
 from core.estimator.serialize import estimate_dict
+from core.i18n import Lang
 
 FLAG_KEYS = (
     "gpu",
@@ -36,7 +37,7 @@ def _error(message: str, candidates: dict[str, list[str]] | None = None) -> dict
     return {"error": message, "candidates": candidates or {}}
 
 
-def answer(raw: Any, lang: str = "en") -> tuple[dict[str, Any], bool]:
+def answer(raw: Any, lang: Lang = "en") -> tuple[dict[str, Any], bool]:
     """(JSON answer, ok) for one request; never raises on bad input."""
     if not isinstance(raw, dict):
         return _error("each request must be a JSON object"), False
@@ -72,15 +73,16 @@ def _text(result: dict[str, Any]) -> str:
                 + " ".join(
                     f"{k}={v}"
                     for k, v in rem.items()
-                    if k in ("kv_type", "quant", "layers_on_gpu", "cpu_moe_layers", "cards")
+                    if k in ("kv_type", "quant", "layers_on_gpu", "cpu_moe_layers", "cards", "context")
                 )
+                + (" (1-2-bit: noticeably worse answers)" if rem.get("quality_warning") else "")
             )
         if r["command"]:
             lines.append(f"{'':>17}$ {r['command']}")
     return "\n".join(lines)
 
 
-def _run_batch(path: str, lang: str, out: TextIO) -> int:
+def _run_batch(path: str, lang: Lang, out: TextIO) -> int:
     failures = 0
     try:
         fh = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115

@@ -282,7 +282,7 @@ def _row(
     else:
         # The offload plan is part of the way out too: worked out once for both.
         plan = layer_plan(request, usable, weights, ctx, catalog)
-        remedy = find_remedy(request, usable, backend, quant_id, weights, ctx, depth, catalog, plan)
+        remedy = find_remedy(request, usable, backend, quant_id, weights, ctx, depth, catalog, plan, split)
         if plan.layers_on_gpu == 0:
             notes.append(Note("row.no_gpu_layers"))
     return Row(
@@ -319,26 +319,35 @@ def framework_query(
     remedy: Remedy | None,
     catalog: Catalog,
 ) -> FrameworkQuery:
-    """The framework engine's view of one row, with the row's way out applied when it has one."""
+    """The framework engine's view of one row, with the row's way out applied when it has one:
+    the launch command of a way out is the command of that setup (the quant, context, cache, layers
+    or cards it changes)."""
     setup = request.setup
     kv_type = request.kv_type
     n_gpu_layers: int | Literal["all"] = "all"
     n_cpu_moe: int | None = None
     fits = status != "no_fit"
+    count = setup.count
     if remedy is not None:
-        if remedy.kind == "kv_quant":
+        kind = remedy.kind
+        if kind == "kv_quant":
             kv_type, fits = remedy.kv_type or kv_type, True
-        elif remedy.kind == "offload":
+        elif kind == "offload":
             n_gpu_layers = remedy.layers_on_gpu
-        elif remedy.kind == "expert_offload":
+        elif kind == "expert_offload":
             n_cpu_moe, fits = remedy.cpu_moe_layers, True
+        elif kind in ("lower_quant", "mac_wired_limit", "shorter_ctx", "more_cards"):
+            fits = True
+            quant_id = remedy.quant or quant_id
+            ctx = remedy.context or ctx
+            count = remedy.cards or count
     return FrameworkQuery(
         gpu=setup.gpu,
         model=request.model,
         quant=catalog.quants[quant_id],
         context=ctx,
         os=_framework_os(setup.os),
-        gpu_count=setup.count,
+        gpu_count=count,
         kv_cache=kv_type,
         fits_on_gpu=fits,
         n_gpu_layers=n_gpu_layers,
@@ -381,11 +390,12 @@ def _launch(
     fw = catalog.frameworks.get(framework)
     if fw is None:
         return [], ""
-    if status == "no_fit" and (
-        remedy is None or remedy.kind in ("none", "lower_quant", "more_cards", "mac_wired_limit")
-    ):
+    if status == "no_fit" and (remedy is None or remedy.kind == "none"):
         return [], ""
     option = evaluate(fw, framework_query(request, quant_id, ctx, status, remedy, catalog))
     if not option.runnable:
         return list(option.notes[:2]), ""
+    if remedy is not None and remedy.wired_limit_mb:
+        # macOS resets the limit at reboot; the run needs it raised first.
+        return [], f"sudo sysctl iogpu.wired_limit_mb={remedy.wired_limit_mb} && {option.command}"
     return [], option.command

@@ -1,13 +1,19 @@
 """Does it fit, and when it doesn't, what is the best way out (with its own figures).
 
-Ways out, each priced with the same memory and speed model as a plain row:
+Ways out, each priced with the same memory and speed model as a plain row (the same split across
+cards too, so a way out's figure is the figure the table would show for that setup), ranked the way
+people pick them, quality first:
 - quantize the KV cache (q8_0, then q4_0): least quality lost, needs flash attention;
+- on macOS, raise the GPU wired-memory limit (`sudo sysctl iogpu.wired_limit_mb=N`);
+- a shorter context at the same quant;
 - MoE expert offload (`--n-cpu-moe N`): attention and shared weights stay on the GPU;
 - partial offload (`-ngl N`): N layers on the GPU, the rest stream from system RAM;
-- a lower quant that fits;
-- more cards of the same kind.
+- a lower quant of 3 bits or more that fits;
+- more cards of the same kind (with the count);
+- a 1-2-bit quant, last and flagged `quality_warning`: never the answer when anything else works.
+An offload slower than `[remedy] min_usable_tps` (catalogs/estimator.toml) drops below the quants.
 Unified-memory systems have no "system RAM" to offload to: there the answer is a lower quant or,
-on macOS, raising the GPU wired-memory limit.
+on macOS, raising the wired limit.
 """
 
 from __future__ import annotations
@@ -49,7 +55,8 @@ MAX_CARDS = 16
 
 @dataclass(frozen=True, slots=True)
 class Remedy:
-    kind: str  # kv_quant | expert_offload | offload | lower_quant | more_cards | mac_wired_limit | none
+    kind: str  # kv_quant | mac_wired_limit | shorter_ctx | expert_offload | offload | lower_quant
+    # | more_cards | none
     decode_mid: float | None  # tok/s with this remedy (None when it can't run at all)
     decode_low: float | None = None
     decode_high: float | None = None
@@ -61,6 +68,9 @@ class Remedy:
     cpu_moe_layers: int = 0
     cards: int = 0
     host_gib: float = 0.0  # system RAM the offloaded part needs
+    context: int = 0  # shorter_ctx: the longest ladder context that fits
+    wired_limit_mb: int = 0  # mac_wired_limit: the value for `sudo sysctl iogpu.wired_limit_mb=`
+    quality_warning: bool = False  # a 1-2-bit quant: answers noticeably worse, say so plainly
     alternatives: tuple[Remedy, ...] = ()
 
 
@@ -139,6 +149,7 @@ class _NoFitRow(NamedTuple):
     full_read: float  # bytes one token reads with everything on the GPU(s)
     cal: speed.Calibration
     band: speed.Band  # the decode band for this card and backend, the same for every way out
+    split: str  # "layer" | "tensor": how the table's row spreads over the cards, the way outs alike
 
 
 def _no_fit_row(
@@ -150,6 +161,7 @@ def _no_fit_row(
     ctx: int,
     depth: int,
     catalog: Catalog,
+    split: str = "layer",
 ) -> _NoFitRow:
     model = request.model
     const = constants(catalog)
@@ -163,7 +175,7 @@ def _no_fit_row(
         usable.total_gib * GIB, const.smooth_fraction, buffer, kv_bytes,
         weights.gpu_bytes_full_offload + kv_bytes + buffer * request.setup.count,
         active_kv, bytes_per_token(weights.active_bytes_per_token, active_kv),
-        cal, speed.band_for(request.setup.gpu, backend, cal),
+        cal, speed.band_for(request.setup.gpu, backend, cal), split,
     )  # fmt: skip
 
 
@@ -179,7 +191,7 @@ def _decode(
     setup, model = row.request.setup, row.request.model
     seconds = speed.token_seconds(
         setup.gpu, row.backend, model.layers, gpu_bytes, host_bytes, model.is_moe, quant_id or row.quant_id,
-        row.cal, count or setup.count, "layer", setup.host.bandwidth_gbs,
+        row.cal, count or setup.count, row.split, setup.host.bandwidth_gbs,
     )  # fmt: skip
     band = row.band
     low, high = band.low, band.high
@@ -208,12 +220,58 @@ def _kv_quant(row: _NoFitRow) -> Remedy | None:
 
 
 def _mac_wired_limit(row: _NoFitRow) -> Remedy | None:
-    """Apple: raise the GPU wired-memory limit, when the row fits in 90 % of the machine's memory."""
+    """Apple: raise the GPU wired-memory limit (macOS wires 2/3-3/4 of memory to the GPU by default),
+    at this quant or, failing that, the best lower one that fits under the raised limit."""
     setup = row.request.setup
-    if setup.gpu.vendor != "Apple" or not row.total <= setup.memory_gib * GIB * 0.9:
+    if setup.gpu.vendor != "Apple":
         return None
-    lo, mid, hi = _decode(row, row.full_read)
-    return Remedy("mac_wired_limit", mid, lo, hi, round(row.total / GIB, 2))
+    rules = _rules(row.catalog)
+    ceiling = setup.memory_gib * GIB * rules.mac_wired_max_fraction
+    if row.total <= ceiling:
+        lo, mid, hi = _decode(row, row.full_read)
+        total_gib = round(row.total / GIB, 2)
+        return Remedy("mac_wired_limit", mid, lo, hi, total_gib, wired_limit_mb=_wired_mb(row))
+    buffers = row.buffer * setup.count
+    for q, w in _lower_weights(row.request.model, row.quant_id, row.catalog):
+        total = w.gpu_bytes_full_offload + row.kv_bytes + buffers
+        if total <= ceiling:
+            reads = bytes_per_token(w.active_bytes_per_token, row.active_kv)
+            lo, mid, hi = _decode(row, reads, quant_id=q.id)
+            return Remedy(
+                "mac_wired_limit", mid, lo, hi, round(total / GIB, 2), quant=q.id,
+                wired_limit_mb=_wired_mb(row, total), quality_warning=q.bpw < rules.low_bit_bpw,
+            )  # fmt: skip
+    return None
+
+
+def _wired_mb(row: _NoFitRow, total: float | None = None) -> int:
+    """The `iogpu.wired_limit_mb` value: what the run needs plus headroom, in whole GiB, capped at
+    the share of memory the OS can spare."""
+    setup, rules = row.request.setup, _rules(row.catalog)
+    need_gib = (row.total if total is None else total) / GIB + rules.mac_wired_headroom_gib
+    cap_gib = setup.memory_gib * rules.mac_wired_max_fraction
+    return int(min(math.ceil(need_gib), math.floor(cap_gib)) * 1024)
+
+
+def _shorter_ctx(row: _NoFitRow) -> Remedy | None:
+    """The longest context of the ladder below the asked one that fits at this quant and cache."""
+    request, catalog = row.request, row.catalog
+    model, weights, cards = request.model, row.weights, request.setup.count
+    fa = constants(catalog).flash_attention
+    ladder = sorted((int(c) for c in catalog.tables["estimator"]["ladder"]["contexts"]), reverse=True)
+    for ctx in ladder:
+        if ctx >= row.ctx:
+            continue
+        total = (
+            weights.gpu_bytes_full_offload
+            + kv_cache_bytes(model, ctx, request.kv_type, catalog)
+            + compute_buffer_bytes(model, ctx, catalog, fa) * cards
+        )
+        if _fits(total, row.usable_bytes, row.smooth_fraction):
+            depth = min(row.depth, ctx)
+            lo, mid, hi = _decode(row, decode_bytes(model, weights, depth, request.kv_type, catalog))
+            return Remedy("shorter_ctx", mid, lo, hi, round(total / GIB, 2), context=ctx)
+    return None
 
 
 def _expert_offload(row: _NoFitRow, host_room: float) -> Remedy | None:
@@ -272,7 +330,10 @@ def _lower_quant(row: _NoFitRow) -> Remedy | None:
             lo, mid, hi = _decode(
                 row, bytes_per_token(w.active_bytes_per_token, row.active_kv), quant_id=q.id
             )
-            return Remedy("lower_quant", mid, lo, hi, round(total / GIB, 2), quant=q.id)
+            low_bit = q.bpw < _rules(row.catalog).low_bit_bpw
+            return Remedy(
+                "lower_quant", mid, lo, hi, round(total / GIB, 2), quant=q.id, quality_warning=low_bit
+            )
     return None
 
 
@@ -297,21 +358,22 @@ def find_remedy(
     depth: int,
     catalog: Catalog,
     plan: LayerPlan | None = None,
+    split: str = "layer",
 ) -> Remedy:
-    """The best way out of a row that doesn't fit, with the others as its alternatives.
+    """The best way out of a row that doesn't fit, with the others as its alternatives (ranked).
 
-    `plan`: this row's `layer_plan` when the caller already has it (the estimator does)."""
-    row = _no_fit_row(request, usable, backend, quant_id, weights, ctx, depth, catalog)
+    `plan`: this row's `layer_plan` when the caller already has it (the estimator does); `split`:
+    how the row's cards share the model, so each way out is priced the way the table prices it."""
+    row = _no_fit_row(request, usable, backend, quant_id, weights, ctx, depth, catalog, split)
     options = [_kv_quant(row)]
     if request.setup.gpu.unified_memory:
         # No system RAM apart from the GPU's to offload to, and no card to add.
-        options.append(_mac_wired_limit(row))
-        options.append(_lower_quant(row))
+        options += (_mac_wired_limit(row), _shorter_ctx(row), _lower_quant(row))
     else:
         host_room = _host_room(request, catalog)
         if plan is None:
             plan = layer_plan(request, usable, weights, ctx, catalog)
-        options += (_expert_offload(row, host_room), _layer_offload(row, plan, host_room))
+        options += (_shorter_ctx(row), _expert_offload(row, host_room), _layer_offload(row, plan, host_room))
         options += (_lower_quant(row), _more_cards(row))
     return _chosen([o for o in options if o is not None], catalog)
 
@@ -321,8 +383,8 @@ def _chosen(options: list[Remedy], catalog: Catalog) -> Remedy:
         return Remedy("none", None)
     if len(options) == 1:
         return options[0]  # already the best, with no alternatives
-    best = _best(options, catalog)
-    others = tuple(o for o in options if o is not best)
+    best, *rest = _ranked(options, catalog)
+    others = tuple(rest)
     # mypy can't count the fields a star-args tuple fills, so it sees `alternatives` given twice.
     return Remedy(*_OWN_FIELDS(best), alternatives=others)  # type: ignore[misc]
 
@@ -346,32 +408,62 @@ assert _NAMES[-1] == "alternatives"
 _OWN_FIELDS = operator.attrgetter(*_NAMES[:-1])
 
 
-# A KV-cache quantization loses little quality, so it wins whenever it is at most this much slower
-# than the fastest other way out.
-_PREFERENCE = {
-    "kv_quant": 1.0,
+class _Rules(NamedTuple):
+    """[remedy] in catalogs/estimator.toml."""
+
+    low_bit_bpw: float  # below this a quant is "1-2-bit": last, with a quality warning
+    min_usable_tps: float  # an offload slower than this ranks after the lower quants
+    mac_wired_max_fraction: float  # the most of a Mac's memory the wired limit may be raised to
+    mac_wired_headroom_gib: float  # what the raised limit leaves above the run's own need
+
+
+@cache
+def _rules(catalog: Catalog) -> _Rules:
+    raw = catalog.tables["estimator"].get("remedy", {})
+    return _Rules(
+        float(raw.get("low_bit_bpw", 3.0)),
+        float(raw.get("min_usable_tps", 3.0)),
+        float(raw.get("mac_wired_max_fraction", 0.9)),
+        float(raw.get("mac_wired_headroom_gib", 2.0)),
+    )
+
+
+# What people pick first, quality first: the order of the module docstring. A way out that changes
+# nothing the user cares about (a q8_0 cache) beats any speed; more cards cost money; a 1-2-bit quant
+# answers worse, so it only comes after everything else.
+_TIER = {
+    "kv_quant": 0.0,
     "mac_wired_limit": 1.0,
-    "expert_offload": 0.9,
-    "lower_quant": 0.8,
-    "offload": 0.8,
-    "more_cards": 0.5,
+    "shorter_ctx": 2.0,
+    "expert_offload": 3.0,
+    "offload": 4.0,
+    "lower_quant": 5.0,
+    "more_cards": 6.0,
 }
+_LOW_BIT_TIER = 7.0
+_SLOW_OFFLOAD_TIER = 5.5  # after a >= 3-bit quant that fits, before buying cards
 
 
-def _preference(option: Remedy, catalog: Catalog) -> float:
-    if option.kind == "lower_quant":
-        # A 2-bit quant runs fast but answers noticeably worse: it must be much faster to win.
-        quality = catalog.quants[option.quant].quality
-        return 0.9 if quality >= 66 else 0.45 if quality >= 45 else 0.2
-    return _PREFERENCE.get(option.kind, 0.5)
+def _tier(option: Remedy, rules: _Rules) -> float:
+    if option.quality_warning:
+        return _LOW_BIT_TIER
+    tier = _TIER.get(option.kind, _LOW_BIT_TIER)
+    if option.kind == "mac_wired_limit" and option.quant:
+        tier = 5.2  # a lower quant that also needs the limit raised: after one that doesn't
+    if option.kind in ("expert_offload", "offload") and (option.decode_mid or 0.0) < rules.min_usable_tps:
+        tier = _SLOW_OFFLOAD_TIER
+    return tier
 
 
-def _best(options: list[Remedy], catalog: Catalog) -> Remedy:
-    for kind in ("kv_quant", "mac_wired_limit"):
-        for o in options:
-            if o.kind == kind:
-                return o
-    return max(options, key=lambda o: (o.decode_mid or 0.0) * _preference(o, catalog))
+def _ranked(options: list[Remedy], catalog: Catalog) -> list[Remedy]:
+    """Best first: by tier, then (1-2-bit quants) the better quant, then the faster option."""
+    rules = _rules(catalog)
+
+    def key(o: Remedy) -> tuple[float, int, float]:
+        quality = catalog.quants[o.quant].quality if o.quality_warning and o.quant in catalog.quants else 0
+        return (_tier(o, rules), -quality, -(o.decode_mid or 0.0))
+
+    return sorted(options, key=key)
 
 
 @cache

@@ -32,6 +32,9 @@ def _remedy(r: Remedy | None) -> dict[str, Any] | None:
         "cpu_moe_layers": r.cpu_moe_layers,
         "cards": r.cards,
         "host_gib": r.host_gib,
+        "context": r.context,
+        "wired_limit_mb": r.wired_limit_mb,
+        "quality_warning": r.quality_warning,
     }
     out.update({k: v for k, v in extra.items() if v})
     if r.alternatives:
