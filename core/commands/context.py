@@ -7,7 +7,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.ask_query import AskQuery
 from core.catalog.loader import Catalog
@@ -16,6 +16,9 @@ from core.commands.types import Invocation, PlatformCapabilities
 from core.community.moderators import ModeratorPolicy
 from core.i18n import Lang
 from core.storage.interface import Storage
+
+if TYPE_CHECKING:
+    from core.commands.submit import Dialogue
 
 FOLLOWUP_KEY_BYTES = 6  # 8 url-safe characters: unguessable, and "v:q:<key>:<quant>" fits 64 bytes
 
@@ -88,7 +91,7 @@ class BotContext:
     clock: Callable[[], datetime] = utcnow
     anchors: Any = None  # core.anchors.anchor_index.AnchorIndex once loaded
     followups: FollowUps = field(default_factory=lambda: FollowUps(20000))
-    dialogues: dict[tuple[str, str, str], Any] = field(default_factory=dict)
+    dialogues: dict[tuple[str, str, str], Dialogue] = field(default_factory=dict)  # the guided /submit
     # "The next line answers this prompt", for every platform (a rejection reason, ...).
     prompts: PendingPrompts = field(default_factory=lambda: PendingPrompts(timedelta(minutes=30)))
     # What each chat platform can do: each adapter registers its declaration when it is built; a
