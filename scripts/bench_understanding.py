@@ -14,10 +14,34 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.catalog.loader import default_catalog  # noqa: E402
-from core.understanding.corpus import FIELDS, load_corpus, score_case  # noqa: E402
+from core.understanding.corpus import FIELDS, CaseResult, language_of, load_corpus, score_case  # noqa: E402
 from core.understanding.parse import parse_question  # noqa: E402
 
 DEFAULT = Path(__file__).resolve().parents[1] / "tests/core/understanding/corpus.jsonl"
+
+
+def _share(results: list[CaseResult], name: str) -> str:
+    """Right / scored for one field ("-" where no line of this group is scored on it)."""
+    scored = [r for r in results if name in r.checked]
+    if not scored:
+        return f"{'-':>14}"
+    right = sum(1 for r in scored if name not in r.wrong)
+    return f"{right / len(scored):7.1%} {right:>3}/{len(scored):<3}"
+
+
+def _table(results: list[CaseResult]) -> None:
+    """Share right by field, for all lines and by the question's language."""
+    groups = {"all": results}
+    for lang in ("en", "zh"):
+        groups[lang] = [r for r in results if language_of(r.question) == lang]
+    print(f"  {'field':<10} " + " ".join(f"{g + f' ({len(rs)})':>14}" for g, rs in groups.items()))
+    for name in FIELDS:
+        print(f"  {name:<10} " + " ".join(_share(rs, name) for rs in groups.values()))
+    cells = []
+    for rs in groups.values():
+        right = sum(1 for r in rs if r.right)
+        cells.append(f"{right / max(1, len(rs)):7.1%} {right:>3}/{len(rs):<3}")
+    print(f"  {'overall':<10} " + " ".join(cells))
 
 
 def main() -> int:
@@ -35,11 +59,7 @@ def main() -> int:
     results = [score_case(case, catalog) for case in cases]
     n = len(results)
     print(f"corpus: {args.corpus} ({n} questions); index build {build_ms:.1f} ms")
-    for name in FIELDS:
-        right = sum(1 for r in results if name not in r.wrong)
-        print(f"  {name:<10} {right / n:7.1%}")
-    overall = sum(1 for r in results if r.right)
-    print(f"  {'overall':<10} {overall / n:7.1%}  ({overall}/{n} fully right)")
+    _table(results)
 
     misses = [r for r in results if not r.right]
     if misses:

@@ -2,7 +2,11 @@
 
 Shared by the corpus test and `scripts/bench_understanding.py`, so both count "right" the same way.
 A line of the corpus (JSONL): {"q", "gpu", "count", "memory", "model", "quants", "contexts", "os",
-"framework", "intent"}; ids are catalog ids, null where the question names nothing.
+"framework", "intent"}; ids are catalog ids, null where the question names nothing. Reading fields a
+line may add (absent: the default below): "cards" ([[id, count, memory], ...], default the one card
+above), "host_ram", "ram_type", "kv_type", "machines", "notes" (note codes); and, checked only when
+the line has them: "laptop", "size_b" (a size typed without a model name), "gpu_sure" / "model_sure"
+(false: the name must be asked back or said unknown, whichever id ranks first).
 """
 
 from __future__ import annotations
@@ -15,7 +19,12 @@ from typing import Any
 from core.catalog.loader import Catalog
 from core.understanding.parse import ParsedQuestion, parse_question
 
-FIELDS = ("gpu", "count", "memory", "model", "quants", "contexts", "os", "framework", "intent")
+FIELDS = (
+    "gpu", "count", "memory", "model", "quants", "contexts", "os", "framework", "intent",
+    "cards", "host_ram", "ram_type", "kv_type", "machines", "notes",
+    "laptop", "size_b", "gpu_sure", "model_sure",
+)  # fmt: skip
+OPTIONAL = frozenset({"laptop", "size_b", "gpu_sure", "model_sure"})  # compared only where a line has them
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +32,7 @@ class CaseResult:
     question: str
     wrong: dict[str, tuple[Any, Any]]  # field -> (expected, got)
     seconds: float
+    checked: frozenset[str] = frozenset(FIELDS)  # the fields this line is scored on
 
     @property
     def right(self) -> bool:
@@ -36,6 +46,8 @@ def load_corpus(path: Path) -> list[dict[str, Any]]:
 
 def reading(parsed: ParsedQuestion) -> dict[str, Any]:
     """The parse in the corpus's terms."""
+    # The machine's cards: those named as either one ("A100/A800") or compared ("vs") are not in it.
+    cards = [[c.res.best_id, c.count, c.res.memory_gib] for c in parsed.cards if c.joiner in ("", "+")]
     return {
         "gpu": parsed.gpu.best_id if parsed.gpu else None,
         "count": parsed.gpu_count,
@@ -46,6 +58,16 @@ def reading(parsed: ParsedQuestion) -> dict[str, Any]:
         "os": parsed.os,
         "framework": parsed.framework,
         "intent": parsed.intent,
+        "cards": cards,
+        "host_ram": parsed.host_ram_gib,
+        "ram_type": parsed.host_ram_type,
+        "kv_type": parsed.kv_type,
+        "machines": parsed.machines,
+        "notes": [code for code, _value in parsed.notes],
+        "laptop": parsed.laptop,
+        "size_b": parsed.size_b,
+        "gpu_sure": parsed.gpu.confident if parsed.gpu else None,
+        "model_sure": parsed.model.confident if parsed.model else None,
     }
 
 
@@ -56,19 +78,33 @@ def score_case(case: dict[str, Any], catalog: Catalog) -> CaseResult:
     parsed = parse_question(case["q"], catalog)
     seconds = time.perf_counter() - start
     got = reading(parsed)
+    checked = {name for name in FIELDS if name not in OPTIONAL or name in case}
+    # An unsure name is asked back with candidates; which one ranks first is not the point.
+    checked -= {kind for kind in ("gpu", "model") if case.get(f"{kind}_sure") is False}
     wrong = {
-        name: (case.get(name), got[name])
+        name: (case.get(name, _default(name, case)), got[name])
         for name in FIELDS
-        if _norm(case.get(name, _default(name))) != _norm(got[name])
+        if name in checked and _norm(case.get(name, _default(name, case))) != _norm(got[name])
     }
-    return CaseResult(case["q"], wrong, seconds)
+    return CaseResult(case["q"], wrong, seconds, frozenset(checked))
 
 
-def _default(name: str) -> Any:
-    return {"count": 1, "quants": [], "contexts": [], "intent": "general"}.get(name)
+def _default(name: str, case: dict[str, Any]) -> Any:
+    if name == "cards":
+        return [[case["gpu"], case.get("count", 1), case.get("memory")]] if case.get("gpu") else []
+    return {"count": 1, "quants": [], "contexts": [], "intent": "general", "machines": 1, "notes": []}.get(
+        name
+    )
 
 
 def _norm(value: Any) -> Any:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
+    if isinstance(value, list | tuple):
+        return [_norm(v) for v in value]
     return value
+
+
+def language_of(question: str) -> str:
+    """ "zh" for a question with Chinese characters, else "en": the split the bench reports by."""
+    return "zh" if any("\u3400" <= ch <= "\u9fff" for ch in question) else "en"

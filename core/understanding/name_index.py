@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from threading import Lock
 
 from core.catalog.loader import Catalog
@@ -57,6 +57,11 @@ class Index:
     model_words: frozenset[str]  # every word that appears in a model key (for the parser)
     quant_exact: dict[str, str]  # compact surface form -> quant id
     framework_exact: dict[str, str]  # compact surface form -> framework id
+    # gpu id -> the same card at other memory sizes ("rtx-4060-ti-8g" -> the 16 GB row), and the
+    # rows named after it ("rtx-5090" -> 5090 D, 5090 D V2, the laptop 5090): where a memory size
+    # the question gives, or a laptop word, points.
+    gpu_siblings: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    gpu_variants: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def gpu_words(text: str, vocab: Vocab) -> list[str]:
@@ -239,7 +244,31 @@ def _build(catalog: Catalog) -> Index:
         model_words=models.words,
         quant_exact=_simple_exact(quant_names, vocab.quant_synonyms, catalog.quants),
         framework_exact=_simple_exact(fw_names, vocab.framework_synonyms, catalog.frameworks),
+        gpu_siblings=_gpu_siblings(gpus.base),
+        gpu_variants=_gpu_variants(catalog),
     )
+
+
+def _gpu_siblings(base: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for ids in base.values():
+        if len(ids) < 2:
+            continue
+        for gid in ids:
+            known = out.setdefault(gid, [])
+            known.extend(other for other in ids if other != gid and other not in known)
+    return {gid: tuple(ids) for gid, ids in out.items()}
+
+
+def _gpu_variants(catalog: Catalog) -> dict[str, tuple[str, ...]]:
+    """Rows whose id extends another's ("rtx-5090" -> "rtx-5090d-v2", "rtx-5090-laptop")."""
+    ids = sorted(catalog.gpus)
+    out: dict[str, tuple[str, ...]] = {}
+    for gid in ids:
+        longer = tuple(other for other in ids if other != gid and other.startswith(gid))
+        if longer:
+            out[gid] = longer
+    return out
 
 
 def _compact_simple(text: str) -> str:

@@ -11,13 +11,15 @@ to the fuzzy model resolver. Nothing here raises on odd input.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from threading import Lock
 
 from rapidfuzz import fuzz, process
 
 from core.ask_query import Intent, is_intent
+from core.catalog.kv_cache import KvCacheType
 from core.catalog.loader import Catalog
+from core.understanding.intent import read_intent
 from core.understanding.name_index import Index, index_for
 from core.understanding.normalize import (
     ACTIVE_TOKEN,
@@ -36,9 +38,32 @@ from core.understanding.resolve import (
     resolve_model,
     resolve_quant,
 )
+from core.understanding.setup_words import (
+    HostRam,
+    Note,
+    SetupPatterns,
+    build_setup_patterns,
+    read_chinese_sizes,
+    read_host_ram,
+    read_kv_type,
+    read_laptop,
+    read_machines,
+)
 
 MAX_COUNT = 64  # "128卡" is a cluster question, not a count we can estimate; larger numbers are noise
+MIN_CONTEXT, MAX_CONTEXT = 256, 16 * 1024 * 1024  # tokens; outside this a "context" is a typo or a joke
+MAX_CARD_MEMORY_GIB = 4096.0  # what an estimate accepts (core/estimator/setup.py)
 _CJK_PIECE = re.compile(r"^[\u3400-\u9fff\uf900-\ufaff]$")
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedCard:
+    """One kind of card the question names, how many, and how it joins the one before it: "+" (in
+    the same machine: "5090 + 4090"), "/" (either: "A100/A800 80G"), "vs" (compared), "" (first)."""
+
+    res: Resolution
+    count: int = 1
+    joiner: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +77,14 @@ class ParsedQuestion:
     os: OsFamily | None = None
     framework: str | None = None
     intent: Intent = "general"
+    cards: tuple[ParsedCard, ...] = ()  # every card named, the first is `gpu` x `gpu_count`
+    machines: int = 1  # "3台8*L20": machines, each with the cards
+    host_ram_gib: float | None = None  # system RAM ("+ 64gb ram", "内存 128G"), never the card's
+    host_ram_type: str | None = None  # "DDR4" / "DDR5" / "LPDDR5X" when said
+    kv_type: KvCacheType | None = None  # "q8 kv", "-ctk q8_0": the KV cache, not the weights
+    laptop: bool = False  # a laptop word, or a laptop card
+    size_b: float | None = None  # a model size as typed ("72B", "140亿" -> 14.0)
+    notes: tuple[tuple[str, str], ...] = ()  # (code, what was typed): values read but not used
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +109,10 @@ class _Patterns:
     split_x: re.Pattern[str]
     split_x_after: re.Pattern[str]
     model_word_list: tuple[str, ...]
+    setup: SetupPatterns
+    count_wide_before: re.Pattern[str]  # "1000x", "-2x", "0 cards", "4 gpu" right before a card
+    count_wide_after: re.Pattern[str]  # "x1000" right after a card
+    split_plus: re.Pattern[str]  # "3090+3060" -> "3090 + 3060" ("max+ 395" keeps its plus)
 
 
 def _form_pattern(form: str) -> str:
@@ -132,15 +169,15 @@ def _build_patterns(index: Index, catalog: Catalog) -> _Patterns:
             rf"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*k(?![a-z0-9])(?:\s*(?:{ctx_words or 'ctx'}))?"
         ),
         context_m=re.compile(rf"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*m\s*(?:{ctx_words or 'ctx'})"),
-        context_word_number=re.compile(rf"(?:{ctx_words or 'ctx'})\s*[=:]?\s*(\d{{3,7}})(?![0-9k])"),
+        context_word_number=re.compile(rf"(?:{ctx_words or 'ctx'})\s*[=:]?\s*(\d{{1,15}})(?![0-9k.])"),
         context_words=_bounded(ctx_words),
         quant=_bounded(_alternation(quant_forms)),
         framework=_bounded(_alternation(fw_forms)),
         os=_bounded(_alternation(list(vocab.os_words))),
         intents=tuple(intents),
-        count_classifier=re.compile(rf"(?<![a-z0-9.])(\d{{1,3}}|{number_words})\s*(?:{classifiers})"),
+        count_classifier=re.compile(rf"(?<![a-z0-9.])(-?\d{{1,6}}|{number_words})\s*(?:{classifiers})"),
         count_word_before=re.compile(rf"(?<![a-z])({number_words})\s*(?:{classifiers})?\s*$"),
-        count_x_before=re.compile(r"(?<![a-z0-9.])(\d{1,2})\s*[x*]\s*$"),
+        count_x_before=re.compile(r"(?<![a-z0-9.\-])(\d{1,2})\s*[x*]\s*$"),
         count_x_after=re.compile(r"^\s*[x*]\s*(\d{1,2})(?![0-9a-z])"),
         count_digit_before=re.compile(r"(?<![a-z0-9.])(\d{1,2})\s+$"),
         # "on 4 h100": a bare number before a card counts only after words like these (or plural "4090s").
@@ -151,6 +188,10 @@ def _build_patterns(index: Index, catalog: Catalog) -> _Patterns:
         split_x=re.compile(r"(?<![a-z0-9.])(\d{1,2})\s*([x*])\s*(?=[a-z0-9])(?!\d+(?:\.\d+)?b(?![a-z0-9]))"),
         split_x_after=re.compile(r"(?<=\d)([x*])(\d{1,2})(?![0-9a-z.])"),
         model_word_list=tuple(sorted(index.model_words)),
+        setup=build_setup_patterns(vocab, number_words),
+        count_wide_before=re.compile(r"(?<![a-z0-9.])(-?\d+)\s*(?:[x*]|cards?|gpus?)\s*(?:of\s+)?$"),
+        count_wide_after=re.compile(r"^\s*[x*]\s*(-?\d+)(?![0-9a-z.])"),
+        split_plus=re.compile(r"(?<=\d)\s*\+\s*(?=[0-9a-z])"),
     )
 
 
@@ -199,18 +240,22 @@ def parse_question(text: str, catalog: Catalog) -> ParsedQuestion:
         return ParsedQuestion(raw=raw[:500])
 
 
-def _read_contexts(t: str, pats: _Patterns) -> tuple[str, tuple[int, ...]]:
-    """Context lengths: "32k", "128k上下文", "1m context", "ctx 8192"; blanked with their words."""
+def _read_contexts(t: str, pats: _Patterns) -> tuple[str, tuple[int, ...], tuple[Note, ...]]:
+    """Context lengths: "32k", "128k上下文", "1m context", "ctx 8192"; blanked with their words. A
+    length no model takes ("ctx 999999999999", "0k") is a note, not a silent default."""
     contexts: list[int] = []
+    notes: list[Note] = []
     for pat, scale in ((pats.context_k, 1024), (pats.context_m, 1024 * 1024), (pats.context_word_number, 1)):
         for m in pat.finditer(t):
             value = int(float(m.group(1)) * scale)
-            if 256 <= value <= 16 * 1024 * 1024 and value not in contexts:
+            if MIN_CONTEXT <= value <= MAX_CONTEXT and value not in contexts:
                 contexts.append(value)
+            elif not MIN_CONTEXT <= value <= MAX_CONTEXT:
+                notes.append(("context_out_of_range", m.group(0).strip()))
             t = _blank(t, m.start(), m.end())
     if pats.context_words:
         t = pats.context_words.sub(lambda m: " " * len(m.group(0)), t)
-    return t, tuple(contexts)
+    return t, tuple(contexts), tuple(notes)
 
 
 def _read_framework_and_quants(
@@ -258,49 +303,263 @@ def _read_intent(t: str, pats: _Patterns) -> tuple[str, Intent]:
     return t, intent
 
 
-def _read_classified_count(t: str, pats: _Patterns) -> tuple[str, int | None]:
-    """A count with a classifier ("4张", "两块"), anywhere in the question."""
-    m = pats.count_classifier.search(t)
-    if not m:
-        return t, None
-    n = _number(m.group(1), pats)
-    return _blank(t, m.start(), m.end()), n if n is not None and 1 <= n <= MAX_COUNT else None
+@dataclass(frozen=True, slots=True)
+class _Classified:
+    """A count with a classifier ("4张", "两块", "200张"): where it ends, and its number (None when
+    out of range, then `note` says so)."""
+
+    end: int
+    n: int | None
+    note: Note | None
+
+
+def _read_classified_counts(t: str, pats: _Patterns) -> tuple[str, list[_Classified]]:
+    """Every count with a classifier, blanked; each is given to the card right after it, or else the
+    first one to the first card ("h200 8卡")."""
+    found: list[_Classified] = []
+    for m in pats.count_classifier.finditer(t):
+        n = _number(m.group(1), pats)
+        ok = n is not None and 1 <= n <= MAX_COUNT
+        note = None if ok else ("count_out_of_range", m.group(0).strip())
+        found.append(_Classified(m.end(), n if ok else None, note))
+        t = _blank(t, m.start(), m.end())
+    return t, found
+
+
+@dataclass(frozen=True, slots=True)
+class _Setup:
+    """What `_read_setup` took out of the question before the names are read."""
+
+    contexts: tuple[int, ...]
+    framework: str | None
+    quants: tuple[str, ...]
+    kv_type: KvCacheType | None
+    host: HostRam
+    machines: int
+    laptop: bool
+    notes: tuple[Note, ...]
+
+
+def _read_setup(t: str, pats: _Patterns, catalog: Catalog) -> tuple[str, _Setup]:
+    """The fixed-shape parts, each blanked once read: contexts, KV cache type (before the quants, so
+    "q8 kv" is not Q8_0 weights), framework and quants, host RAM (before the cards, so "64gb ram" is
+    not the card's memory), machines."""
+    vocab = pats.index.vocab
+    t = pats.split_plus.sub(" + ", t)
+    t = read_chinese_sizes(t, pats.setup)
+    t = pats.split_x.sub(r"\1 \2 ", t)
+    t = pats.split_x_after.sub(r" \1\2", t)
+    t, contexts, context_notes = _read_contexts(t, pats)
+    t, kv_type = read_kv_type(t, pats.setup, vocab)
+    t, framework, quants = _read_framework_and_quants(t, pats, catalog)
+    t, host = read_host_ram(t, pats.setup, vocab)
+    t, machines, machine_notes = read_machines(t, pats.setup, vocab)
+    laptop = read_laptop(t, pats.setup)
+    notes = (*context_notes, *host.notes, *machine_notes)
+    return t, _Setup(contexts, framework, quants, kv_type, host, machines, laptop, notes)
 
 
 def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
     pats = _patterns_for(catalog)
     index = pats.index
     vocab = index.vocab
-    t = clean(raw)
-    t = pats.split_x.sub(r"\1 \2 ", t)
-    t = pats.split_x_after.sub(r" \1\2", t)
-    t, contexts = _read_contexts(t, pats)
-    t, framework, quants = _read_framework_and_quants(t, pats, catalog)
+    t, setup = _read_setup(clean(raw), pats, catalog)
     os_name = _read_os(t, pats)
-    t, intent = _read_intent(t, pats)
-    t, count = _read_classified_count(t, pats)
+    t, intent = read_intent(t, catalog)
+    t, classified = _read_classified_counts(t, pats)
 
     ps = [
         _Piece(w, s, e, w in vocab.vendor_words, memory_of(w))
         for w, s, e in pieces(t)
         if w not in vocab.card_words
     ]
-    gpu, span = _find_gpu(ps, index, catalog)
-    if gpu is not None and span is not None:
-        count = count or _count_near(t, ps, span, pats)
+    found = _find_cards(t, ps, pats, catalog)
+    notes = [*setup.notes, *(c.note for c in classified if c.note)]
+    cards = _cards_with_counts(t, ps, found, classified, pats, notes)
+    cards = _cards_read_fully(cards, ps, index, catalog, setup.laptop, notes)
+    first = cards[0] if cards else None
 
     model = _find_model(ps, index, catalog, pats)
+    laptop = setup.laptop or (first is not None and _is_laptop(first.res, catalog))
     return ParsedQuestion(
         raw=raw[:500],
-        gpu=gpu,
-        gpu_count=count or 1,
+        gpu=first.res if first else None,
+        gpu_count=first.count if first else 1,
         model=model,
-        quants=quants,
-        contexts=contexts,
+        quants=setup.quants,
+        contexts=setup.contexts,
         os=os_name,
-        framework=framework,
+        framework=setup.framework,
         intent=intent,
+        cards=tuple(cards),
+        machines=setup.machines,
+        host_ram_gib=setup.host.gib,
+        host_ram_type=setup.host.ram_type,
+        kv_type=setup.kv_type,
+        laptop=laptop,
+        size_b=_size_typed(ps),
+        notes=tuple(dict.fromkeys(notes)),
     )
+
+
+def _size_typed(ps: list[_Piece]) -> float | None:
+    """The first model size the question typed ("72b", "140亿" -> 14b), whatever model it names."""
+    for p in ps:
+        m = SIZE_TOKEN.match(p.text)
+        if m and not p.used:
+            return float(m.group(1))
+    return None
+
+
+def _is_laptop(res: Resolution, catalog: Catalog) -> bool:
+    gpu = catalog.gpus.get(res.best_id or "")
+    return gpu is not None and gpu.form == "laptop"
+
+
+MAX_CARD_KINDS = 4  # "5090 + 4090 + 3090 + 3060" is as mixed as a chat box gets
+
+
+def _find_cards(
+    t: str, ps: list[_Piece], pats: _Patterns, catalog: Catalog
+) -> list[tuple[Resolution, tuple[int, int], str]]:
+    """Every card named, with its piece span and how it joins the one before ("+", "/", "vs")."""
+    index = pats.index
+    gpu, span = _find_gpu(ps, index, catalog)
+    if gpu is None or span is None:
+        return []
+    found = [(gpu, span, "")]
+    while len(found) < MAX_CARD_KINDS:
+        more, more_span = _exact_gpu(ps, index, catalog)
+        if more is None or more_span is None:
+            break
+        between = t[ps[found[-1][1][1] - 1].end : ps[more_span[0]].start]
+        found.append((more, more_span, _joiner(between, index)))
+    return found
+
+
+def _joiner(between: str, index: Index) -> str:
+    """How a card joins the one before it: "/" (either one), "vs" (compared) or "+" (together)."""
+    words = set(re.findall(r"[a-z]+|[\u3400-\u9fff]+|/", between))
+    vocab = index.vocab
+    if words & vocab.card_either_words or "/" in between:
+        return "/"
+    if words & vocab.card_versus_words or any(
+        w in between for w in vocab.card_versus_words if not w.isascii()
+    ):
+        return "vs"
+    return "+"
+
+
+def _cards_with_counts(
+    t: str,
+    ps: list[_Piece],
+    found: list[tuple[Resolution, tuple[int, int], str]],
+    classified: list[_Classified],
+    pats: _Patterns,
+    notes: list[Note],
+) -> list[ParsedCard]:
+    """Each card with its count: a classifier count right before it ("两张3090"), else the words
+    around it ("2x", "双", "x8", "two ... 4090s"); the first card also takes a classifier count
+    standing elsewhere ("h200 8卡")."""
+    cards: list[ParsedCard] = []
+    spare = [c for c in classified if c.n is not None]
+    for k, (res, span, joiner) in enumerate(found):
+        start = ps[span[0]].start
+        count = next((c.n for c in spare if not t[c.end : start].strip()), None)
+        spare = [c for c in spare if t[c.end : start].strip() or c.n != count]
+        if count is None:
+            count, note = _count_near(t, ps, span, pats)
+            if note is not None:
+                notes.append(note)
+        if count is None and k == 0 and spare:
+            count = spare.pop(0).n
+        cards.append(ParsedCard(res, count or 1, joiner))
+    return cards
+
+
+def _cards_read_fully(
+    cards: list[ParsedCard],
+    ps: list[_Piece],
+    index: Index,
+    catalog: Catalog,
+    laptop: bool,
+    notes: list[Note],
+) -> list[ParsedCard]:
+    """Each card's memory where it stands apart from the name ("A100的80G", "A100/A800 80G", "4060ti,
+    can 16G run"), out-of-range sizes dropped with a note, and the row that size or a laptop word
+    points to ("5090 24G": the laptop 5090 or the 5090 D V2, asked back)."""
+    out: list[ParsedCard] = []
+    for k, card in enumerate(cards):
+        res = _memory_in_range(card.res, notes)
+        if res.memory_gib is None and k + 1 < len(cards) and cards[k + 1].joiner == "/":
+            res = _with_memory(res, cards[k + 1].res.memory_gib, catalog)
+        if res.memory_gib is None:
+            res = _memory_elsewhere(res, ps, index, catalog)
+        res = _variant_for(res, index, catalog, laptop)
+        out.append(ParsedCard(res, card.count, card.joiner))
+    return out
+
+
+def _memory_in_range(res: Resolution, notes: list[Note]) -> Resolution:
+    if res.memory_gib is not None and not 0 < res.memory_gib <= MAX_CARD_MEMORY_GIB:
+        notes.append(("memory_out_of_range", f"{res.memory_gib:g} GB"))
+        return replace(res, memory_gib=None)
+    return res
+
+
+def _with_memory(res: Resolution, memory: float | None, catalog: Catalog) -> Resolution:
+    """The card at `memory`: its sibling row of that size when there is one."""
+    gid = res.best_id
+    if memory is None or gid is None:
+        return res
+    index = index_for(catalog)
+    # The shortest name of the card with that size is what "A100 80G" reads as.
+    for base in sorted((b for b, ids in index.gpu_base.items() if gid in ids), key=len):
+        sized = index.gpu_exact.get(f"{base}{memory:g}g")
+        if sized is not None:
+            return replace(res, best_id=sized, candidates=((sized, 100.0),), memory_gib=memory)
+    return replace(res, memory_gib=memory)
+
+
+def _memory_elsewhere(res: Resolution, ps: list[_Piece], index: Index, catalog: Catalog) -> Resolution:
+    """A memory size elsewhere in the question that one of the card's sibling rows has ("My card is
+    4060ti, can 16G run" -> the 16 GB row); sizes that match no sibling are left alone."""
+    gid = res.best_id
+    siblings = index.gpu_siblings.get(gid or "", ())
+    if not siblings:
+        return res
+    sizes = {catalog.gpus[s].memory_gib: s for s in (*siblings, gid) if s in catalog.gpus}
+    for p in ps:
+        if p.memory is not None and not p.used and p.memory in sizes:
+            p.used = True
+            return replace(
+                res, best_id=sizes[p.memory], candidates=((sizes[p.memory], 100.0),), memory_gib=p.memory
+            )
+    return res
+
+
+def _variant_for(res: Resolution, index: Index, catalog: Catalog, laptop: bool) -> Resolution:
+    """The row a laptop word or a smaller memory size points to: "笔记本 4090" is the laptop 4090;
+    "4090 16G" is the laptop one (the only 4090 row of 16 GB); "5090 24G" could be the laptop 5090
+    or the 5090 D V2: both are offered, none is taken. A larger size ("2080 Ti 22G") is a modded
+    card and stays as read."""
+    gid = res.best_id
+    if gid is None or gid not in catalog.gpus or not res.confident:
+        return res
+    gpu = catalog.gpus[gid]
+    variants = [v for v in index.gpu_variants.get(gid, ()) if v in catalog.gpus]
+    if laptop and gpu.form != "laptop":
+        rows = [v for v in variants if catalog.gpus[v].form == "laptop"]
+        return replace(res, best_id=rows[0], candidates=((rows[0], 100.0),)) if rows else res
+    memory = res.memory_gib
+    if memory is None or memory >= gpu.memory_gib:
+        return res
+    rows = [v for v in variants if catalog.gpus[v].memory_gib == memory]
+    if len(rows) == 1:
+        return replace(res, best_id=rows[0], candidates=((rows[0], 100.0),))
+    if rows:
+        return Resolution(rows[0], tuple((v, 90.0) for v in rows), False, memory, tuple(rows[1:3]))
+    return res
 
 
 def _gpu_window(ps: list[_Piece], i: int, j: int, index: Index) -> str | None:
@@ -339,6 +598,16 @@ def _model_window(ps: list[_Piece], i: int, j: int, index: Index) -> str | None:
 def _find_gpu(
     ps: list[_Piece], index: Index, catalog: Catalog
 ) -> tuple[Resolution | None, tuple[int, int] | None]:
+    res, span = _exact_gpu(ps, index, catalog)
+    if res is not None:
+        return res, span
+    return _fuzzy_gpu(ps, index, catalog)
+
+
+def _exact_gpu(
+    ps: list[_Piece], index: Index, catalog: Catalog
+) -> tuple[Resolution | None, tuple[int, int] | None]:
+    """The first free run of pieces that is an exact card name (with the memory next to it)."""
     n = len(ps)
     i = 0
     while i < n:
@@ -359,7 +628,7 @@ def _find_gpu(
             i = best_model if best_model > i else i + 1
             continue
         return _gpu_resolution(ps, i, best_gpu[0], index, catalog)
-    return _fuzzy_gpu(ps, index, catalog)
+    return None, None
 
 
 def _gpu_resolution(
@@ -370,6 +639,10 @@ def _gpu_resolution(
         j += 1
     words = [p.text for p in ps[i:j]]
     if not any(p.memory is not None for p in ps[i:j]):
+        # "A100的80G", "3080的12G版": a size after "的" is the card's too.
+        if j + 1 < len(ps) and ps[j].text in index.vocab.card_memory_joiners and ps[j + 1].memory is not None:
+            ps[j].used = True
+            j += 1
         if j < len(ps) and ps[j].memory is not None and not ps[j].used:
             words.append(ps[j].text)
             j += 1
@@ -413,27 +686,32 @@ def _fuzzy_gpu(
     return None, None
 
 
-def _count_near(t: str, ps: list[_Piece], span: tuple[int, int], pats: _Patterns) -> int | None:
+def _count_near(
+    t: str, ps: list[_Piece], span: tuple[int, int], pats: _Patterns
+) -> tuple[int | None, Note | None]:
+    """The count standing next to a card, and a note when that count is out of range ("1000x",
+    "0 cards", "-2x", "x999": read, said, not used)."""
     i, j = span
     before = t[: ps[i].start]
     after = t[ps[j - 1].end :]
+    wide = pats.count_wide_before.search(before) or pats.count_wide_after.search(after)
+    if wide:
+        n = int(wide.group(1))
+        if 1 <= n <= MAX_COUNT:
+            return n, None
+        return None, ("count_out_of_range", wide.group(0).strip())
     plural = after.startswith("s") or ps[j - 1].text.endswith("s")
-    for pat in (pats.count_x_before, pats.count_word_before):
-        m = pat.search(before)
-        if m:
-            n = _number(m.group(1), pats)
-            if n is not None and 1 <= n <= MAX_COUNT:
-                return n
-    m = pats.count_x_after.search(after)
-    if m and 1 <= int(m.group(1)) <= MAX_COUNT:
-        return int(m.group(1))
+    m = pats.count_word_before.search(before)
+    word = _number(m.group(1), pats) if m else None
+    if word is not None and 1 <= word <= MAX_COUNT:
+        return word, None
     m = pats.count_digit_before.search(before)
     if m and plural and 1 <= int(m.group(1)) <= MAX_COUNT:
-        return int(m.group(1))
+        return int(m.group(1)), None
     m = pats.count_lead.search(before)
     if m and 1 <= int(m.group(1)) <= 16:
-        return int(m.group(1))
-    return None
+        return int(m.group(1)), None
+    return None, None
 
 
 def _longest_exact_model(free: list[_Piece], index: Index) -> tuple[int, int, str] | None:
@@ -485,4 +763,8 @@ def _find_model(ps: list[_Piece], index: Index, catalog: Catalog, pats: _Pattern
     if not words:
         return None
     res = resolve_model(" ".join(words), catalog)
-    return res if res.best_id or res.candidates else None
+    if res.best_id or res.candidates:
+        return res
+    # A size or a MoE label with no model of it ("hunyuan a13b"): a model was named, one we don't
+    # know; an empty reading says so instead of answering for the card alone.
+    return res if any(SIZE_TOKEN.match(w) or ACTIVE_TOKEN.match(w) for w in words) else None

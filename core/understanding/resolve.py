@@ -199,6 +199,14 @@ def _exact_windows(words: list[str], index: Index) -> list[tuple[int, str]]:
     return hits
 
 
+def _sized(facts: dict[str, ModelFacts], query: _ModelQuery) -> set[str]:
+    """Models of the size asked; "72b" names the 72B models before the 70B ones within the size
+    tolerance, "34b" is Yi-34B before a 35B."""
+    sized = {mid for mid, f in facts.items() if _size_fits(f, query.size, query.active)}
+    exact = {mid for mid in sized if query.size is not None and query.size in facts[mid].sizes}
+    return exact or sized
+
+
 def _resolve_model(text: str, catalog: Catalog) -> Resolution:
     index = index_for(catalog)
     key = model_key(text, index.vocab)
@@ -215,7 +223,7 @@ def _resolve_model(text: str, catalog: Catalog) -> Resolution:
             return Resolution(mid, ((mid, 100.0),), True)
 
     stem = "".join(query.words)
-    sized = {mid for mid, f in facts.items() if _size_fits(f, query.size, query.active)}
+    sized = _sized(facts, query)
     if query.size is not None or query.active is not None:
         if not stem:
             return _by_popularity(sized, facts)

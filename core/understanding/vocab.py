@@ -8,7 +8,7 @@ from a directory without the file (tests with a tiny catalog) falls back to the 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
@@ -35,6 +35,18 @@ class Vocab:
     noise_words: frozenset[str]
     model_suffixes: frozenset[str]
     full_model_words: frozenset[str]
+    laptop_words: tuple[str, ...] = ()
+    host_ram_words: tuple[str, ...] = ()
+    ram_types: MappingProxyType[str, str] = field(
+        default_factory=lambda: MappingProxyType({})
+    )  # "ddr5"->"DDR5"
+    kv_words: tuple[str, ...] = ()
+    kv_types: MappingProxyType[str, str] = field(default_factory=lambda: MappingProxyType({}))  # "q8"->"q8_0"
+    machine_words: tuple[str, ...] = ()
+    machine_zh_words: tuple[str, ...] = ()
+    card_either_words: frozenset[str] = frozenset()  # "A100 or A800": either card, one machine
+    card_versus_words: frozenset[str] = frozenset()  # "4090 vs 5090": two machines compared
+    card_memory_joiners: frozenset[str] = frozenset()  # "A100的80G": a word between card and size
 
 
 def _invert(table: dict[str, list[str]]) -> MappingProxyType[str, str]:
@@ -67,6 +79,16 @@ def vocab_from_table(doc: dict[str, Any]) -> Vocab:
         noise_words=frozenset(w.lower() for w in doc.get("noise", {}).get("words", ())),
         model_suffixes=frozenset(w.lower() for w in doc.get("noise", {}).get("model_suffixes", ())),
         full_model_words=frozenset(w.lower() for w in doc.get("noise", {}).get("full_model_words", ())),
+        laptop_words=tuple(w.lower() for w in doc.get("gpu", {}).get("laptop_words", ())),
+        host_ram_words=tuple(w.lower() for w in doc.get("host_ram", {}).get("words", ())),
+        ram_types=_invert(doc.get("host_ram", {}).get("types", {})),
+        kv_words=tuple(w.lower() for w in doc.get("kv", {}).get("words", ())),
+        kv_types=_invert(doc.get("kv", {}).get("types", {})),
+        machine_words=tuple(w.lower() for w in doc.get("machines", {}).get("words", ())),
+        machine_zh_words=tuple(doc.get("machines", {}).get("zh_words", ())),
+        card_either_words=frozenset(doc.get("cards", {}).get("either", ())),
+        card_versus_words=frozenset(doc.get("cards", {}).get("versus", ())),
+        card_memory_joiners=frozenset(doc.get("cards", {}).get("memory_joiners", ())),
     )
 
 

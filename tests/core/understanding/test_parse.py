@@ -6,6 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.ask_query import INTENTS
 from core.catalog.loader import default_catalog
 from core.understanding.parse import ParsedQuestion, parse_question
 from core.understanding.resolve import Resolution
@@ -92,8 +93,12 @@ def _check(p: ParsedQuestion) -> None:
     assert isinstance(p.gpu_count, int) and 1 <= p.gpu_count <= 64
     assert all(isinstance(q, str) for q in p.quants)
     assert all(isinstance(c, int) and c > 0 for c in p.contexts)
-    assert p.intent in ("speed", "fit", "cards_needed", "memory", "general")
+    assert p.intent in INTENTS
     assert len(p.raw) <= 500
+    assert p.cards == () or p.cards[0].res is p.gpu
+    assert all(1 <= c.count <= 64 for c in p.cards) and 1 <= p.machines <= 64
+    assert p.host_ram_gib is None or 0 < p.host_ram_gib <= 65536
+    assert all(m is None or 0 < m <= 4096 for m in (c.res.memory_gib for c in p.cards))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,0 +1,162 @@
+"""The words of a question that describe the machine rather than name a card or a model.
+
+Host RAM ("4090 + 64gb ram", "内存 128G"), the KV cache type ("q8 kv", "-ctk q8_0"), machines
+("3台8*L20", "2 nodes x 8 H100"), laptop words and Chinese size numerals ("140亿" = 14B). Each reader
+takes the cleaned question and returns it with what it read blanked out, so that the card reader
+never takes 64 GB of RAM for the card's memory and the quant reader never takes "q8 kv" for Q8_0
+weights. The words are data (catalogs/understanding.toml); values out of range become notes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from core.catalog.kv_cache import KvCacheType, is_kv_cache_type
+from core.understanding.vocab import Vocab
+
+MAX_RAM_GIB = 65536.0  # what the estimate request accepts (core/estimate_request.py)
+MAX_MACHINES = 64
+Note = tuple[str, str]  # (code, what the question said): catalogs/messages/reply.toml reply.note.<code>
+
+
+@dataclass(frozen=True, slots=True)
+class SetupPatterns:
+    ram_tight: re.Pattern[str]  # "内存64g", "ram:64g": the word glued to the size wins ("24g 内存64g")
+    ram_after: re.Pattern[str]  # "64g ram", "128g ddr5", "256g内存"
+    ram_before: re.Pattern[str]  # "内存 128g", "dram is 64g", "ddr5 128g"
+    ram_type: re.Pattern[str]  # a DDR type on its own ("with ddr5")
+    kv_before: re.Pattern[str]  # "kv q8", "--cache-type-k q8_0", "kv缓存用q4"
+    kv_after: re.Pattern[str]  # "q8 kv", "8-bit kv cache"
+    machines_en: re.Pattern[str]  # "2 nodes x", "3 machines with"
+    machines_zh: re.Pattern[str]  # "3台" before another count of cards
+    laptop: re.Pattern[str] | None
+    size_yi: re.Pattern[str]  # "140亿", "1.5万亿"
+
+
+def _alt(words: list[str] | tuple[str, ...]) -> str:
+    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+
+
+def build_setup_patterns(vocab: Vocab, number_words: str) -> SetupPatterns:
+    ram_words = _alt(vocab.host_ram_words) or "ram"
+    types = _alt(list(vocab.ram_types)) or "ddr5"
+    kv_words = _alt(vocab.kv_words) or "kv"
+    kv_types = _alt(list(vocab.kv_types)) or "q8_0"
+    number = rf"(?:\d{{1,3}}|{number_words})" if number_words else r"\d{1,3}"
+    size = r"(?<![a-z0-9.\-])(-?\d+(?:\.\d+)?)g(?![a-z0-9])"
+    laptop = _alt(vocab.laptop_words)
+    return SetupPatterns(
+        ram_tight=re.compile(rf"(?<![a-z])(?:{ram_words})(?:是|有|为|:)?(-?\d+(?:\.\d+)?)g(?![a-z0-9])"),
+        ram_after=re.compile(
+            rf"{size}\s*(?:of\s+)?(?:({types})(?:[\s-]*\d{{4}})?\s*)?(?:{ram_words})(?![a-z])"
+            rf"|{size}\s*(?:of\s+)?({types})(?:[\s-]*\d{{4}})?(?![a-z0-9])"
+        ),
+        ram_before=re.compile(
+            rf"(?<![a-z])(?:{ram_words}|({types}))(?:[\s-]*\d{{4}})?\s*(?:is|are|=|:|是|有|为|大小|总共|共)?\s*"
+            rf"(?:({types})\s*)?(-?\d+(?:\.\d+)?)g(?![a-z0-9])"
+        ),
+        ram_type=re.compile(rf"(?<![a-z])({types})(?![a-z])"),
+        kv_before=re.compile(
+            rf"(?<![a-z0-9])(?:{kv_words})[\s=:_-]*(?:cache[\s_-]*)?(?:type[\s_-]*)?(?:用|为|是|to|at|in|of)?\s*"
+            rf"({kv_types})(?![a-z0-9_])"
+        ),
+        kv_after=re.compile(rf"(?<![a-z0-9_])({kv_types})[\s_-]*(?:kv|k/v)(?:[\s_-]*cache)?(?![a-z])"),
+        machines_en=re.compile(
+            rf"(?<![a-z0-9.])({number})\s*(?:{_alt(vocab.machine_words) or 'nodes'})(?![a-z])"
+            r"\s*(?:x|\*|with|each with|of|,)?"
+        ),
+        machines_zh=re.compile(
+            rf"(?<![a-z0-9.])({number})\s*(?:{_alt(vocab.machine_zh_words) or '台'})\s*(?:每台|各)?"
+            rf"(?=\s*(?:\d{{1,3}}|{number_words or '两'})\s*(?:[x*]|张|卡|块|片|个))"
+        ),
+        laptop=re.compile(rf"(?<![a-z])(?:{laptop})(?![a-z])") if laptop else None,
+        size_yi=re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*(万亿|千亿|亿)"),
+    )
+
+
+def _blank(text: str, start: int, end: int) -> str:
+    return text[:start] + " " * (end - start) + text[end:]
+
+
+def _number(word: str, vocab: Vocab) -> int | None:
+    if word.lstrip("-").isdigit():
+        return int(word)
+    return vocab.count_words.get(word)
+
+
+@dataclass(frozen=True, slots=True)
+class HostRam:
+    gib: float | None = None
+    ram_type: str | None = None
+    notes: tuple[Note, ...] = ()
+
+
+def read_host_ram(t: str, pats: SetupPatterns, vocab: Vocab) -> tuple[str, HostRam]:
+    """System RAM and its type; the size is blanked so no card takes it for its own memory."""
+    gib: float | None = None
+    ram_type: str | None = None
+    notes: list[Note] = []
+    for pat in (pats.ram_tight, pats.ram_after, pats.ram_before):
+        for m in pat.finditer(t):
+            groups = [g for g in m.groups() if g]
+            value = next((g for g in groups if re.fullmatch(r"-?\d+(?:\.\d+)?", g)), None)
+            typed = next((vocab.ram_types[g] for g in groups if g in vocab.ram_types), None)
+            if value is None:
+                continue
+            t = _blank(t, m.start(), m.end())
+            ram_type = ram_type or typed
+            size = float(value)
+            if gib is None and 0 < size <= MAX_RAM_GIB:
+                gib = size
+            elif gib is None:
+                notes.append(("ram_out_of_range", f"{value} GB"))
+    alone = pats.ram_type.search(t) if ram_type is None else None
+    if alone:
+        ram_type = vocab.ram_types.get(alone.group(1))
+        t = _blank(t, alone.start(), alone.end())
+    return t, HostRam(gib, ram_type, tuple(notes))
+
+
+def read_kv_type(t: str, pats: SetupPatterns, vocab: Vocab) -> tuple[str, KvCacheType | None]:
+    """The KV cache type ("kv q8" -> q8_0), blanked with its words so it is not a weights quant."""
+    kv: KvCacheType | None = None
+    for pat in (pats.kv_before, pats.kv_after):
+        for m in pat.finditer(t):
+            value = vocab.kv_types.get(m.group(1))
+            if kv is None and is_kv_cache_type(value):
+                kv = value
+            t = _blank(t, m.start(), m.end())
+    return t, kv
+
+
+def read_machines(t: str, pats: SetupPatterns, vocab: Vocab) -> tuple[str, int, tuple[Note, ...]]:
+    """How many machines ("3台8*L20" -> 3); the words are blanked, "x"/"with" after them become
+    "with" so the card count that follows still reads ("2 nodes x 8 H100")."""
+    for pat, keep_with in ((pats.machines_en, True), (pats.machines_zh, False)):
+        m = pat.search(t)
+        if not m:
+            continue
+        n = _number(m.group(1), vocab)
+        filler = " with " if keep_with else " "
+        t = t[: m.start()] + filler.ljust(m.end() - m.start()) + t[m.end() :]
+        if n is None or not 1 <= n <= MAX_MACHINES:
+            return t, 1, (("machines_out_of_range", m.group(1)),)
+        return t, n, ()
+    return t, 1, ()
+
+
+def read_laptop(t: str, pats: SetupPatterns) -> bool:
+    """A laptop word anywhere ("我的笔记本是4090", "on my laptop ... 4070"); read, not blanked: the
+    laptop rows' own aliases ("笔记本4090") still match as names."""
+    return bool(pats.laptop and pats.laptop.search(t))
+
+
+def read_chinese_sizes(t: str, pats: SetupPatterns) -> str:
+    """ "140亿" -> "14b", "6710亿" -> "671b", "1.5万亿" -> "1500b": the size the model reader knows."""
+
+    def as_b(m: re.Match[str]) -> str:
+        scale = {"亿": 0.1, "千亿": 100.0, "万亿": 1000.0}[m.group(2)]
+        return f" {float(m.group(1)) * scale:g}b "
+
+    return pats.size_yi.sub(as_b, t)
