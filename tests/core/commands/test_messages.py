@@ -41,3 +41,23 @@ def test_generated_codes_exist():
     codes += [f"ask.button.os.{o}" for o in ("linux", "windows")]
     codes += [f"subscribe.unsure.{k}" for k in ("gpu", "model")]
     assert [c for c in codes if c not in table or not table[c].get("zh")] == []
+
+
+def test_codes_the_declarations_name_exist():
+    """What the router and the adapters read from a CommandSpec: help lines, option descriptions,
+    the private-chat refusal, a form's labels."""
+    from core.commands.registry import SPECS
+    from core.commands.spec import Place
+
+    table = messages()
+    codes: list[str] = []
+    for spec in SPECS:
+        codes += [spec.usage_key, spec.summary_key, spec.example_key]
+        codes += [arg.description_key for arg in spec.args]
+        if spec.place is Place.PRIVATE_CHAT:
+            codes.append(f"{spec.name}.private_only")
+        if spec.form:
+            keys = spec.form_messages
+            codes += [f"{keys}.title", f"{keys}.more", f"{keys}.more.example"]
+            codes += [f"{keys}.{name}{part}" for name in spec.form for part in ("", ".example")]
+    assert [c for c in codes if c not in table or not table[c].get("zh")] == []
