@@ -14,7 +14,20 @@ from typing import Any, Literal, TypeGuard, get_args
 from core.catalog.kv_cache import FULL_PRECISION_KV, KvCacheType
 from core.i18n import Lang
 
-Intent = Literal["speed", "fit", "cards_needed", "memory", "general"]
+# The last five run the other way: which models fit a card, what hardware a model needs, two cards
+# or two models side by side, time to first token, concurrent users.
+Intent = Literal[
+    "speed",
+    "fit",
+    "cards_needed",
+    "memory",
+    "general",
+    "which_model",
+    "which_hardware",
+    "compare",
+    "ttft",
+    "concurrency",
+]
 INTENTS: tuple[Intent, ...] = get_args(Intent)
 
 DEFAULT_PROMPT = 512  # tokens of prompt the prefill figures assume when the question names none
@@ -33,9 +46,10 @@ class QueryNote:
 
     code: str
     value: str = ""
+    priced: str = ""  # what the estimate priced instead ("2× GeForce RTX 4090"), where that differs
 
     def as_json(self) -> dict[str, str]:
-        return {"code": self.code, "value": self.value}
+        return {"code": self.code, "value": self.value, "priced": self.priced}
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +60,7 @@ class CardSpec:
     gpu_id: str | None
     count: int = 1
     memory_gib: float | None = None
+    assumed: bool = False  # named only by its memory ("a 16GB GPU"): a typical card of that size
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +94,11 @@ class AskQuery:
     target: str = "plain"  # the chat markup the reply is rendered for: plain | telegram | discord
     intent: Intent = "general"
     notes: tuple[QueryNote, ...] = ()  # values read but not used as typed, said in the reply
+    # What only some intents carry (None: not asked). `prompt` above is the prompt length either way.
+    other_card: CardSpec | None = None  # compare: the second card
+    other_model_id: str | None = None  # compare: the second model
+    users: int | None = None  # concurrency: concurrent users asked about
+    model_size_b: float | None = None  # the model was named only by a size ("72B", "140亿")
 
     @property
     def gpu_id(self) -> str | None:
@@ -110,4 +130,19 @@ class AskQuery:
             "host_ram_type": hw.host_ram_type,
             "kv_type": self.kv_type,
             "notes": [n.as_json() for n in self.notes],
+            **self._intent_json(),
+        }
+
+    def _intent_json(self) -> dict[str, Any]:
+        """Keys the intents added (what an intent reply was decided with)."""
+        other = self.other_card
+        return {
+            "gpu_assumed": self.hardware.first.assumed,
+            "compare": {
+                "gpu": None if other is None else {"id": other.gpu_id, "count": other.count},
+                "model": None if self.other_model_id is None else {"id": self.other_model_id},
+            },
+            "prompt": self.prompt,
+            "users": self.users,
+            "model_size_b": self.model_size_b,
         }

@@ -16,15 +16,18 @@ from typing import Any, Literal
 
 from core.anchors.anchor_index import AnchorIndex
 from core.anchors.calibrate import calibrate
-from core.ask_query import AskQuery, CardSpec, Hardware
+from core.ask_query import AskQuery, CardSpec, Hardware, QueryNote
+from core.catalog.kv_cache import FULL_PRECISION_KV
 from core.catalog.loader import Catalog
 from core.estimator.estimate import Estimate, EstimateRequest, estimate
 from core.estimator.setup import SetupError, build_setup
 from core.i18n import Lang, translate
+from core.intent_answer import assumed_card_line, intent_reply, with_intent
+from core.intent_answer import clear_caches as clear_intent_caches
 from core.render.anchors import anchor_section
 from core.render.candidates import candidate_names
 from core.render.compact import Reading, compact_reply, setup_title
-from core.render.doc import Doc, Para, Part, render_first_fitting, truncate
+from core.render.doc import Doc, Para, Part, fits, render_first_fitting, truncate
 from core.render.overview import gpu_overview, model_overview
 from core.understanding.language import decide_language
 from core.understanding.parse import ParsedQuestion, parse_question
@@ -43,11 +46,20 @@ class Reply:
     query: AskQuery | None  # None only when the question could not be read at all
     candidates: dict[str, list[str]] = field(default_factory=dict)
     text: str = ""
+    rows: tuple[dict[str, Any], ...] = ()  # an intent reply's table as objects (core/intent_answer.py)
 
     def as_dict(self) -> dict[str, Any]:
-        """The stable JSON shape of `python -m bot ask --json`."""
+        """The stable JSON shape of `python -m bot ask --json`; an intent reply adds its `rows`."""
         query = self.query.as_json() if self.query is not None else {}
-        return {"status": self.status, "query": query, "candidates": self.candidates, "reply": self.text}
+        out: dict[str, Any] = {
+            "status": self.status,
+            "query": query,
+            "candidates": self.candidates,
+            "reply": self.text,
+        }
+        if self.rows:
+            out["rows"] = [dict(row) for row in self.rows]
+        return out
 
 
 def _sure_id(res: Resolution | None) -> str | None:
@@ -59,24 +71,98 @@ def query_of(
 ) -> AskQuery:
     """The question as read, as the one query everything after it takes. `default_os` (a
     deployment's setting) stands in for an OS the question doesn't name, when it names a card."""
-    gpu_id = _sure_id(parsed.gpu)
-    memory = None
-    if gpu_id is not None and parsed.gpu is not None:
-        memory = parsed.gpu.memory_gib or catalog.gpus[gpu_id].memory_gib
+    cards = _machine_cards(parsed, catalog)
     os_name: str | None = parsed.os
-    if os_name is None and gpu_id is not None:
+    if os_name is None and cards[0].gpu_id is not None:
         os_name = default_os or None
+    hardware = Hardware(cards, parsed.host_ram_gib, parsed.host_ram_type, parsed.machines, parsed.laptop)
     return AskQuery(
-        hardware=Hardware((CardSpec(gpu_id, parsed.gpu_count, memory),)),
+        hardware=hardware,
         model_id=_sure_id(parsed.model),
         quants=parsed.quants,
         contexts=parsed.contexts,
         os=os_name,
         framework=parsed.framework,
+        kv_type=parsed.kv_type or FULL_PRECISION_KV,
         lang=lang,
         target=target,
         intent=parsed.intent,
+        notes=_notes(parsed, hardware, catalog),
     )
+
+
+def _machine_cards(parsed: ParsedQuestion, catalog: Catalog) -> tuple[CardSpec, ...]:
+    """The cards in the asker's machine: the first, and those joined to it by "+" ("5090 + 4090");
+    a card named as the other choice ("A100/A800") or compared ("vs") is not in it."""
+    first_id = _sure_id(parsed.gpu)
+    if first_id is None:
+        return (CardSpec(None, parsed.gpu_count, None),)
+    specs: list[CardSpec] = []
+    for card in parsed.cards or ():
+        gid = _sure_id(card.res)
+        if gid is None or gid not in catalog.gpus or (specs and card.joiner != "+"):
+            continue
+        specs.append(CardSpec(gid, card.count, card.res.memory_gib or catalog.gpus[gid].memory_gib))
+    return tuple(specs) or (CardSpec(first_id, parsed.gpu_count, catalog.gpus[first_id].memory_gib),)
+
+
+def priced_card(hardware: Hardware, catalog: Catalog) -> CardSpec:
+    """The one kind of card the estimate prices. Mixed cards are priced as that many of the card with
+    the least memory (then the lowest bandwidth): every card is held to the smallest one's memory and
+    speed, so the figures never promise more than the mix gives. Several machines: one of them."""
+    cards = [c for c in hardware.cards if c.gpu_id is not None and c.gpu_id in catalog.gpus]
+    if len(cards) < 2:
+        return hardware.first
+    gpus = catalog.gpus
+
+    def weakest(c: CardSpec) -> tuple[float, float]:
+        assert c.gpu_id is not None
+        return (c.memory_gib or gpus[c.gpu_id].memory_gib, gpus[c.gpu_id].bandwidth_gbs)
+
+    low = min(cards, key=weakest)
+    return CardSpec(low.gpu_id, min(MAX_CARDS, sum(c.count for c in cards)), low.memory_gib)
+
+
+MAX_CARDS = 64  # what an estimate prices (core/estimator/setup.py)
+
+
+def _card_words(card: CardSpec, catalog: Catalog) -> str:
+    assert card.gpu_id is not None
+    name = catalog.gpus[card.gpu_id].name
+    return f"{card.count}× {name}" if card.count > 1 else name
+
+
+def _notes(parsed: ParsedQuestion, hardware: Hardware, catalog: Catalog) -> tuple[QueryNote, ...]:
+    """What the reply must say about the reading: values ignored, and setups priced another way."""
+    notes = [QueryNote(code, value) for code, value in parsed.notes]
+    known = [c for c in hardware.cards if c.gpu_id is not None]
+    if len(known) > 1:
+        mix = " + ".join(_card_words(c, catalog) for c in known)
+        notes.append(QueryNote("mixed_cards", mix, _card_words(priced_card(hardware, catalog), catalog)))
+    if hardware.machines > 1 and known:
+        notes.append(
+            QueryNote(
+                "machines", str(hardware.machines), _card_words(priced_card(hardware, catalog), catalog)
+            )
+        )
+    first = hardware.first.gpu_id
+    if hardware.laptop and first is not None and catalog.gpus[first].form != "laptop":
+        notes.append(QueryNote("laptop_no_row", catalog.gpus[first].name))
+    return tuple(notes)
+
+
+def _with_notes(query: AskQuery | None, status: ReplyStatus, text: str) -> str:
+    """The reply with the reading's notes above it; the notes give way when the message would not fit."""
+    if query is None or not query.notes or status == "help":
+        return text
+    for notes in (query.notes, query.notes[:1]):
+        lines = tuple(
+            Para(translate(f"reply.note.{n.code}", query.lang, value=n.value, priced=n.priced)) for n in notes
+        )
+        combined = f"{_text(lines, query.target)}\n{text}"
+        if fits(combined, query.target):
+            return combined
+    return text
 
 
 def _candidates(parsed: ParsedQuestion) -> dict[str, list[str]]:
@@ -136,7 +222,7 @@ def _framework_for(quants: tuple[str, ...], asked: str | None, catalog: Catalog)
 
 def estimate_for(query: AskQuery, catalog: Catalog) -> Estimate:
     """The estimate behind a reply's query (raises SetupError / KeyError on a query it can't price)."""
-    card = query.hardware.first
+    card = priced_card(query.hardware, catalog)
     if card.gpu_id is None or query.model_id is None:
         raise KeyError("a card and a model are needed for an estimate")
     quants = tuple(q for q in query.quants if q in catalog.quants)
@@ -151,6 +237,7 @@ def estimate_for(query: AskQuery, catalog: Catalog) -> Estimate:
         lang="en",
         target="plain",
         intent="general",
+        notes=(),
     )
     return _estimate(catalog, key)
 
@@ -223,6 +310,7 @@ def clear_caches() -> None:
     """Forget cached estimates and replies (after a catalog reload, or in benchmarks)."""
     for fn in (_estimate, _full_text, _model_text, _gpu_text):
         fn.cache_clear()
+    clear_intent_caches()
 
 
 # --- the decision --------------------------------------------------------------------------------
@@ -256,6 +344,37 @@ def _model_only(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> st
         note = _text((Para(translate("reply.unknown_card_named", query.lang, name=card)),), query.target)
         text = f"{note}\n{text}"
     return text
+
+
+def _model_reading(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> Reading:
+    """How the model name was read, when no card name was (a card known only by its memory)."""
+    res = parsed.model
+    if res is None or query.model_id is None:
+        return Reading()
+    also = tuple(catalog.models[m].name for m in res.also if m in catalog.models)
+    said = _said(parsed.raw, catalog.models[query.model_id].params_b) if also else ""
+    return Reading(also=also, said=said)
+
+
+def _decide_intent(
+    parsed: ParsedQuestion, query: AskQuery, catalog: Catalog, anchors: AnchorIndex | None
+) -> tuple[ReplyStatus, str, tuple[dict[str, Any], ...]] | None:
+    """An intent's own reply (which model, which hardware, compare, TTFT, concurrency, how many
+    cards), or the full answer for a card known only by its memory; None: the usual decision."""
+    if _ask_back(parsed, query.lang, catalog) is not None:
+        return None
+    try:
+        got = intent_reply(query, catalog)
+        if got is not None:
+            return "answer", truncate(got.doc, query.target), got.rows
+        if query.hardware.first.assumed and query.model_id is not None:
+            line = _text((Para(assumed_card_line(query, catalog, query.lang)),), query.target)
+            full = _full_text(catalog, query, _model_reading(parsed, query, catalog), anchors)
+            return "answer", f"{line}\n{full}", ()
+    except SetupError as exc:
+        reason = translate("reply.error", query.lang, reason=str(exc))
+        return "error", _text((Para(reason),), query.target), ()
+    return None
 
 
 def _decide(
@@ -317,15 +436,20 @@ def answer(
     chosen: Lang = lang or decide_language(raw, None, "en")
     query: AskQuery | None = None
     candidates: dict[str, list[str]] = {"gpu": [], "model": []}
+    rows: tuple[dict[str, Any], ...] = ()
     try:
         parsed = parse_question(raw, catalog)
-        query = query_of(parsed, chosen, target, catalog, default_os)
+        query = with_intent(parsed, query_of(parsed, chosen, target, catalog, default_os), catalog)
         candidates = _candidates(parsed)
         _use_index(anchors)
-        status, reply = _decide(parsed, query, catalog, anchors)
+        by_intent = _decide_intent(parsed, query, catalog, anchors)
+        if by_intent is not None:
+            status, reply, rows = by_intent
+        else:
+            status, reply = _decide(parsed, query, catalog, anchors)
     except Exception:  # noqa: BLE001 - a chat bot answers calmly, whatever went wrong inside
         status, reply = "error", _error_text(chosen, target)
-    return Reply(status, query, candidates, reply)
+    return Reply(status, query, candidates, _with_notes(query, status, reply), rows)
 
 
 # --- follow-ups ----------------------------------------------------------------------------------

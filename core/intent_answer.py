@@ -1,0 +1,291 @@
+"""The replies to questions that run the other way, chosen from the query's intent.
+
+`with_intent` completes the query with what only these replies need (the second card or model of a
+comparison, the prompt length, concurrent users, a card known only by its memory, a model named only
+by its size); `intent_reply` answers when the intent has its own reply, else returns None and the
+question gets the ordinary fit/speed table. Both are called from core/ask_use_case.py.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+from core.ask_query import AskQuery, CardSpec
+from core.catalog.loader import Catalog
+from core.i18n import Lang, translate
+from core.render import compare, ttft, which_hardware, which_model
+from core.render.doc import Doc, Para
+from core.render.intent_rows import card_label, config, setup_for
+from core.understanding.intent import IntentDetails, intent_details, typical_card
+from core.understanding.normalize import clean
+from core.understanding.parse import ParsedQuestion, parse_question
+from core.understanding.resolve import Resolution
+
+# Where a comparison splits into its two sides: "A vs B", "A 和 B 哪个快", "A or B".
+_SPLIT = re.compile(r"\s(?:vs\.?|versus|or|compared to)\s|和|跟|与|还是|对比|比较")
+DEFAULT_CONTEXT = 8192
+
+
+@dataclass(frozen=True, slots=True)
+class IntentReply:
+    doc: Doc
+    rows: tuple[dict[str, Any], ...]
+    intent: str
+
+
+def _sure(res: Resolution | None) -> str | None:
+    return res.best_id if res is not None and res.confident else None
+
+
+def _sides(raw: str, catalog: Catalog) -> tuple[ParsedQuestion, ParsedQuestion] | None:
+    text = clean(raw)
+    m = _SPLIT.search(text)
+    if m is None:
+        return None
+    return parse_question(text[: m.start()], catalog), parse_question(text[m.end() :], catalog)
+
+
+def _other(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> AskQuery:
+    """The second card or model of a comparison, read from the two sides of "vs" / "和"."""
+    sides = _sides(parsed.raw, catalog)
+    if sides is None:
+        return query
+    left, right = sides
+    lg, rg = _sure(left.gpu), _sure(right.gpu)
+    lm, rm = _sure(left.model), _sure(right.model)
+    if lg and rg and lg != rg:
+        first = CardSpec(lg, left.gpu_count, left.gpu.memory_gib if left.gpu else None)
+        hardware = replace(query.hardware, cards=(first, *query.hardware.cards[1:]))
+        other = CardSpec(rg, right.gpu_count, right.gpu.memory_gib if right.gpu else None)
+        return replace(query, hardware=hardware, other_card=other, model_id=query.model_id or rm or lm)
+    if lm and rm and lm != rm:
+        return replace(query, model_id=lm, other_model_id=rm)
+    return query
+
+
+def _size_only(parsed: ParsedQuestion, model_id: str | None, catalog: Catalog) -> float | None:
+    """ "72B", "140亿": the model was named by its size and no word of its family's name."""
+    if model_id is None or parsed.size_b is None:
+        return None
+    family = catalog.models[model_id].family.lower()
+    word = family.replace("-", " ").split()[0] if family else ""
+    return parsed.size_b if word and word not in clean(parsed.raw) else None
+
+
+def with_intent(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> AskQuery:
+    details = intent_details(parsed.raw, catalog)
+    if query.intent == "compare":
+        query = _other(parsed, query, catalog)
+    if details.prompt is not None:
+        query = replace(query, prompt=details.prompt)
+    elif query.intent in ("ttft", "concurrency") and query.contexts:
+        query = replace(query, prompt=query.contexts[0])  # "首 token 要多久 8k": the 8K is the prompt
+    if details.users is not None:
+        query = replace(query, users=details.users)
+    query = replace(query, model_size_b=_size_only(parsed, query.model_id, catalog))
+    return _memory_only(parsed, query, details, catalog)
+
+
+def _memory_only(
+    parsed: ParsedQuestion, query: AskQuery, details: IntentDetails, catalog: Catalog
+) -> AskQuery:
+    """ "a 16GB GPU", "48G的显卡": no card named, only its memory: a typical card of that size."""
+    if parsed.gpu is not None or details.memory_only_gib is None:
+        return query
+    gpu_id = typical_card(details.memory_only_gib, catalog)
+    if gpu_id is None:
+        return query
+    card = CardSpec(gpu_id, 1, details.memory_only_gib, assumed=True)
+    intent = query.intent
+    if query.model_id is None and intent in ("general", "fit", "speed", "memory"):
+        intent = "which_model"
+    return replace(query, hardware=replace(query.hardware, cards=(card,)), intent=intent)
+
+
+# --- the replies -----------------------------------------------------------------------------------
+
+
+def _ctx(query: AskQuery) -> int:
+    return query.contexts[0] if query.contexts else DEFAULT_CONTEXT
+
+
+def _setup(query: AskQuery, card: CardSpec, catalog: Catalog) -> Any:
+    assert card.gpu_id is not None
+    return setup_for(
+        catalog, card.gpu_id, card.count or 1, card.memory_gib, query.os, query.hardware.host_ram_gib
+    )
+
+
+def _title(card: CardSpec, catalog: Catalog) -> str:
+    assert card.gpu_id is not None
+    gpu = catalog.gpus[card.gpu_id]
+    name = gpu.name
+    if card.memory_gib and card.memory_gib != gpu.memory_gib:
+        name += f" {card.memory_gib:g}GB"
+    return f"{card.count}× {name}" if card.count > 1 else name
+
+
+def _assumed(query: AskQuery, catalog: Catalog) -> tuple[Para, ...]:
+    card = query.hardware.first
+    if not card.assumed or card.gpu_id is None:
+        return ()
+    gpu = catalog.gpus[card.gpu_id]
+    return (
+        Para(
+            translate(
+                "intent.assumed_card", query.lang, gib=card.memory_gib or gpu.memory_gib, gpu=card_label(gpu)
+            )
+        ),
+    )
+
+
+def _which_model(query: AskQuery, catalog: Catalog) -> IntentReply:
+    card = query.hardware.first
+    result = which_model.which_models(catalog, _setup(query, card, catalog), _ctx(query))
+    shown = int(config(catalog, "which_model").get("shown", 8))
+    doc = (
+        *_assumed(query, catalog),
+        *which_model.which_model_doc(result, _title(card, catalog), catalog, query.lang, shown),
+    )
+    return IntentReply(doc, tuple(which_model.rows_json(result, shown)), "which_model")
+
+
+def _which_hardware(query: AskQuery, catalog: Catalog) -> IntentReply:
+    assert query.model_id is not None
+    model = catalog.models[query.model_id]
+    quant = which_hardware.pick_quant(model, query.quants, catalog)
+    result = which_hardware.needs(catalog, query.model_id, quant, _ctx(query))
+    return IntentReply(
+        which_hardware.needs_doc(result, catalog, query.lang),
+        tuple(which_hardware.needs_json(result)),
+        "which_hardware",
+    )
+
+
+def _card_count(query: AskQuery, catalog: Catalog) -> IntentReply:
+    card, model_id = query.hardware.first, query.model_id
+    assert card.gpu_id is not None and model_id is not None
+    model = catalog.models[model_id]
+    quants = tuple(q for q in query.quants if q in catalog.quants)
+    if not quants:
+        key = "serving" if query.framework in ("vllm", "sglang") else "gguf"
+        ladder = [str(q) for q in config(catalog, "cards").get(key, ("Q8_0", "Q4_K_M"))]
+        native = [model.native_quant] if model.native_quant in catalog.quants else []
+        quants = tuple(dict.fromkeys(q for q in (*native, *ladder) if q in catalog.quants))
+    counts = which_hardware.cards_needed(catalog, card.gpu_id, model_id, quants, _ctx(query), query.framework)
+    doc = which_hardware.cards_doc(counts, card.gpu_id, model_id, _ctx(query), catalog, query.lang)
+    return IntentReply(doc, tuple(which_hardware.cards_json(counts)), "cards_needed")
+
+
+def _compare(query: AskQuery, catalog: Catalog) -> IntentReply | None:
+    cfg = config(catalog, "compare")
+    lang = query.lang
+    quants = query.quants or tuple(str(q) for q in cfg.get("quants", ("Q8_0", "Q4_K_M")))
+    quants = tuple(q for q in quants if q in catalog.quants)
+    notes: list[Para] = []
+    card = query.hardware.first
+    if card.gpu_id is None:
+        card = CardSpec(str(cfg.get("card", "rtx-4090")))
+        notes.append(
+            Para(
+                translate(
+                    "intent.compare.assumed_card", lang, gpu=card_label(catalog.gpus[card.gpu_id or ""])
+                )
+            )
+        )
+    model_id = query.model_id
+    if model_id is None:
+        model_id = str(cfg.get("model", "qwen3-14b"))
+        notes.append(
+            Para(translate("intent.compare.assumed_model", lang, model=catalog.models[model_id].name))
+        )
+    ctx = _ctx(query)
+    if query.other_card is not None and query.other_card.gpu_id is not None:
+        a = compare.Side(_title(card, catalog), _setup(query, card, catalog), model_id)
+        b = compare.Side(
+            _title(query.other_card, catalog), _setup(query, query.other_card, catalog), model_id
+        )
+        what = catalog.models[model_id].name
+    elif query.other_model_id is not None:
+        setup = _setup(query, card, catalog)
+        a = compare.Side(catalog.models[model_id].name, setup, model_id)
+        b = compare.Side(catalog.models[query.other_model_id].name, setup, query.other_model_id)
+        what = _title(card, catalog)
+    else:
+        return None
+    pairs = compare.compare_rows(catalog, a, b, quants, ctx, query.framework)
+    doc = (*notes, *compare.compare_doc(a, b, pairs, what, ctx, lang))
+    return IntentReply(doc, tuple(compare.compare_json(pairs)), "compare")
+
+
+def _ttft(query: AskQuery, catalog: Catalog) -> IntentReply:
+    cfg = config(catalog, "ttft")
+    lang = query.lang
+    prompt = query.prompt
+    ctx = ttft.context_for(prompt, query.contexts)
+    if query.intent == "concurrency" and not query.contexts:
+        ctx = max(ctx, DEFAULT_CONTEXT)  # each user's KV cache at a usable context, not at the bare prompt
+    card = query.hardware.first
+    reference = card.gpu_id is None
+    model_id = query.model_id or str(cfg.get("model", "qwen3-8b"))
+    model = catalog.models[model_id]
+    if reference:
+        setups = tuple(
+            setup_for(catalog, g, 1, None, None, None) for g in cfg.get("cards", ()) if g in catalog.gpus
+        )
+        quant = which_hardware.pick_quant(model, query.quants, catalog)
+        rows = ttft.reference_rows(catalog, setups, model_id, quant, prompt, ctx)
+        title = quant
+    else:
+        quants = query.quants or tuple(str(q) for q in cfg.get("quants", ("Q8_0", "Q4_K_M")))
+        rows = ttft.ttft_rows(
+            catalog,
+            _setup(query, card, catalog),
+            model_id,
+            tuple(q for q in quants if q in catalog.quants),
+            prompt,
+            ctx,
+            query.framework,
+        )
+        title = _title(card, catalog)
+    doc: Doc = (
+        *_assumed(query, catalog),
+        *ttft.ttft_doc(rows, title, model.name, prompt, lang, reference or query.model_id is None),
+    )
+    if query.intent == "concurrency":
+        doc = (*doc, *ttft.concurrency_lines(rows, query.users, ctx, lang))
+    return IntentReply(doc, tuple(ttft.ttft_json(rows)), query.intent)
+
+
+def intent_reply(query: AskQuery, catalog: Catalog) -> IntentReply | None:
+    """The intent's own reply, or None when the question is best answered by the fit/speed table."""
+    intent, card, model = query.intent, query.hardware.first, query.model_id
+    if intent == "which_model" and card.gpu_id is not None and model is None:
+        return _which_model(query, catalog)
+    if intent in ("which_hardware", "cards_needed") and card.gpu_id is None and model is not None:
+        return _which_hardware(query, catalog)
+    if intent == "cards_needed" and card.gpu_id is not None and model is not None:
+        return _card_count(query, catalog)
+    if intent == "compare":
+        return _compare(query, catalog)
+    if intent in ("ttft", "concurrency"):
+        return _ttft(query, catalog)
+    return None
+
+
+def assumed_card_line(query: AskQuery, catalog: Catalog, lang: Lang) -> str:
+    """The line above an ordinary answer for a card known only by its memory ("" otherwise)."""
+    paras = _assumed(replace(query, lang=lang), catalog)
+    return paras[0].text if paras else ""
+
+
+def clear_caches() -> None:
+    """Forget the intent replies' cached estimates (core.ask_use_case.clear_caches calls this)."""
+    from core.render import intent_rows
+
+    intent_rows.clear()
+    which_model.which_models.cache_clear()
+    which_hardware.needs.cache_clear()
+    which_hardware.cards_needed.cache_clear()

@@ -1,0 +1,94 @@
+"""Two cards × one model ("4090 vs 5090 for qwen3 32b") or one card × two models ("qwen3 32b 和
+gemma3 27b 哪个快"), side by side in one narrow table: A and B are named above it so that the columns
+stay a few characters wide on a phone."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from core.catalog.loader import Catalog
+from core.estimator.estimate import Row, Setup
+from core.i18n import Lang, translate
+from core.render.doc import Doc, Para, Pre
+from core.render.fmt import NO_FIT, TIGHT, ctx_label, gib, num, table
+from core.render.intent_rows import one_row, runs
+
+SAME = 1.1  # within 10 %: "about the same"
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    label: str  # the full name shown above the table
+    setup: Setup
+    model_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    quant: str
+    a: Row
+    b: Row
+
+
+def compare_rows(
+    catalog: Catalog, a: Side, b: Side, quants: tuple[str, ...], ctx: int, framework: str | None = None
+) -> tuple[Pair, ...]:
+    return tuple(
+        Pair(
+            q,
+            one_row(catalog, a.setup, a.model_id, q, ctx, framework=framework),
+            one_row(catalog, b.setup, b.model_id, q, ctx, framework=framework),
+        )
+        for q in quants
+    )
+
+
+def _cell(row: Row) -> str:
+    if not runs(row) or row.decode_tps is None:
+        return NO_FIT
+    return num(row.decode_tps.mid) + (TIGHT if row.status == "tight" else "")
+
+
+def _verdict(pair: Pair, lang: Lang) -> str:
+    a_ok, b_ok = runs(pair.a), runs(pair.b)
+    if a_ok != b_ok:
+        return translate("intent.compare.only", lang, quant=pair.quant, winner="A" if a_ok else "B")
+    assert pair.a.decode_tps is not None and pair.b.decode_tps is not None
+    fa, fb = pair.a.decode_tps.mid, pair.b.decode_tps.mid
+    ratio = max(fa, fb) / max(min(fa, fb), 0.01)
+    if ratio < SAME:
+        return translate("intent.compare.same", lang, quant=pair.quant)
+    return translate(
+        "intent.compare.faster", lang, quant=pair.quant, winner="A" if fa > fb else "B", ratio=ratio
+    )
+
+
+def compare_doc(a: Side, b: Side, pairs: tuple[Pair, ...], what: str, ctx: int, lang: Lang) -> Doc:
+    same_model = a.model_id == b.model_id
+    if same_model:
+        header = ["quant", "GiB", "A", "B"]
+        rows = [[p.quant, gib(p.a.total_gib), _cell(p.a), _cell(p.b)] for p in pairs]
+    else:
+        header = ["quant", "A GiB", "A", "B GiB", "B"]
+        rows = [[p.quant, gib(p.a.total_gib), _cell(p.a), gib(p.b.total_gib), _cell(p.b)] for p in pairs]
+    parts: list[Para | Pre] = [
+        Para(translate("intent.compare.title", lang, a=a.label, b=b.label)),
+        Para(translate("intent.compare.setup", lang, what=what, ctx=ctx_label(ctx))),
+        Pre(table(header, rows)),
+    ]
+    both = [p for p in pairs if runs(p.a) or runs(p.b)]
+    if both:
+        parts.append(Para(_verdict(both[0], lang)))
+    return tuple(parts)
+
+
+def compare_json(pairs: tuple[Pair, ...]) -> list[dict[str, Any]]:
+    def side(row: Row) -> dict[str, Any]:
+        return {
+            "total_gib": row.total_gib,
+            "status": row.status,
+            "decode_tps": row.decode_tps.mid if row.decode_tps and runs(row) else None,
+        }
+
+    return [{"quant": p.quant, "a": side(p.a), "b": side(p.b)} for p in pairs]

@@ -1,0 +1,85 @@
+"""What the intent replies share: short ASCII labels for cards and models, one cached single-row
+estimate, and a cheap lower bound on a quant's weights so that a list of forty models does not pay
+for forty "doesn't fit" estimates (each searches its ways out)."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from core.catalog.gpu import Gpu
+from core.catalog.loader import Catalog
+from core.catalog.model import Model
+from core.estimator.estimate import EstimateRequest, Row, Setup, estimate
+from core.estimator.setup import build_setup
+from core.understanding.intent import intents_table
+
+GIB = 1024**3
+_PAREN = re.compile(r"\s*\(.*?\)")
+_PREFIXES = ("GeForce ", "NVIDIA ", "AMD ", "Apple ", "Radeon ", "Tesla ", "Intel ")
+
+
+def config(catalog: Catalog, key: str) -> dict[str, Any]:
+    section: dict[str, Any] = intents_table(catalog).get(key, {})
+    return section
+
+
+def card_label(gpu: Gpu) -> str:
+    """ "GeForce RTX 3090" -> "RTX 3090", "AMD Ryzen AI Max+ 395 (Strix Halo ...)" -> "Ryzen AI Max+ 395"."""
+    name = _PAREN.sub("", gpu.name)
+    for prefix in _PREFIXES:
+        name = name.removeprefix(prefix)
+    return name if name.isascii() else gpu.id
+
+
+def model_label(model: Model, width: int = 16) -> str:
+    """The display name when it is short enough, else the longest ASCII alias or id that is."""
+    if model.name.isascii() and len(model.name) <= width:
+        return model.name
+    if len(model.id) <= width:
+        return model.id
+    names = [a for a in model.aliases if a.isascii() and not any(c in a for c in " /:")]
+    short = [a for a in names if len(a) <= width and any(ch.isdigit() for ch in a)]
+    return max(short, key=len) if short else model.id[:width]
+
+
+def rough_weights_gib(model: Model, quant_bpw: float) -> float:
+    """A lower bound on the weights at a quant: parameters × bits per weight, nothing else (the
+    estimate adds embeddings kept at higher precision, KV cache and buffers)."""
+    return model.params_b * 1e9 * quant_bpw / 8 / GIB * 0.97
+
+
+@lru_cache(maxsize=512)
+def setup_for(
+    catalog: Catalog, gpu_id: str, count: int, memory: float | None, os_name: str | None, ram: float | None
+) -> Setup:
+    return build_setup(catalog.gpus[gpu_id], catalog, count, memory, os_name, ram)
+
+
+@lru_cache(maxsize=8192)
+def one_row(
+    catalog: Catalog,
+    setup: Setup,
+    model_id: str,
+    quant: str,
+    ctx: int,
+    prompt: int = 512,
+    depth: int | None = None,
+    framework: str | None = None,
+) -> Row:
+    """One quant × one context: the figures every intent table is made of (cached: chat groups ask
+    the same cards and models over and over)."""
+    model = catalog.models[model_id]
+    ctx = min(ctx, max(model.max_context, model.rope_scaled_context or 0))
+    request = EstimateRequest(setup, model, (quant,), (ctx,), depth=depth, prompt=prompt, framework=framework)
+    return estimate(request, catalog).rows[0]
+
+
+def runs(row: Row, min_tps: float = 0.0) -> bool:
+    return row.status != "no_fit" and row.decode_tps is not None and row.decode_tps.mid >= min_tps
+
+
+def clear() -> None:
+    setup_for.cache_clear()
+    one_row.cache_clear()

@@ -1,0 +1,144 @@
+"""Time to first token for a prompt length, and what can honestly be said about concurrent users.
+
+TTFT is the estimator's prefill time for the prompt from an empty context (one request). The
+estimator has no batched model yet, so for "16并发" the reply gives the single-user figures, says
+plainly that the aggregate is not estimated, and adds the one thing that is known exactly: the KV
+cache N users need at the context (N × one user's), against the card's usable memory."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from core.catalog.loader import Catalog
+from core.estimator.estimate import Row, Setup
+from core.i18n import Lang, translate
+from core.render.doc import Doc, Para, Pre
+from core.render.fmt import NO_FIT, ctx_label, num, table
+from core.render.intent_rows import card_label, one_row, runs
+
+
+@dataclass(frozen=True, slots=True)
+class TtftRow:
+    label: str  # quant (one setup) or card (the reference table)
+    row: Row
+
+    def as_json(self) -> dict[str, Any]:
+        r = self.row
+        ok = runs(r)
+        return {
+            "label": self.label,
+            "quant": r.quant,
+            "status": r.status,
+            "prefill_tps": r.prefill_tps.mid if ok and r.prefill_tps else None,
+            "ttft_s": r.ttft_s if ok else None,
+            "decode_tps": r.decode_tps.mid if ok and r.decode_tps else None,
+            "kv_gib": r.kv_gib,
+            "total_gib": r.total_gib,
+        }
+
+
+def context_for(prompt: int, asked: tuple[int, ...]) -> int:
+    """The context the prompt is priced in: the asked one when it holds the prompt, else the prompt
+    plus room for the answer, rounded up to 1K."""
+    if asked and asked[0] >= prompt:
+        return asked[0]
+    return -(-(prompt + 512) // 1024) * 1024
+
+
+def ttft_rows(
+    catalog: Catalog,
+    setup: Setup,
+    model_id: str,
+    quants: tuple[str, ...],
+    prompt: int,
+    ctx: int,
+    framework: str | None = None,
+) -> tuple[TtftRow, ...]:
+    return tuple(
+        TtftRow(q, one_row(catalog, setup, model_id, q, ctx, prompt=prompt, depth=0, framework=framework))
+        for q in quants
+    )
+
+
+def reference_rows(
+    catalog: Catalog, setups: tuple[Setup, ...], model_id: str, quant: str, prompt: int, ctx: int
+) -> tuple[TtftRow, ...]:
+    return tuple(
+        TtftRow(card_label(s.gpu), one_row(catalog, s, model_id, quant, ctx, prompt=prompt, depth=0))
+        for s in setups
+    )
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return NO_FIT
+    return f"{value:.2f}" if value < 10 else f"{value:.0f}"
+
+
+def _table(rows: tuple[TtftRow, ...], first: str) -> tuple[str, ...]:
+    header = [first, "pp t/s", "TTFT s", "tg t/s"]
+    body = []
+    for r in rows:
+        ok = runs(r.row)
+        body.append(
+            [
+                r.label[:14],
+                num(r.row.prefill_tps.mid) if ok and r.row.prefill_tps else NO_FIT,
+                _seconds(r.row.ttft_s if ok else None),
+                num(r.row.decode_tps.mid) if ok and r.row.decode_tps else NO_FIT,
+            ]
+        )
+    return table(header, body)
+
+
+def ttft_doc(
+    rows: tuple[TtftRow, ...], title_setup: str, model_name: str, prompt: int, lang: Lang, reference: bool
+) -> Doc:
+    parts: list[Para | Pre] = []
+    if reference:
+        parts.append(Para(translate("intent.ttft.assumed", lang, model=model_name)))
+    parts += [
+        Para(
+            translate(
+                "intent.ttft.title", lang, setup=title_setup, model=model_name, prompt=ctx_label(prompt)
+            )
+        ),
+        Para(translate("intent.ttft.legend", lang)),
+        Pre(_table(rows, "card" if reference else "quant")),
+        Para(translate("intent.ttft.method", lang)),
+    ]
+    return tuple(parts)
+
+
+def concurrency_lines(rows: tuple[TtftRow, ...], users: int | None, ctx: int, lang: Lang) -> Doc:
+    """The honest part of a concurrency answer: single-user figures, and N users' KV cache."""
+    if users is None:
+        return (Para(translate("intent.concurrency.single_any", lang)),)
+    parts = [Para(translate("intent.concurrency.single", lang, users=users))]
+    row = next((r.row for r in rows if runs(r.row)), None)
+    if row is not None:
+        kv = row.kv_gib * users
+        total = row.total_gib + row.kv_gib * (users - 1)
+        verdict = translate(
+            "intent.verdict.fits" if total <= row.usable_gib else "intent.verdict.no_fit", lang
+        )
+        parts.append(
+            Para(
+                translate(
+                    "intent.concurrency.kv",
+                    lang,
+                    users=users,
+                    ctx=ctx_label(ctx),
+                    kv=kv,
+                    total=total,
+                    usable=row.usable_gib,
+                    verdict=verdict,
+                )
+            )
+        )
+    return tuple(parts)
+
+
+def ttft_json(rows: tuple[TtftRow, ...]) -> list[dict[str, Any]]:
+    return [r.as_json() for r in rows]

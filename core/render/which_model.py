@@ -1,0 +1,214 @@
+"""Which models run on a card ("what can I run on a 3090", "能跑多少B的模型"): the most popular
+catalog models, each at the best quant that fits at a usable context, the largest and newest first,
+and why the next size up doesn't fit. The lists and limits are data (catalogs/intents.toml)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from core.catalog.loader import Catalog
+from core.catalog.model import Model
+from core.estimator.estimate import Row, Setup
+from core.i18n import Lang, translate
+from core.render.doc import NARROW, Doc, Para, Pre
+from core.render.fmt import ctx_label, gib, num, table, table_width
+from core.render.intent_rows import config, model_label, one_row, rough_weights_gib, runs
+
+
+@dataclass(frozen=True, slots=True)
+class ModelFit:
+    model_id: str
+    quant: str
+    total_gib: float
+    decode_tps: float
+    tight: bool
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "model": self.model_id,
+            "quant": self.quant,
+            "total_gib": self.total_gib,
+            "decode_tps": self.decode_tps,
+            "tight": self.tight,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class NextUp:
+    model_id: str
+    quant: str
+    need_gib: float
+    offload_tps: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class WhichModel:
+    ctx: int
+    usable_gib: float
+    fits: tuple[ModelFit, ...]
+    next_up: NextUp | None
+    lowest_quant: str
+
+
+def _ladder(model: Model, quants: list[str], catalog: Catalog) -> list[str]:
+    ladder = [q for q in quants if q in catalog.quants]
+    if model.native_quant in catalog.quants and catalog.quants[model.native_quant].format == "gguf":
+        ladder = [model.native_quant] + [q for q in ladder if q != model.native_quant]
+    return ladder
+
+
+def _best_fit(
+    setup: Setup, usable: float, model: Model, ladder: list[str], ctx: int, min_tps: float, catalog: Catalog
+) -> ModelFit | None:
+    """The best quant of the ladder that runs. The lowest is estimated first: if even it doesn't
+    fit, that is the answer; if it does, its KV cache and buffers (the same at every quant) pick the
+    best quant whose weights leave room for them, and only that one is estimated."""
+    lowest = ladder[-1]
+    if rough_weights_gib(model, catalog.quants[lowest].bpw) > usable:
+        return None  # weights alone are too big: no estimate needed
+    row = one_row(catalog, setup, model.id, lowest, ctx)
+    if not runs(row, min_tps):
+        return None
+    extra = row.total_gib - row.weights_gib
+    best = row
+    for quant in ladder[:-1]:
+        if rough_weights_gib(model, catalog.quants[quant].bpw) + extra > usable:
+            continue
+        candidate = one_row(catalog, setup, model.id, quant, ctx)
+        if runs(candidate, min_tps):
+            best = candidate
+            break
+    speed = best.decode_tps.mid if best.decode_tps else 0.0
+    return ModelFit(model.id, best.quant, best.total_gib, speed, best.status == "tight")
+
+
+def _candidates(catalog: Catalog, n: int) -> list[Model]:
+    ranked = sorted(catalog.models.values(), key=lambda m: (-m.popularity, m.id))
+    return ranked[:n]
+
+
+def _next_up(
+    setup: Setup, fits: list[ModelFit], misses: list[Model], ladder: list[str], ctx: int, catalog: Catalog
+) -> NextUp | None:
+    biggest = max((catalog.models[f.model_id].params_b for f in fits), default=0.0)
+    larger = sorted((m for m in misses if m.params_b > biggest), key=lambda m: (m.params_b, -m.popularity))
+    if not larger or not ladder:
+        return None
+    model = larger[0]
+    quant = _ladder(model, ladder, catalog)[-1]
+    row: Row = one_row(catalog, setup, model.id, quant, ctx)
+    tps = None
+    if row.remedy is not None and row.remedy.kind in ("offload", "expert_offload"):
+        tps = row.remedy.decode_mid
+    return NextUp(model.id, quant, row.total_gib, tps)
+
+
+@lru_cache(maxsize=256)
+def which_models(catalog: Catalog, setup: Setup, ctx: int) -> WhichModel:
+    cfg = config(catalog, "which_model")
+    quants = [str(q) for q in cfg.get("quants", ("Q4_K_M",))]
+    min_tps = float(cfg.get("min_decode_tps", 0.0))
+    probe = one_row(catalog, setup, _candidates(catalog, 1)[0].id, quants[-1], ctx)
+    usable = probe.usable_gib
+    fits: list[ModelFit] = []
+    misses: list[Model] = []
+    for model in _candidates(catalog, int(cfg.get("candidates", 40))):
+        fit = _best_fit(setup, usable, model, _ladder(model, quants, catalog), ctx, min_tps, catalog)
+        if fit is None:
+            misses.append(model)
+        else:
+            fits.append(fit)
+    fits = _one_per_size(fits, catalog)
+    fits.sort(key=lambda f: (-catalog.models[f.model_id].params_b, _newest_first(catalog.models[f.model_id])))
+    return WhichModel(
+        ctx, usable, tuple(fits), _next_up(setup, fits, misses, quants, ctx, catalog), quants[-1]
+    )
+
+
+def _newest_first(model: Model) -> str:
+    # "2025-08" sorts after "2024-12"; inverted so that the newest of equal size comes first.
+    return "".join(chr(0x7F - ord(c)) if c.isdigit() else c for c in model.release or "0000-00")
+
+
+def _one_per_size(fits: list[ModelFit], catalog: Catalog) -> list[ModelFit]:
+    """One model per family and per size (within 4 %): the most popular of Qwen3-32B,
+    a 32B distill and a 32B coder stands for all three, and the largest of a family for the family."""
+    kept: list[ModelFit] = []
+    by_popularity = sorted(fits, key=lambda f: (-catalog.models[f.model_id].popularity, f.model_id))
+    for fit in by_popularity:
+        model = catalog.models[fit.model_id]
+        clash = False
+        for other in kept:
+            o = catalog.models[other.model_id]
+            if abs(o.params_b - model.params_b) <= 0.04 * max(o.params_b, model.params_b):
+                clash = True
+            elif o.family == model.family and o.params_b > model.params_b:
+                clash = True
+        if not clash:
+            kept = [k for k in kept if not _smaller_same_family(catalog.models[k.model_id], model)]
+            kept.append(fit)
+    return kept
+
+
+def _smaller_same_family(kept: Model, new: Model) -> bool:
+    return kept.family == new.family and kept.params_b < new.params_b
+
+
+def _table(fits: tuple[ModelFit, ...], catalog: Catalog) -> tuple[str, ...]:
+    for width in (16, 15, 14, 13, 11):
+        header = ["model", "quant", "GiB", "tok/s"]
+        rows = [
+            [
+                model_label(catalog.models[f.model_id], width),
+                f.quant,
+                gib(f.total_gib),
+                num(f.decode_tps) + ("*" if f.tight else ""),
+            ]
+            for f in fits
+        ]
+        if table_width(header, rows) <= NARROW:
+            return table(header, rows)
+    return table(header[:2] + header[3:], [r[:2] + r[3:] for r in rows])
+
+
+def which_model_doc(result: WhichModel, title: str, catalog: Catalog, lang: Lang, shown: int = 8) -> Doc:
+    ctx = ctx_label(result.ctx)
+    parts: list[Para | Pre] = [Para(translate("intent.which_model.title", lang, setup=title, ctx=ctx))]
+    if not result.fits:
+        parts.append(
+            Para(
+                translate(
+                    "intent.which_model.none",
+                    lang,
+                    ctx=ctx,
+                    usable=result.usable_gib,
+                    quant=result.lowest_quant,
+                )
+            )
+        )
+    else:
+        parts.append(Para(translate("intent.which_model.legend", lang)))
+        parts.append(Pre(_table(result.fits[:shown], catalog)))
+    nxt = result.next_up
+    if nxt is not None:
+        line = translate(
+            "intent.which_model.next",
+            lang,
+            model=catalog.models[nxt.model_id].name,
+            need=nxt.need_gib,
+            quant=nxt.quant,
+            usable=result.usable_gib,
+        )
+        if nxt.offload_tps:
+            line += translate("intent.which_model.next_offload", lang, tps=num(nxt.offload_tps))
+        parts.append(Para(line))
+    if result.fits:
+        example = f"{title.split(' (')[0]} {model_label(catalog.models[result.fits[0].model_id])}"
+        parts.append(Para(translate("intent.which_model.more", lang, example=example)))
+    return tuple(parts)
+
+
+def rows_json(result: WhichModel, shown: int = 8) -> list[dict[str, Any]]:
+    return [f.as_json() for f in result.fits[:shown]]

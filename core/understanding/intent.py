@@ -1,0 +1,197 @@
+"""What a question asks for (its intent), and the few numbers only some intents carry.
+
+`read_intent` is the parser's step for the intent: it runs on the cleaned question after contexts,
+quants and frameworks were taken out, and blanks the intent words it used so they can't be misread
+as a name later. The intents that run the other way ("which model fits", "what hardware do I need",
+"A vs B", time to first token, concurrency) come from catalogs/intents.toml and are checked first;
+the fit / speed / cards / memory words stay in catalogs/understanding.toml [intent].
+
+`intent_details` reads, from the raw question, what only those replies need: the prompt length,
+the number of concurrent users, and a card known only by its memory ("a 16GB GPU").
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from threading import Lock
+from typing import Any
+
+from core.ask_query import Intent, is_intent
+from core.catalog.loader import CATALOG_DIR, Catalog
+from core.understanding.normalize import clean
+from core.understanding.vocab import Vocab, vocab_for
+
+INTENTS_FILE = CATALOG_DIR / "intents.toml"
+MAX_USERS = 4096  # "16并发": more than this is a cluster question, not a number to estimate for
+MAX_PROMPT = 16 * 1024 * 1024
+
+# "how many h100 ...", "how many 4090s": a count of cards; "how many tokens/GB" is not.
+_HOW_MANY = re.compile(r"how many\s+(?!tok|t/s|gb|g\b|vram|memory|ram|bit)")
+
+
+@cache
+def _shipped_table() -> dict[str, Any]:
+    with INTENTS_FILE.open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def intents_table(catalog: Catalog) -> dict[str, Any]:
+    """catalogs/intents.toml as the catalog carries it, or the shipped one (a tiny test catalog)."""
+    table: dict[str, Any] = catalog.tables.get("intents") or _shipped_table()
+    return table
+
+
+def _word_pattern(word: str) -> str:
+    """A latin word must stand alone ("vs" is not in "cvs"); CJK words need no boundary."""
+    body = re.escape(word.strip())
+    if word[:1].isascii() and word[:1].isalnum():
+        body = r"(?<![a-z])" + body
+    if word[-1:].isascii() and word[-1:].isalnum():
+        body += r"(?![a-z])"
+    return body
+
+
+def _words_re(words: list[str] | tuple[str, ...]) -> re.Pattern[str] | None:
+    parts = [_word_pattern(w) for w in sorted({w.lower() for w in words if w.strip()}, key=len, reverse=True)]
+    return re.compile("|".join(parts)) if parts else None
+
+
+def _phrases_re(phrases: list[str] | tuple[str, ...]) -> re.Pattern[str] | None:
+    return re.compile("|".join(f"(?:{p})" for p in phrases)) if phrases else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Patterns:
+    # (intent, its words (blanked once read), its phrase patterns (only read: they span the model))
+    intents: tuple[tuple[Intent, re.Pattern[str] | None, re.Pattern[str] | None], ...]
+    legacy: tuple[tuple[Intent, re.Pattern[str] | None, re.Pattern[str] | None], ...]
+    users: tuple[re.Pattern[str], ...]
+    prompt: tuple[re.Pattern[str], ...]
+    memory_card: tuple[re.Pattern[str], ...]
+
+
+def _intent_list(
+    order: tuple[str, ...], words: dict[str, Any], phrases: dict[str, Any]
+) -> tuple[tuple[Intent, re.Pattern[str] | None, re.Pattern[str] | None], ...]:
+    out: list[tuple[Intent, re.Pattern[str] | None, re.Pattern[str] | None]] = []
+    for name in order:
+        if is_intent(name):  # a name the replies have no view for is skipped
+            out.append(
+                (name, _words_re(tuple(words.get(name, ()))), _phrases_re(tuple(phrases.get(name, ()))))
+            )
+    return tuple(out)
+
+
+def _build(table: dict[str, Any], vocab: Vocab) -> _Patterns:
+    words = table.get("words", {})
+    phrases = table.get("patterns", {})
+    return _Patterns(
+        intents=_intent_list(tuple(words.get("order", ())), words, phrases),
+        legacy=_intent_list(vocab.intent_order, dict(vocab.intent_words), dict(vocab.intent_patterns)),
+        users=tuple(re.compile(p) for p in phrases.get("concurrency_number", ())),
+        prompt=tuple(re.compile(p) for p in phrases.get("prompt_number", ())),
+        memory_card=tuple(re.compile(p) for p in phrases.get("memory_only_card", ())),
+    )
+
+
+_CACHE: dict[int, tuple[Catalog, _Patterns]] = {}
+_LOCK = Lock()
+
+
+def _patterns_for(catalog: Catalog) -> _Patterns:
+    hit = _CACHE.get(id(catalog))
+    if hit is not None and hit[0] is catalog:
+        return hit[1]
+    with _LOCK:
+        pats = _build(intents_table(catalog), vocab_for(catalog))
+        if len(_CACHE) > 16:
+            _CACHE.clear()
+        _CACHE[id(catalog)] = (catalog, pats)
+        return pats
+
+
+def _blank_all(pattern: re.Pattern[str], t: str) -> str:
+    return pattern.sub(lambda m: " " * len(m.group(0)), t)
+
+
+def read_intent(t: str, catalog: Catalog) -> tuple[str, Intent]:
+    """(the text with the intent words blanked, the intent). The first intent of intents.toml whose
+    words or phrases appear wins; else "how many <card>" is cards_needed; else the first of
+    understanding.toml's order. Every list's words are blanked either way, as the parser did."""
+    pats = _patterns_for(catalog)
+    # "50路并发" is 50 users, not 50 cards ("四路" counts cards elsewhere): blanked first, remembered.
+    users = False
+    for users_re in pats.users:
+        if users_re.search(t):
+            users = True
+            t = _blank_all(users_re, t)
+    intent: Intent = "general"
+    for name, words_re, phrases_re in pats.intents:
+        hit = bool(phrases_re and phrases_re.search(t)) or (users and name == "concurrency")
+        if words_re and words_re.search(t):
+            hit = True
+            t = _blank_all(words_re, t)
+        if hit and intent == "general":
+            intent = name
+    legacy: Intent = "cards_needed" if _HOW_MANY.search(t) else "general"
+    for name, words_re, phrases_re in pats.legacy:
+        hit = bool(phrases_re and phrases_re.search(t))
+        if words_re and words_re.search(t):
+            hit = True
+            t = _blank_all(words_re, t)
+        if hit and legacy == "general":
+            legacy = name
+    return t, intent if intent != "general" else legacy
+
+
+# --- the numbers only some intents carry -----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class IntentDetails:
+    prompt: int | None = None  # prompt tokens the question names ("prompt 8k")
+    users: int | None = None  # concurrent users ("16并发")
+    memory_only_gib: float | None = None  # "a 16GB GPU": the memory of a card named by nothing else
+
+
+def _first_number(patterns: tuple[re.Pattern[str], ...], t: str) -> re.Match[str] | None:
+    for pat in patterns:
+        m = pat.search(t)
+        if m:
+            return m
+    return None
+
+
+def _prompt_tokens(m: re.Match[str] | None) -> int | None:
+    if m is None:
+        return None
+    value = float(m.group(1)) * (1024 if (m.lastindex or 0) >= 2 and m.group(2) else 1)
+    return int(value) if 16 <= value <= MAX_PROMPT else None
+
+
+def intent_details(raw: str, catalog: Catalog) -> IntentDetails:
+    pats = _patterns_for(catalog)
+    t = clean(raw)
+    users_m = _first_number(pats.users, t)
+    users = int(users_m.group(1)) if users_m else None
+    mem_m = _first_number(pats.memory_card, t)
+    memory = float(mem_m.group(1)) if mem_m else None
+    return IntentDetails(
+        prompt=_prompt_tokens(_first_number(pats.prompt, t)),
+        users=users if users is not None and 1 <= users <= MAX_USERS else None,
+        memory_only_gib=memory if memory is not None and 1 <= memory <= 1024 else None,
+    )
+
+
+def typical_card(memory_gib: float, catalog: Catalog) -> str | None:
+    """The catalog card a question naming only a memory size is answered for: intents.toml
+    [typical_card], the largest key not above the size."""
+    table = intents_table(catalog).get("typical_card", {})
+    sizes = sorted((float(k), str(v)) for k, v in table.items() if str(v) in catalog.gpus)
+    below = [gid for size, gid in sizes if size <= memory_gib]
+    if below:
+        return below[-1]
+    return sizes[0][1] if sizes else None
