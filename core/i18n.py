@@ -41,7 +41,7 @@ class Note:
 def _flatten(prefix: str, table: dict[str, Any], out: dict[str, dict[str, str]]) -> None:
     if "en" in table and isinstance(table["en"], str):
         out[prefix] = {k: v for k, v in table.items() if isinstance(v, str)}
-        return
+    # A message may have messages below it ([submission.form.gpu] and [submission.form.gpu.example]).
     for key, value in table.items():
         if isinstance(value, dict):
             _flatten(f"{prefix}.{key}" if prefix else key, value, out)

@@ -322,6 +322,7 @@ async def test_submit_without_options_opens_the_form_whose_answer_submits(adapte
     modal = i.response.send_modal.await_args.args[0]
     assert isinstance(modal, FormModal) and modal.title == "提交实测数据"
     assert tuple(modal.inputs) == ("gpu", "model", "quant", "decode"), "the declared form, in order"
+    assert modal.inputs["gpu"].placeholder == "RTX 4090 · 双3090 · V100 32G", "an example, not a message code"
     typed = {"gpu": "RTX 4090", "model": "llama 3 8b", "quant": "Q4_K_M", "decode": "128.5"}
     for name, value in typed.items():
         modal.inputs[name]._value = value
