@@ -47,7 +47,8 @@ def load_corpus(path: Path) -> list[dict[str, Any]]:
 def reading(parsed: ParsedQuestion) -> dict[str, Any]:
     """The parse in the corpus's terms."""
     # The machine's cards: those named as either one ("A100/A800") or compared ("vs") are not in it.
-    cards = [[c.res.best_id, c.count, c.res.memory_gib] for c in parsed.cards if c.joiner in ("", "+")]
+    together = ("",) if parsed.intent == "compare" else ("", "+")
+    cards = [[c.res.best_id, c.count, c.res.memory_gib] for c in parsed.cards if c.joiner in together]
     return {
         "gpu": parsed.gpu.best_id if parsed.gpu else None,
         "count": parsed.gpu_count,

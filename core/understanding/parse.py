@@ -338,6 +338,7 @@ class _Setup:
     machines: int
     laptop: bool
     notes: tuple[Note, ...]
+    unblanked: str  # the question before anything was blanked (intent words say "vs")
 
 
 def _read_setup(t: str, pats: _Patterns, catalog: Catalog) -> tuple[str, _Setup]:
@@ -349,6 +350,7 @@ def _read_setup(t: str, pats: _Patterns, catalog: Catalog) -> tuple[str, _Setup]
     t = read_chinese_sizes(t, pats.setup)
     t = pats.split_x.sub(r"\1 \2 ", t)
     t = pats.split_x_after.sub(r" \1\2", t)
+    unblanked = t  # the same positions as what is read below: joiners between cards are read here
     t, contexts, context_notes = _read_contexts(t, pats)
     t, kv_type = read_kv_type(t, pats.setup, vocab)
     t, framework, quants = _read_framework_and_quants(t, pats, catalog)
@@ -356,7 +358,7 @@ def _read_setup(t: str, pats: _Patterns, catalog: Catalog) -> tuple[str, _Setup]
     t, machines, machine_notes = read_machines(t, pats.setup, vocab)
     laptop = read_laptop(t, pats.setup)
     notes = (*context_notes, *host.notes, *machine_notes)
-    return t, _Setup(contexts, framework, quants, kv_type, host, machines, laptop, notes)
+    return t, _Setup(contexts, framework, quants, kv_type, host, machines, laptop, notes, unblanked)
 
 
 def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
@@ -373,7 +375,7 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
         for w, s, e in pieces(t)
         if w not in vocab.card_words
     ]
-    found = _find_cards(t, ps, pats, catalog)
+    found = _find_cards(setup.unblanked, ps, pats, catalog)
     notes = [*setup.notes, *(c.note for c in classified if c.note)]
     cards = _cards_with_counts(t, ps, found, classified, pats, notes)
     cards = _cards_read_fully(cards, ps, index, catalog, setup.laptop, notes)
@@ -463,10 +465,16 @@ def _cards_with_counts(
     standing elsewhere ("h200 8卡")."""
     cards: list[ParsedCard] = []
     spare = [c for c in classified if c.n is not None]
+    starts = [ps[span[0]].start for _res, span, _joiner in found]
+    # A classifier count right before a card is that card's, whichever card comes first.
+    adjacent = {
+        k: next((c for c in spare if c.end <= start and not t[c.end : start].strip()), None)
+        for k, start in enumerate(starts)
+    }
+    spare = [c for c in spare if c not in adjacent.values()]
     for k, (res, span, joiner) in enumerate(found):
-        start = ps[span[0]].start
-        count = next((c.n for c in spare if not t[c.end : start].strip()), None)
-        spare = [c for c in spare if t[c.end : start].strip() or c.n != count]
+        mine = adjacent[k]
+        count = mine.n if mine else None
         if count is None:
             count, note = _count_near(t, ps, span, pats)
             if note is not None:

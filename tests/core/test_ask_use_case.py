@@ -184,3 +184,36 @@ def test_estimate_for_needs_a_card_and_a_model() -> None:
         estimate_for(replace(query, model_id=None), CATALOG)
     # The language and target of a reply don't change its figures: one cached estimate serves both.
     assert estimate_for(replace(query, lang="zh", target="discord"), CATALOG) is estimate_for(query, CATALOG)
+
+
+# --- the reading's notes and what is priced ------------------------------------------------------
+
+
+def test_host_ram_reaches_the_estimate() -> None:
+    query = answer("4090 + 64gb ram gpt-oss-120b", CATALOG).query
+    assert query is not None and query.hardware.host_ram_gib == 64.0
+    assert query.hardware.first.memory_gib == 24.0
+    assert estimate_for(query, CATALOG).request.setup.host.ram_gib == 64.0
+
+
+def test_mixed_cards_are_priced_as_the_smaller_and_said() -> None:
+    reply = answer("3090+3060 qwen3 32b", CATALOG)
+    assert reply.query is not None
+    assert [c.gpu_id for c in reply.query.hardware.cards] == ["rtx-3090", "rtx-3060-12g"]
+    setup = estimate_for(reply.query, CATALOG).request.setup
+    assert setup.gpu.id == "rtx-3060-12g" and setup.count == 2
+    assert reply.text.startswith("Mixed cards")
+
+
+@pytest.mark.parametrize(
+    "text", ["1000x 4090 qwen3 32b", "4090 qwen3 32b ctx 999999999999", "4090 0G qwen3 32b"]
+)
+def test_out_of_range_values_are_said_in_the_reply(text: str) -> None:
+    reply = answer(text, CATALOG)
+    assert reply.status == "answer" and reply.text.startswith("Ignored")
+    assert reply.as_dict()["query"]["notes"]
+
+
+def test_kv_type_is_read_into_the_query() -> None:
+    query = answer("4090 qwen3 32b kv q8", CATALOG).query
+    assert query is not None and query.kv_type == "q8_0" and query.quants == ()
