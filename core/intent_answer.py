@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from core.ask_query import AskQuery, CardSpec
@@ -261,6 +262,12 @@ def _ttft(query: AskQuery, catalog: Catalog) -> IntentReply:
 
 def intent_reply(query: AskQuery, catalog: Catalog) -> IntentReply | None:
     """The intent's own reply, or None when the question is best answered by the fit/speed table."""
+    return _reply(catalog, query)
+
+
+@lru_cache(maxsize=1024)
+def _reply(catalog: Catalog, query: AskQuery) -> IntentReply | None:
+    # The same question (same query) gets the same reply: chat groups repeat themselves.
     intent, card, model = query.intent, query.hardware.first, query.model_id
     if intent == "which_model" and card.gpu_id is not None and model is None:
         return _which_model(query, catalog)
@@ -286,6 +293,7 @@ def clear_caches() -> None:
     from core.render import intent_rows
 
     intent_rows.clear()
+    _reply.cache_clear()
     which_model.which_models.cache_clear()
     which_hardware.needs.cache_clear()
     which_hardware.cards_needed.cache_clear()

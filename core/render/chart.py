@@ -6,6 +6,7 @@ function, so start-up and every other answer don't pay for it.
 from __future__ import annotations
 
 import io
+from functools import cache
 
 from core.estimator.estimate import Estimate
 from core.i18n import Lang, translate
@@ -17,6 +18,31 @@ class ChartUnavailable(RuntimeError):
     """matplotlib could not be imported (a trimmed install): the chart button says so calmly."""
 
 
+# Fonts that draw Chinese, in the order they are preferred; a server usually has none of them.
+CJK_FONTS = (
+    "Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Micro Hei", "WenQuanYi Zen Hei",
+    "Microsoft YaHei", "SimHei", "PingFang SC", "Heiti SC", "Sarasa Gothic SC",
+)  # fmt: skip
+
+
+@cache
+def cjk_font() -> str | None:
+    """The first installed font that draws Chinese, or None."""
+    from matplotlib import font_manager
+
+    installed = {f.name for f in font_manager.fontManager.ttflist}
+    return next((name for name in CJK_FONTS if name in installed), None)
+
+
+def label_language(lang: Lang) -> tuple[Lang, str | None]:
+    """The chart's labels are in the asker's language when the server can draw it: Chinese needs a
+    CJK font (else every character is a box), so without one the labels stay English."""
+    if lang == "zh":
+        font = cjk_font()
+        return ("zh", font) if font else ("en", None)
+    return lang, None
+
+
 def chart_png(est: Estimate, lang: Lang = "en", dpi: int = 110) -> bytes:
     try:
         import matplotlib
@@ -26,6 +52,9 @@ def chart_png(est: Estimate, lang: Lang = "en", dpi: int = 110) -> bytes:
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise ChartUnavailable("charts need matplotlib: pip install 'tokbot[chart]'") from exc
 
+    labels, font = label_language(lang)
+    if font:
+        matplotlib.rcParams["font.sans-serif"] = [font, *matplotlib.rcParams["font.sans-serif"]]
     quants = list(dict.fromkeys(r.quant for r in est.rows))
     contexts = sorted({r.context for r in est.rows})
     cells = {(r.quant, r.context): r for r in est.rows}
@@ -60,18 +89,19 @@ def chart_png(est: Estimate, lang: Lang = "en", dpi: int = 110) -> bytes:
         color="red",
         linestyle="--",
         linewidth=1.2,
-        label=translate("reply.chart.usable", lang, gib=usable),
+        label=translate("chart.usable", labels, gib=usable),
     )
-    speed_ax.set_ylabel("tok/s")
-    speed_ax.set_title(translate("reply.chart.speed", lang), fontsize=10)
+    speed_ax.set_ylabel(translate("chart.tok_s", labels))
+    speed_ax.set_title(translate("chart.speed", labels), fontsize=10)
     mem_ax.set_ylabel("GiB")
-    mem_ax.set_title(translate("reply.chart.memory", lang), fontsize=10)
+    mem_ax.set_xlabel(translate("chart.context", labels))
+    mem_ax.set_title(translate("chart.memory", labels), fontsize=10)
     mem_ax.set_xticks(xs, [ctx_label(c) for c in contexts])
     speed_ax.legend(fontsize=8, ncol=3)
     mem_ax.legend(fontsize=8, ncol=3)
     for ax in (speed_ax, mem_ax):
         ax.grid(alpha=0.3)
-    # Titles stay ASCII: a CJK font is not guaranteed on a server.
+    # The title is names (cards, models, frameworks), the same in both languages.
     fig.suptitle(f"{setup_title(est)} · {est.request.model.name} · {est.framework}", fontsize=11)
     fig.tight_layout()
     buf = io.BytesIO()

@@ -33,6 +33,15 @@ def card_label(gpu: Gpu) -> str:
     return name if name.isascii() else gpu.id
 
 
+def short_card_label(gpu: Gpu, width: int = 12) -> str:
+    """A card's label for a table cell: `card_label` when short enough, else its longest alias that is."""
+    label = card_label(gpu)
+    if len(label) <= width:
+        return label
+    short = [a for a in gpu.aliases if a.isascii() and len(a) <= width and any(ch.isdigit() for ch in a)]
+    return max(short, key=len) if short else label[:width]
+
+
 def model_label(model: Model, width: int = 16) -> str:
     """The display name when it is short enough, else the longest ASCII alias or id that is."""
     if model.name.isascii() and len(model.name) <= width:

@@ -15,7 +15,7 @@ from core.estimator.estimate import Row, Setup
 from core.i18n import Lang, translate
 from core.render.doc import Doc, Para, Pre
 from core.render.fmt import NO_FIT, ctx_label, num, table
-from core.render.intent_rows import card_label, one_row, runs
+from core.render.intent_rows import one_row, runs, short_card_label
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +65,7 @@ def reference_rows(
     catalog: Catalog, setups: tuple[Setup, ...], model_id: str, quant: str, prompt: int, ctx: int
 ) -> tuple[TtftRow, ...]:
     return tuple(
-        TtftRow(card_label(s.gpu), one_row(catalog, s, model_id, quant, ctx, prompt=prompt, depth=0))
+        TtftRow(short_card_label(s.gpu), one_row(catalog, s, model_id, quant, ctx, prompt=prompt, depth=0))
         for s in setups
     )
 
@@ -83,7 +83,7 @@ def _table(rows: tuple[TtftRow, ...], first: str) -> tuple[str, ...]:
         ok = runs(r.row)
         body.append(
             [
-                r.label[:14],
+                r.label[:12],
                 num(r.row.prefill_tps.mid) if ok and r.row.prefill_tps else NO_FIT,
                 _seconds(r.row.ttft_s if ok else None),
                 num(r.row.decode_tps.mid) if ok and r.row.decode_tps else NO_FIT,

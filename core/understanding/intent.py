@@ -63,19 +63,20 @@ def _phrases_re(phrases: list[str] | tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile("|".join(f"(?:{p})" for p in phrases)) if phrases else None
 
 
+_IntentList = tuple[tuple[Intent, re.Pattern[str] | None, re.Pattern[str] | None], ...]
+
+
 @dataclass(frozen=True, slots=True)
 class _Patterns:
     # (intent, its words (blanked once read), its phrase patterns (only read: they span the model))
-    intents: tuple[tuple[Intent, re.Pattern[str] | None, re.Pattern[str] | None], ...]
-    legacy: tuple[tuple[Intent, re.Pattern[str] | None, re.Pattern[str] | None], ...]
+    intents: _IntentList
+    legacy: _IntentList
     users: tuple[re.Pattern[str], ...]
     prompt: tuple[re.Pattern[str], ...]
     memory_card: tuple[re.Pattern[str], ...]
 
 
-def _intent_list(
-    order: tuple[str, ...], words: dict[str, Any], phrases: dict[str, Any]
-) -> tuple[tuple[Intent, re.Pattern[str] | None, re.Pattern[str] | None], ...]:
+def _intent_list(order: tuple[str, ...], words: dict[str, Any], phrases: dict[str, Any]) -> _IntentList:
     out: list[tuple[Intent, re.Pattern[str] | None, re.Pattern[str] | None]] = []
     for name in order:
         if is_intent(name):  # a name the replies have no view for is skipped
@@ -117,10 +118,24 @@ def _blank_all(pattern: re.Pattern[str], t: str) -> str:
     return pattern.sub(lambda m: " " * len(m.group(0)), t)
 
 
+def _scan(t: str, intents: _IntentList, first: Intent, also: Intent | None = None) -> tuple[str, Intent]:
+    """The first intent of the list whose words or phrases appear (`first` when none; `also` counts
+    as a hit without words); every list's words are blanked either way."""
+    intent = first
+    for name, words_re, phrases_re in intents:
+        hit = bool(phrases_re and phrases_re.search(t)) or name == also
+        if words_re and words_re.search(t):
+            hit = True
+            t = _blank_all(words_re, t)
+        if hit and intent == "general":
+            intent = name
+    return t, intent
+
+
 def read_intent(t: str, catalog: Catalog) -> tuple[str, Intent]:
     """(the text with the intent words blanked, the intent). The first intent of intents.toml whose
     words or phrases appear wins; else "how many <card>" is cards_needed; else the first of
-    understanding.toml's order. Every list's words are blanked either way, as the parser did."""
+    understanding.toml's order."""
     pats = _patterns_for(catalog)
     # "50路并发" is 50 users, not 50 cards ("四路" counts cards elsewhere): blanked first, remembered.
     users = False
@@ -128,22 +143,8 @@ def read_intent(t: str, catalog: Catalog) -> tuple[str, Intent]:
         if users_re.search(t):
             users = True
             t = _blank_all(users_re, t)
-    intent: Intent = "general"
-    for name, words_re, phrases_re in pats.intents:
-        hit = bool(phrases_re and phrases_re.search(t)) or (users and name == "concurrency")
-        if words_re and words_re.search(t):
-            hit = True
-            t = _blank_all(words_re, t)
-        if hit and intent == "general":
-            intent = name
-    legacy: Intent = "cards_needed" if _HOW_MANY.search(t) else "general"
-    for name, words_re, phrases_re in pats.legacy:
-        hit = bool(phrases_re and phrases_re.search(t))
-        if words_re and words_re.search(t):
-            hit = True
-            t = _blank_all(words_re, t)
-        if hit and legacy == "general":
-            legacy = name
+    t, intent = _scan(t, pats.intents, "general", "concurrency" if users else None)
+    t, legacy = _scan(t, pats.legacy, "cards_needed" if _HOW_MANY.search(t) else "general")
     return t, intent if intent != "general" else legacy
 
 

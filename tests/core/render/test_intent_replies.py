@@ -1,0 +1,124 @@
+"""The intent replies: each answers its question in both languages, fits a phone and one message,
+and carries its rows for `ask --json`. Figures come from the estimator; these tests check shape and
+ordering, not the estimator's numbers."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.ask_use_case import answer
+from core.catalog.loader import default_catalog
+from core.render.doc import LIMITS, NARROW, display_width
+
+CATALOG = default_catalog()
+
+
+def _blocks(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith(("model ", "option ", "quant ", "card "))]
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("what can I run on a 3090", "which_model"),
+        ("RTX 4080Super 16G 内存64G 能跑多少B的模型", "which_model"),
+        ("what gpu do i need for 70b", "which_hardware"),
+        ("140亿模型需要多大显存", "which_hardware"),
+        ("how many A800 80G to deploy DeepSeek-V3 with vllm", "cards_needed"),
+        ("4090 vs 5090 for qwen3 32b", "compare"),
+        ("qwen3 32b 和 gemma3 27b 哪个快", "compare"),
+        ("首 token 要多久 prompt 8k", "ttft"),
+        ("16并发下 ttft 和吞吐量", "concurrency"),
+        ("I have a 16GB GPU", "which_model"),
+    ],
+)
+def test_intent_reply(question: str, intent: str) -> None:
+    for target in ("plain", "discord"):
+        reply = answer(question, CATALOG, target=target)
+        assert reply.status == "answer", reply.text
+        assert reply.query is not None and reply.query.intent == intent
+        assert reply.rows, "an intent reply carries its rows"
+        assert reply.as_dict()["rows"] == [dict(r) for r in reply.rows]
+        assert len(reply.text) <= LIMITS[target]
+    lines = _blocks(answer(question, CATALOG).text)
+    assert lines and all(display_width(line) <= NARROW for line in lines)
+
+
+def test_which_model_lists_large_first_and_says_the_next_size() -> None:
+    reply = answer("what can I run on a 3090", CATALOG)
+    sizes = [CATALOG.models[r["model"]].params_b for r in reply.rows]
+    assert sizes == sorted(sizes, reverse=True)
+    assert all(r["total_gib"] <= 24 for r in reply.rows)
+    assert "Next size up" in reply.text
+    zh = answer("3090 能跑什么模型", CATALOG)
+    assert "再大一档" in zh.text and "能跑的模型" in zh.text
+
+
+def test_which_hardware_cheapest_kind_first() -> None:
+    reply = answer("what gpu do i need for 70b", CATALOG)
+    kinds = [r["kind"] for r in reply.rows]
+    order = ["one_card", "offload", "multi_card", "unified", "workstation", "datacenter"]
+    assert kinds == sorted(kinds, key=order.index)
+    assert "multi_card" in kinds and "datacenter" in kinds
+    small = answer("140亿模型需要多大显存", CATALOG)
+    assert small.rows[0]["kind"] == "one_card"
+    assert "multi_card" not in [r["kind"] for r in small.rows]  # one card holds it: no second card
+
+
+def test_cards_needed_counts_the_card_asked() -> None:
+    reply = answer("how many A800 80G to deploy DeepSeek-V3 with vllm", CATALOG)
+    assert reply.rows and all(r["cards"] is None or r["cards"] > 1 for r in reply.rows)
+    assert "FP8" not in [r["quant"] for r in reply.rows]  # Ampere has no FP8 kernels
+
+
+def test_compare_two_cards_one_model() -> None:
+    reply = answer("4090 vs 5090 for qwen3 32b", CATALOG)
+    assert reply.query is not None and reply.query.other_card is not None
+    assert reply.query.other_card.gpu_id == "rtx-5090" and reply.query.model_id == "qwen3-32b"
+    assert "A = GeForce RTX 4090 · B = GeForce RTX 5090" in reply.text
+
+
+def test_compare_one_card_two_models() -> None:
+    reply = answer("on a 4090: gemma 3 27b versus qwen3 30b a3b", CATALOG)
+    assert reply.query is not None and reply.query.other_model_id == "qwen3-30b-a3b"
+    assert reply.query.gpu_id == "rtx-4090"
+
+
+def test_concurrency_is_said_to_be_single_user() -> None:
+    reply = answer("4090 qwen3 32b 16并发 吞吐", CATALOG)
+    assert "单用户" in reply.text and "暂不估算" in reply.text
+    assert reply.query is not None and reply.query.users == 16
+    en = answer("a100 80g llama 3.1 8b with 32 concurrent users throughput", CATALOG)
+    assert "single-user" in en.text and "32 users" in en.text
+
+
+def test_ttft_uses_the_prompt() -> None:
+    short = answer("4090 qwen3 8b time to first token prompt 1k", CATALOG)
+    long = answer("4090 qwen3 8b time to first token prompt 32k", CATALOG)
+    assert short.query is not None and short.query.prompt == 1024
+    t_short = next(r["ttft_s"] for r in short.rows if r["ttft_s"])
+    t_long = next(r["ttft_s"] for r in long.rows if r["ttft_s"])
+    assert t_long > t_short * 10
+
+
+def test_card_known_only_by_memory_says_which_card() -> None:
+    reply = answer("我只有一张48G的显卡，请问如何才能推理72B的模型", CATALOG)
+    assert reply.status == "answer" and reply.query is not None
+    assert reply.query.hardware.first.assumed and reply.query.gpu_id == "rtx-a6000"
+    assert "RTX A6000" in reply.text.splitlines()[0]
+    assert reply.query.as_json()["gpu_assumed"] is True
+
+
+def test_ordinary_answers_have_no_rows() -> None:
+    reply = answer("4090 qwen3 32b q4 32k", CATALOG)
+    assert reply.rows == () and "rows" not in reply.as_dict()
+
+
+def test_chart_labels_in_the_language_the_server_can_draw(monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.render import chart
+
+    monkeypatch.setattr(chart, "cjk_font", lambda: None)
+    assert chart.label_language("zh") == ("en", None)  # no CJK font: English, not boxes
+    monkeypatch.setattr(chart, "cjk_font", lambda: "Noto Sans CJK SC")
+    assert chart.label_language("zh") == ("zh", "Noto Sans CJK SC")
+    assert chart.label_language("en") == ("en", None)

@@ -1,0 +1,55 @@
+"""Intent words: questions that run the other way are told apart from fit/speed questions."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.catalog.loader import default_catalog
+from core.understanding.intent import intent_details, typical_card
+from core.understanding.parse import parse_question
+
+CATALOG = default_catalog()
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("8GB VRAM what's the biggest model I can run", "which_model"),
+        ("RTX 4080Super 16G 内存64G 能跑多少B的模型", "which_model"),
+        ("what can I run on a 3090", "which_model"),
+        ("what gpu do i need for 70b", "which_hardware"),
+        ("140亿模型需要多大显存", "which_hardware"),
+        ("how many A800 80G to deploy DeepSeek-V3 with vllm", "cards_needed"),
+        ("4090 vs 5090 for qwen3 32b", "compare"),
+        ("qwen3 32b 和 gemma3 27b 哪个快", "compare"),
+        ("首 token 要多久 prompt 8k", "ttft"),
+        ("16并发下 ttft 和吞吐量", "concurrency"),
+        # the old intents keep their words
+        ("V100 32G 27B 多少 token", "speed"),
+        ("gemma3 27b 需要多少显存", "memory"),
+        ("can my 3090 run qwen3 32b", "fit"),
+    ],
+)
+def test_intent(question: str, intent: str) -> None:
+    assert parse_question(question, CATALOG).intent == intent
+
+
+def test_users_are_not_a_card_count() -> None:
+    parsed = parse_question("H20 部署 qwen3 32b 50路并发 速度", CATALOG)
+    assert parsed.intent == "concurrency" and parsed.gpu_count == 1
+    assert intent_details("H20 部署 qwen3 32b 50路并发 速度", CATALOG).users == 50
+
+
+def test_details() -> None:
+    assert intent_details("首 token 要多久 prompt 8k", CATALOG).prompt == 8192
+    assert intent_details("time to first token for a 32k prompt", CATALOG).prompt == 32768
+    assert intent_details("I have a 16GB GPU", CATALOG).memory_only_gib == 16
+    assert intent_details("我只有一张48G的显卡", CATALOG).memory_only_gib == 48
+    assert intent_details("4090 qwen3 32b", CATALOG) == intent_details("", CATALOG)
+
+
+def test_typical_card_by_memory() -> None:
+    assert typical_card(16, CATALOG) == "rtx-4060-ti-16g"
+    assert typical_card(48, CATALOG) == "rtx-a6000"
+    assert typical_card(50, CATALOG) == "rtx-a6000"  # between sizes: the next size below
+    assert typical_card(1, CATALOG) is not None
