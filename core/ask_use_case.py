@@ -93,14 +93,18 @@ def query_of(
 
 def _machine_cards(parsed: ParsedQuestion, catalog: Catalog) -> tuple[CardSpec, ...]:
     """The cards in the asker's machine: the first, and those joined to it by "+" ("5090 + 4090");
-    a card named as the other choice ("A100/A800") or compared ("vs") is not in it."""
+    a card named as the other choice ("A100/A800") or compared ("vs", a compare question) is not."""
     first_id = _sure_id(parsed.gpu)
     if first_id is None:
         return (CardSpec(None, parsed.gpu_count, None),)
     specs: list[CardSpec] = []
     for card in parsed.cards or ():
         gid = _sure_id(card.res)
-        if gid is None or gid not in catalog.gpus or (specs and card.joiner != "+"):
+        if (
+            gid is None
+            or gid not in catalog.gpus
+            or (specs and (card.joiner != "+" or parsed.intent == "compare"))
+        ):
             continue
         specs.append(CardSpec(gid, card.count, card.res.memory_gib or catalog.gpus[gid].memory_gib))
     return tuple(specs) or (CardSpec(first_id, parsed.gpu_count, catalog.gpus[first_id].memory_gib),)
