@@ -6,7 +6,7 @@ count of that card. The kinds and cards are data (catalogs/intents.toml [which_h
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -149,8 +149,9 @@ def _kind_option(
     cards = [g for g in kind.get("cards", ()) if g in catalog.gpus]
     if kid == "offload":
         return _offload(catalog, {**kind, "cards": cards}, model_id, quant, ctx)
-    if kid == "unified":
-        return next((o for g in cards if (o := _unified(catalog, g, model_id, quant, ctx, need))), None)
+    if kind.get("unified"):
+        hit = next((o for g in cards if (o := _unified(catalog, g, model_id, quant, ctx, need))), None)
+        return replace(hit, kind=kid) if hit is not None else None
     lo, hi = int(kind.get("min_count", 1)), int(kind.get("max_count", 1))
     for gpu_id in cards:
         if catalog.gpus[gpu_id].memory_gib * hi < need:
@@ -181,7 +182,7 @@ def needs(catalog: Catalog, model_id: str, quant: str, ctx: int) -> Needs:
 
 def _option_label(option: Option, catalog: Catalog) -> str:
     label = card_label(catalog.gpus[option.gpu_id])
-    if option.kind == "unified":
+    if catalog.gpus[option.gpu_id].unified_memory:
         return f"{label} {option.memory_gib:g}G"
     if option.kind == "offload":
         return f"{label}+{option.ram_gib:g}G RAM"
