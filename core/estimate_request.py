@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -76,6 +76,17 @@ class EstimateQuery(BaseModel):
     framework: str | None = None
     kv_type: KvCacheType | None = None
     ram: float | None = Field(default=None, gt=0, le=65536)
+    ram_type: str | None = Field(default=None, max_length=40)  # "DDR5-6000", "DDR4", "LPDDR5X-8533"
+    ram_channels: int | None = Field(default=None, ge=1, le=24)
+    sockets: int | None = Field(default=None, ge=1, le=8)
+    offload: Literal["experts", "layers", "cpu"] | None = None
+    cpu_moe_layers: int | None = Field(default=None, ge=-1, le=1000)  # -1 = all ("all" on input)
+    gpu_layers: int | None = Field(default=None, ge=0, le=1000)
+
+    @field_validator("cpu_moe_layers", mode="before")
+    @classmethod
+    def _cpu_moe(cls, value: Any) -> Any:
+        return -1 if isinstance(value, str) and value.strip().lower() == "all" else value
 
     @field_validator("quant", mode="before")
     @classmethod
@@ -170,7 +181,10 @@ def resolve_request(query: EstimateQuery, catalog: Catalog) -> EstimateRequest:
         framework = f.best_id
     memory = query.memory or gpu_res.memory_gib
     try:
-        setup = build_setup(gpu, catalog, query.count or 1, memory, query.os, query.ram)
+        setup = build_setup(
+            gpu, catalog, query.count or 1, memory, query.os, query.ram,
+            query.ram_type, query.ram_channels, query.sockets,
+        )  # fmt: skip
     except SetupError as exc:
         raise QueryError(str(exc)) from exc
     return EstimateRequest(
@@ -182,6 +196,11 @@ def resolve_request(query: EstimateQuery, catalog: Catalog) -> EstimateRequest:
         prompt=query.prompt or 512,
         framework=framework,
         kv_type=query.kv_type or "f16",
+        offload=query.offload
+        or ("experts" if query.cpu_moe_layers is not None else "")
+        or ("layers" if query.gpu_layers is not None else ""),
+        cpu_moe_layers=query.cpu_moe_layers,
+        gpu_layers=query.gpu_layers,
     )
 
 

@@ -25,6 +25,12 @@ FLAG_KEYS = (
     "framework",
     "kv_type",
     "ram",
+    "ram_type",
+    "ram_channels",
+    "sockets",
+    "offload",
+    "cpu_moe_layers",
+    "gpu_layers",
 )
 
 

@@ -31,6 +31,21 @@ def _estimate_parser(sub: Subparsers) -> None:
     p.add_argument("--framework", default=None, help="llama.cpp | vllm | ollama | lmstudio | ...")
     p.add_argument("--kv-type", default=None, help="KV cache type: f16 | q8_0 | q4_0")
     p.add_argument("--ram", type=float, default=None, help="system RAM in GiB (for CPU offload)")
+    p.add_argument(
+        "--ram-type", default=None, help="system RAM type and speed, e.g. DDR5-6000, DDR4, LPDDR5X-8533"
+    )
+    p.add_argument("--ram-channels", type=int, default=None, help="memory channels per socket (desktop: 2)")
+    p.add_argument("--sockets", type=int, default=None, help="CPU sockets whose RAM the run uses (NUMA)")
+    p.add_argument(
+        "--offload",
+        choices=("experts", "layers", "cpu"),
+        default=None,
+        help="run this setup instead of choosing",
+    )
+    p.add_argument(
+        "--cpu-moe-layers", default=None, help="experts: layers whose experts sit in RAM, N or all"
+    )
+    p.add_argument("--gpu-layers", type=int, default=None, help="layers: layers on the GPU (-ngl N)")
     p.add_argument("--lang", choices=("en", "zh"), default="en", help="language of notes")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--batch", default=None, help="JSONL file: one request per line, one JSON answer per line")

@@ -25,7 +25,7 @@ from core.estimator.memory import (
     kv_cache_bytes,
     usable_memory,
 )
-from core.estimator.memory_fit import Remedy, find_remedy, layer_plan
+from core.estimator.memory_fit import ForcedOffload, Remedy, find_remedy, forced_offload, layer_plan
 from core.estimator.token_bytes import decode_bytes
 from core.estimator.weights import WeightBreakdown, weight_breakdown
 from core.i18n import Note
@@ -36,8 +36,12 @@ FitStatus = Literal["smooth", "tight", "no_fit"]
 @dataclass(frozen=True, slots=True)
 class Host:
     ram_gib: float
-    bandwidth_gbs: float
-    name: str
+    bandwidth_gbs: float  # peak, channels x MT/s x 8 bytes x sockets used
+    name: str  # the preset id, "custom" (the user gave type/channels) or "unified"
+    ram_type: str = ""  # "DDR5", "LPDDR5X", ...
+    mt_s: int = 0
+    channels: int = 0  # per socket
+    sockets: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +64,11 @@ class EstimateRequest:
     prompt: int = 512
     framework: str | None = None
     kv_type: KvCacheType = FULL_PRECISION_KV
+    # The setup as the user runs it, not chosen for them: "" (on the GPU, ways out when it doesn't
+    # fit) | "experts" (MoE experts in RAM) | "layers" (-ngl N) | "cpu" (no GPU layers at all).
+    offload: str = ""
+    cpu_moe_layers: int | None = None  # experts: layers whose experts sit in RAM; -1 or None = all
+    gpu_layers: int | None = None  # layers: layers on the GPU; None = as many as fit
 
 
 # A speed as (low, mid, high) tokens/s: the same type the speed model returns.
@@ -108,7 +117,9 @@ def default_quants(model: Model, framework: str, catalog: Catalog) -> tuple[str,
     else:
         names = list(ladder["gguf_large"] if model.params_b >= ladder["large_params_b"] else ladder["gguf"])
         if model.native_quant and model.native_quant in catalog.quants and ladder.get("native_first", True):
-            names = [model.native_quant] + [n for n in names if n != model.native_quant]
+            # A natively quantized release (gpt-oss MXFP4) is published in its own format: a
+            # Q6_K / IQ3 "ladder" of it would be the same bytes under other names.
+            names = [model.native_quant]
     return tuple(n for n in names if n in catalog.quants)
 
 
@@ -234,9 +245,10 @@ def _row(
     setup, model = request.setup, request.model
     gpu, count = setup.gpu, setup.count
     depth = ctx if request.depth is None else min(request.depth, ctx)
-    kv = kv_cache_bytes(model, ctx, request.kv_type, catalog)
+    kv: float = kv_cache_bytes(model, ctx, request.kv_type, catalog)
     notes: list[Note] = []
     usable_bytes = fixed.usable_bytes
+    weights_gpu: float
     if fixed.vllm:
         weights_gpu = weights.total_bytes
         overhead = fixed.vllm_overhead
@@ -264,7 +276,14 @@ def _row(
     decode = prefill = None
     ttft = None
     remedy = None
-    if status != "no_fit":
+    if request.offload:
+        forced = forced_offload(request, usable, backend, quant_id, weights, ctx, depth, catalog, split)
+        status, remedy = forced.status, forced.plan
+        weights_gpu, kv, total = forced.weights_gpu, forced.kv_gpu, forced.gpu_bytes
+        overhead = total - weights_gpu - kv
+        if status != "no_fit":
+            decode, prefill, ttft = _forced_figures(forced, request.prompt, fixed.prefill_band)
+    elif status != "no_fit":
         gpu_bytes = decode_bytes(model, weights, depth, request.kv_type, catalog)
         seconds = speed.token_seconds(
             gpu, backend, model.layers, gpu_bytes, 0.0, model.is_moe, quant_id, cal, count, split
@@ -306,6 +325,19 @@ def _row(
     )
 
 
+def _forced_figures(
+    forced: ForcedOffload, prompt: int, p_band: speed.Band
+) -> tuple[Range | None, Range | None, float | None]:
+    """(decode, prefill, time to first token) of a row run with the offload the user named."""
+    plan = forced.plan
+    if plan.decode_mid is None:
+        return None, None, None
+    decode = Range(plan.decode_low or 0.0, plan.decode_mid, plan.decode_high or 0.0)
+    pmid = prompt / forced.prefill_seconds
+    prefill = Range(round(pmid * p_band.low, 0), round(pmid, 0), round(pmid * p_band.high, 0))
+    return decode, prefill, round(forced.prefill_seconds, 2)
+
+
 def _framework_os(os_name: str) -> OsName:
     # A setup's OS is one of setup.OS_NAMES (build_setup checks): linux_desktop is Linux to a framework.
     return "linux" if os_name.startswith("linux") else cast(OsName, os_name)
@@ -336,6 +368,8 @@ def framework_query(
             n_gpu_layers = remedy.layers_on_gpu
         elif kind == "expert_offload":
             n_cpu_moe, fits = remedy.cpu_moe_layers, True
+        elif kind == "cpu":
+            n_gpu_layers, fits = 0, True
         elif kind in ("lower_quant", "mac_wired_limit", "shorter_ctx", "more_cards"):
             fits = True
             quant_id = remedy.quant or quant_id

@@ -40,6 +40,7 @@ from core.estimator.memory import (
     kv_read_bytes,
 )
 from core.estimator.token_bytes import (
+    TokenBytes,
     bytes_per_token,
     decode_bytes,
     expert_offload_bytes,
@@ -185,13 +186,14 @@ def _decode(
     host_bytes: float = 0.0,
     quant_id: str | None = None,
     count: int | None = None,
+    host_scale: float = 1.0,
 ) -> tuple[float, float, float]:
     """(low, mid, high) tok/s for a way out whose token reads `gpu_bytes` from the card(s) and
     `host_bytes` from system RAM (a `TokenBytes` spread: `_decode(row, *reads)`), layer split."""
     setup, model = row.request.setup, row.request.model
     seconds = speed.token_seconds(
         setup.gpu, row.backend, model.layers, gpu_bytes, host_bytes, model.is_moe, quant_id or row.quant_id,
-        row.cal, count or setup.count, row.split, setup.host.bandwidth_gbs,
+        row.cal, count or setup.count, row.split, setup.host.bandwidth_gbs * host_scale,
     )  # fmt: skip
     band = row.band
     low, high = band.low, band.high
@@ -285,7 +287,8 @@ def _expert_offload(row: _NoFitRow, host_room: float) -> Remedy | None:
     if k > moe_layers or k * per_layer > host_room:
         return None
     share_read = (model.experts_active or 1) / (model.experts or 1)
-    lo, mid, hi = _decode(row, *expert_offload_bytes(weights, row.active_kv, k * per_layer * share_read))
+    reads = expert_offload_bytes(weights, row.active_kv, k * per_layer * share_read)
+    lo, mid, hi = _decode(row, *reads, host_scale=_host_rules(row.catalog).experts)
     return Remedy(
         "expert_offload",
         mid,
@@ -305,7 +308,7 @@ def _layer_offload(row: _NoFitRow, plan: LayerPlan, host_room: float) -> Remedy 
     if not (0 < plan.layers_on_gpu < model.layers and 0 < plan.host_bytes <= host_room):
         return None
     reads = layer_offload_bytes(row.weights, row.active_kv, plan.layers_on_gpu / model.layers)
-    lo, mid, hi = _decode(row, *reads)
+    lo, mid, hi = _decode(row, *reads, host_scale=_host_rules(row.catalog).layers)
     return Remedy(
         "offload",
         mid,
@@ -319,7 +322,10 @@ def _layer_offload(row: _NoFitRow, plan: LayerPlan, host_room: float) -> Remedy 
 
 
 def _lower_quant(row: _NoFitRow) -> Remedy | None:
-    """4. The best lower quant of the same format that fits."""
+    """4. The best lower quant of the same format that fits (none for a natively quantized release:
+    its own format is the only one published)."""
+    if row.request.model.native_quant:
+        return None
     # _fits() inlined: this loop walks up to a dozen quants for every no-fit row.
     usable_bytes, kv_bytes = row.usable_bytes, row.kv_bytes
     smooth_bytes = usable_bytes * row.smooth_fraction
@@ -346,6 +352,117 @@ def _more_cards(row: _NoFitRow) -> Remedy | None:
     total = weights_and_kv + row.buffer * cards
     lo, mid, hi = _decode(row, row.full_read, count=cards)
     return Remedy("more_cards", mid, lo, hi, round(total / GIB, 2), cards=cards)
+
+
+class _HostRules(NamedTuple):
+    """[host] in catalogs/estimator.toml: how the host side of an offloaded run is priced."""
+
+    experts: float  # multiplier on the host bandwidth the speed model reaches, MoE expert offload
+    layers: float  # the same for whole layers (-ngl N)
+    cpu: float  # the same with no GPU layers at all
+    pcie_gbs: float  # what a prefill ubatch streams the RAM-resident weights to the GPU at
+    cpu_prefill_gflops: float  # a CPU-only prefill's matrix rate
+
+
+@cache
+def _host_rules(catalog: Catalog) -> _HostRules:
+    raw = catalog.tables["estimator"].get("host", {})
+    eff = raw.get("offload_scale", {})
+    return _HostRules(
+        float(eff.get("experts", 1.0)),
+        float(eff.get("layers", 1.0)),
+        float(eff.get("cpu", 1.0)),
+        float(raw.get("pcie_gbs", 25.0)),
+        float(raw.get("cpu_prefill_gflops", 400.0)),
+    )
+
+
+class ForcedOffload(NamedTuple):
+    """A row run the way the user said (`EstimateRequest.offload`): what sits where and its speed."""
+
+    status: Literal["smooth", "tight", "no_fit"]  # no_fit: the GPU part or the RAM part does not fit
+    plan: Remedy  # the setup with its figures (kind expert_offload | offload | cpu)
+    gpu_bytes: float  # weights + KV + buffers on the GPU(s)
+    weights_gpu: float
+    kv_gpu: float
+    prefill_seconds: float
+
+
+def forced_offload(
+    request: EstimateRequest,
+    usable: Usable,
+    backend: str,
+    quant_id: str,
+    weights: WeightBreakdown,
+    ctx: int,
+    depth: int,
+    catalog: Catalog,
+    split: str = "layer",
+) -> ForcedOffload:
+    """Price the row with the offload the request names; decode reads each part at its memory's
+    bandwidth (token_bytes), prefill streams the RAM-resident weights to the GPU once per ubatch
+    (llama.cpp offloads large-batch matmuls) or, CPU only, runs at the CPU's matrix rate."""
+    row = _no_fit_row(request, usable, backend, quant_id, weights, ctx, depth, catalog, split)
+    model, rules = request.model, _host_rules(catalog)
+    mode = request.offload
+    moe_layers = model.layers - (model.dense_layers or 0)
+    if mode == "experts" and model.is_moe and weights.expert_bytes:
+        asked = request.cpu_moe_layers
+        k = moe_layers if asked is None or asked < 0 else min(asked, moe_layers)
+        host_w = weights.expert_bytes / max(moe_layers, 1) * k
+        share_read = (model.experts_active or 1) / (model.experts or 1)
+        reads = expert_offload_bytes(weights, row.active_kv, host_w * share_read)
+        weights_gpu, kv_gpu, host = weights.gpu_bytes_full_offload - host_w, row.kv_bytes, host_w
+        scale, kind = rules.experts, "expert_offload"
+        extra = {"cpu_moe_layers": k, "layers_total": moe_layers}
+    elif mode == "cpu":
+        reads = TokenBytes(0.0, row.full_read)
+        weights_gpu, kv_gpu, host = 0.0, 0.0, weights.total_bytes + row.kv_bytes
+        scale, kind, extra = rules.cpu, "cpu", {"layers_total": model.layers}
+    else:
+        n = request.gpu_layers
+        if n is None:
+            n = layer_plan(request, usable, weights, ctx, catalog).layers_on_gpu
+        n = max(0, min(n, model.layers))
+        share = n / model.layers
+        reads = layer_offload_bytes(weights, row.active_kv, share)
+        weights_gpu = float(sum(weights.layer_bytes[:n])) + (
+            weights.output_bytes if n == model.layers else 0.0
+        )
+        kv_gpu = row.kv_bytes * share
+        host = weights.total_bytes - weights.token_embd_bytes - weights_gpu + row.kv_bytes - kv_gpu
+        scale, kind, extra = rules.layers, "offload", {"layers_on_gpu": n, "layers_total": model.layers}
+    buffers = row.buffer * request.setup.count if weights_gpu or kv_gpu else 0.0
+    gpu_total = weights_gpu + kv_gpu + buffers
+    status = _forced_status(gpu_total, host, row, _host_room(request, catalog))
+    lo, mid, hi = _decode(row, *reads, host_scale=scale)
+    plan = Remedy(
+        kind, mid, lo, hi, round(gpu_total / GIB, 2), host_gib=round(host / GIB, 1),
+        cpu_moe_layers=extra.get("cpu_moe_layers", 0), layers_on_gpu=extra.get("layers_on_gpu", 0),
+        layers_total=extra["layers_total"],
+    )  # fmt: skip
+    prefill = _forced_prefill(row, mode, host - (row.kv_bytes - kv_gpu), rules)
+    return ForcedOffload(status, plan, gpu_total, weights_gpu, kv_gpu, prefill)
+
+
+def _forced_status(
+    gpu_total: float, host: float, row: _NoFitRow, host_room: float
+) -> Literal["smooth", "tight", "no_fit"]:
+    if gpu_total > row.usable_bytes or host > host_room:
+        return "no_fit"
+    return "smooth" if gpu_total <= row.usable_bytes * row.smooth_fraction else "tight"
+
+
+def _forced_prefill(row: _NoFitRow, mode: str, host_weights: float, rules: _HostRules) -> float:
+    request = row.request
+    model, setup, prompt = request.model, request.setup, request.prompt
+    if mode == "cpu":
+        return 2.0 * model.active_params_b * 1e9 * prompt / (rules.cpu_prefill_gflops * 1e9)
+    gpu_seconds = speed.prefill_seconds(
+        setup.gpu, row.backend, model, row.quant_id, prompt, row.depth, row.cal, setup.count, row.split
+    )
+    ubatches = math.ceil(prompt / 512)
+    return gpu_seconds + ubatches * max(host_weights, 0.0) / (rules.pcie_gbs * 1e9)
 
 
 def find_remedy(

@@ -6,6 +6,7 @@ presets in catalogs/hosts.toml); the estimate states each assumption in its note
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Any
 
@@ -27,13 +28,60 @@ def _hosts(catalog: Catalog) -> tuple[dict[str, dict[str, Any]], dict[str, str]]
     return {h["id"]: h for h in table.get("host", [])}, dict(table.get("defaults", {}))
 
 
-def default_host(gpu: Gpu, catalog: Catalog, ram_gib: float | None = None) -> Host:
+_RAM_TYPE = re.compile(r"^\s*((?:LP)?DDR\dX?)\s*[- ]?\s*(\d{3,5})?\s*(?:MT/?S|MHZ)?\s*$")
+
+
+def parse_ram_type(text: str, catalog: Catalog) -> tuple[str, int]:
+    """("DDR5", 6000) from "DDR5-6000", "ddr5 6000", "LPDDR5X-8533"; a bare type gets the speed most
+    machines of that type run (hosts.toml [ram_types]). SetupError when it is no RAM type."""
+    m = _RAM_TYPE.match(text.upper())
+    speeds: dict[str, int] = dict(catalog.tables.get("hosts", {}).get("ram_types", {}))
+    if not m or m.group(1) not in speeds:
+        raise SetupError(f"RAM type {text!r} is not like DDR4-3200, DDR5-6000 or LPDDR5X-8533")
+    mt_s = int(m.group(2) or speeds[m.group(1)])
+    if not 800 <= mt_s <= 12800:
+        raise SetupError(f"RAM speed {mt_s} MT/s is not plausible")
+    return m.group(1), mt_s
+
+
+def _preset(gpu: Gpu, catalog: Catalog) -> dict[str, Any] | None:
     hosts, defaults = _hosts(catalog)
-    preset = hosts.get(defaults.get(gpu.segment, "ddr4-2ch")) or next(iter(hosts.values()), None)
+    # A laptop card sits in a laptop whatever its segment says (hosts.toml [defaults] laptop).
+    key = "laptop" if gpu.form == "laptop" and "laptop" in defaults else gpu.segment
+    return hosts.get(defaults.get(key, "ddr4-2ch")) or next(iter(hosts.values()), None)
+
+
+def default_host(
+    gpu: Gpu,
+    catalog: Catalog,
+    ram_gib: float | None = None,
+    ram_type: str | None = None,
+    channels: int | None = None,
+    sockets: int | None = None,
+) -> Host:
+    """The box around the card: the preset for its form / segment, with what the user said on top.
+    Bandwidth is the peak channels x MT/s x 8 bytes; a second socket counts only as far as a
+    NUMA-blind runtime gains from it (hosts.toml [numa])."""
+    preset = _preset(gpu, catalog)
     if gpu.unified_memory or preset is None:
         # Unified memory: the "host" is the same memory; offload has nowhere else to go.
         return Host(ram_gib or 0.0, gpu.bandwidth_gbs, "unified")
-    return Host(float(ram_gib or preset["default_ram_gib"]), float(preset["bandwidth_gbs"]), preset["id"])
+    ram = float(ram_gib or preset["default_ram_gib"])
+    if ram_type is None and channels is None and sockets is None:
+        return Host(
+            ram, float(preset["bandwidth_gbs"]), preset["id"], preset["ram_type"], int(preset["mt_s"]),
+            int(preset["channels"]),
+        )  # fmt: skip
+    kind, mt_s = parse_ram_type(ram_type, catalog) if ram_type else (preset["ram_type"], int(preset["mt_s"]))
+    ch = int(channels or preset["channels"])
+    if not 1 <= ch <= 24:
+        raise SetupError(f"{ch} memory channels is not plausible (1-24 per socket)")
+    n_sockets = int(sockets or 1)
+    if not 1 <= n_sockets <= 8:
+        raise SetupError(f"{n_sockets} sockets is not plausible")
+    gain = float(catalog.tables.get("hosts", {}).get("numa", {}).get("extra_socket_gain", 0.4))
+    bandwidth = ch * mt_s * 8 / 1000 * (1 + gain * (n_sockets - 1))
+    return Host(ram, round(bandwidth, 1), "custom", kind, mt_s, ch, n_sockets)
 
 
 def build_setup(
@@ -43,6 +91,9 @@ def build_setup(
     memory_gib: float | None = None,
     os_name: str | None = None,
     ram_gib: float | None = None,
+    ram_type: str | None = None,
+    ram_channels: int | None = None,
+    sockets: int | None = None,
 ) -> Setup:
     if count < 1 or count > 64:
         raise SetupError(f"card count must be between 1 and 64, not {count}")
@@ -63,5 +114,7 @@ def build_setup(
         raise SetupError(f"memory size {memory_gib} GiB is not plausible")
     if gpu.unified_memory:
         count = 1
-    host = default_host(gpu, catalog, ram_gib if not gpu.unified_memory else memory)
+    host = default_host(
+        gpu, catalog, ram_gib if not gpu.unified_memory else memory, ram_type, ram_channels, sockets
+    )
     return Setup(gpu, count, memory, os_resolved, host, os_assumed=os_name is None)

@@ -1,0 +1,85 @@
+"""Offload as input (RAM type, channels, --offload), the ranking of ways out, one figure per cell."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.catalog.loader import default_catalog
+from core.estimate_request import run_query
+from core.estimator.setup import SetupError, default_host, parse_ram_type
+
+CATALOG = default_catalog()
+
+
+def test_ram_type_and_channels_set_the_host_bandwidth() -> None:
+    est = run_query({"gpu": "4090", "model": "gpt-oss-120b", "ram": 64, "ram_type": "DDR5-6000"}, CATALOG)
+    assert est.request.setup.host.bandwidth_gbs == pytest.approx(96.0)  # 2 x 6000 x 8 / 1000
+    assert parse_ram_type("lpddr5x-8533", CATALOG) == ("LPDDR5X", 8533)
+    with pytest.raises(SetupError):
+        parse_ram_type("DDR9-1", CATALOG)
+
+
+def test_laptop_cards_get_the_laptop_host() -> None:
+    laptop = next(g for g in CATALOG.gpus.values() if g.form == "laptop" and not g.unified_memory)
+    assert default_host(laptop, CATALOG).name == "ddr5-2ch-laptop"
+
+
+def test_expert_offload_as_asked_runs_with_its_command() -> None:
+    est = run_query(
+        {"gpu": "4090", "model": "gpt-oss-120b", "ram": 64, "ctx": ["32k"], "cpu_moe_layers": 26}, CATALOG
+    )
+    row = est.rows[0]
+    assert row.status != "no_fit" and row.decode_tps is not None and row.prefill_tps is not None
+    assert row.remedy is not None and row.remedy.cpu_moe_layers == 26
+    assert row.decode_tps.mid == row.remedy.decode_mid  # one figure per cell
+    everything = run_query({"gpu": "4090", "model": "gpt-oss-120b", "ram": 64, "offload": "experts"}, CATALOG)
+    assert everything.rows[0].total_gib < row.total_gib  # --cpu-moe keeps less on the card
+
+
+def test_cpu_only_reads_everything_from_ram() -> None:
+    est = run_query(
+        {"gpu": "3090", "model": "qwen3 30b a3b", "quant": "Q4_K_M", "ram": 64, "offload": "cpu"}, CATALOG
+    )
+    row = est.rows[0]
+    assert row.weights_gib == 0 and row.decode_tps is not None
+    from core.estimator.estimate import launch_command
+
+    assert "-ngl 0" in launch_command(est, row, CATALOG)[1]
+
+
+def test_one_or_two_bit_quants_are_never_the_first_way_out_when_another_works() -> None:
+    est = run_query({"gpu": "4090", "model": "qwen3 30b a3b", "quant": "Q8_0", "ctx": ["128k"]}, CATALOG)
+    remedy = est.rows[0].remedy
+    assert remedy is not None and not remedy.quality_warning
+    low_bit = [o for o in remedy.alternatives if o.quality_warning]
+    assert all(o.kind in ("lower_quant", "mac_wired_limit") for o in low_bit)
+
+
+def test_more_cards_rank_after_expert_offload() -> None:
+    est = run_query({"gpu": "4090", "model": "gpt-oss-120b", "ram": 64, "ctx": ["8k"]}, CATALOG)
+    remedy = est.rows[0].remedy
+    assert remedy is not None and remedy.kind == "expert_offload"
+
+
+def test_way_out_is_priced_with_the_rows_split() -> None:
+    est = run_query({"gpu": "H20", "count": 8, "model": "deepseek r1", "framework": "vllm"}, CATALOG)
+    table = {r.quant: r.decode_tps.mid for r in est.rows if r.decode_tps and r.context == est.rows[0].context}
+    for r in est.rows:
+        if r.remedy is not None and r.remedy.kind == "lower_quant" and r.remedy.quant in table:
+            assert r.remedy.decode_mid == pytest.approx(table[r.remedy.quant], rel=0.02)
+
+
+def test_natively_quantized_models_show_their_own_format_only() -> None:
+    est = run_query({"gpu": "4090", "model": "gpt-oss-20b"}, CATALOG)
+    assert {r.quant for r in est.rows} == {"MXFP4"}
+
+
+def test_mac_wired_limit_carries_the_sysctl_command() -> None:
+    est = run_query(
+        {"gpu": "M2 Ultra 192G", "model": "deepseek v3", "quant": "Q4_K_M", "ctx": ["4k"]}, CATALOG
+    )
+    remedy = est.rows[0].remedy
+    assert remedy is not None and remedy.kind == "mac_wired_limit" and remedy.wired_limit_mb > 0
+    from core.estimator.estimate import launch_command
+
+    assert launch_command(est, est.rows[0], CATALOG)[1].startswith("sudo sysctl iogpu.wired_limit_mb=")
