@@ -6,7 +6,9 @@ from typing import Any
 
 from core.catalog.loader import Catalog
 from core.estimator.estimate import Estimate, Range, Row, launch_command
+from core.estimator.memory import GIB
 from core.estimator.memory_fit import Remedy
+from core.estimator.weights import weight_breakdown
 from core.i18n import Lang
 
 
@@ -48,6 +50,11 @@ def row_dict(est: Estimate, row: Row, catalog: Catalog, lang: Lang = "en") -> di
         "quant": row.quant,
         "context": row.context,
         "depth": row.depth,
+        # The download (the GGUF file: every tensor, token embeddings included) next to what sits on
+        # the GPU; they differ by the embedding table llama.cpp keeps in RAM and by offload.
+        "file_gib": round(
+            weight_breakdown(est.request.model, catalog.quants[row.quant], catalog).total_bytes / GIB, 2
+        ),
         "weights_gib": row.weights_gib,
         "kv_gib": row.kv_gib,
         "overhead_gib": row.overhead_gib,

@@ -23,6 +23,8 @@ _GIB = 1024**3
 # Bits per weight of a draft when the caller gives no quant: drafts are small, so people keep them
 # at Q8_0 (8.5 bpw) in GGUF and at 16-bit in serving frameworks.
 _DEFAULT_DRAFT_BPW = {"gguf": 8.5, "serving": 16.0, "mlx": 4.5}
+# "About a tenth of the target's active size", with room for the 1B drafts of 8B models.
+_MAX_DRAFT_SHARE = 0.15
 _FRAMEWORK_FORMAT = {"vllm": "serving", "sglang": "serving", "exllamav2": "serving", "mlx": "mlx"}
 
 
@@ -53,16 +55,23 @@ def weights_gib(params_b: float, bpw: float) -> float:
 
 def draft_candidates(model: Model, catalog: Catalog) -> tuple[tuple[Model, bool], ...]:
     """(draft, inferred) pairs: the catalog's drafts, else same family + same vocab, smallest first."""
-    listed = tuple(catalog.models[d] for d in model.draft_models if d in catalog.models)
+    # A draft pays off only when it costs a small share of what the target reads per token (its
+    # *active* size: gpt-oss-20b is no draft for gpt-oss-120b, 5.1B active), and it must share the
+    # tokenizer (the same vocabulary size is the cheap proxy). Listed drafts are held to it too.
+    limit = model.active_params_b * _MAX_DRAFT_SHARE
+    listed = tuple(
+        catalog.models[d]
+        for d in model.draft_models
+        if d in catalog.models
+        and catalog.models[d].params_b <= limit
+        and catalog.models[d].vocab == model.vocab
+    )
     if listed:
         return tuple((d, False) for d in listed)
     same = [
         m
         for m in catalog.models.values()
-        if m.id != model.id
-        and m.family == model.family
-        and m.vocab == model.vocab
-        and m.params_b <= model.params_b / 8  # a draft must be much cheaper than the target
+        if m.id != model.id and m.family == model.family and m.vocab == model.vocab and m.params_b <= limit
     ]
     same.sort(key=lambda m: m.params_b)
     return tuple((d, True) for d in same[:1])
