@@ -149,6 +149,9 @@ def _notes(parsed: ParsedQuestion, hardware: Hardware, catalog: Catalog) -> tupl
                 "machines", str(hardware.machines), _card_words(priced_card(hardware, catalog), catalog)
             )
         )
+    if parsed.kv_type is not None and parsed.kv_type != FULL_PRECISION_KV:
+        # The table doesn't show which KV cache it was priced with; the question set one, so say so.
+        notes.append(QueryNote("kv_type", parsed.kv_type))
     first = hardware.first.gpu_id
     if hardware.laptop and first is not None and catalog.gpus[first].form != "laptop":
         notes.append(QueryNote("laptop_no_row", catalog.gpus[first].name))
