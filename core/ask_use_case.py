@@ -199,9 +199,16 @@ def _estimate(catalog: Catalog, query: AskQuery) -> Estimate:
     # `query` is already the estimate's view of it (see estimate_for), so one key serves all replies.
     card = query.hardware.first
     assert card.gpu_id is not None and query.model_id is not None  # estimate_for checked both
-    setup = build_setup(
-        catalog.gpus[card.gpu_id], catalog, card.count, card.memory_gib, query.os, query.hardware.host_ram_gib
-    )
+    hw = query.hardware
+    gpu = catalog.gpus[card.gpu_id]
+    try:  # the DDR type the question said sets the offload bandwidth (DDR5 ~1.75x DDR4 at 2 channels)
+        setup = build_setup(
+            gpu, catalog, card.count, card.memory_gib, query.os, hw.host_ram_gib, hw.host_ram_type
+        )
+    except SetupError:
+        if hw.host_ram_type is None:
+            raise
+        setup = build_setup(gpu, catalog, card.count, card.memory_gib, query.os, hw.host_ram_gib)
     request = EstimateRequest(
         setup,
         catalog.models[query.model_id],

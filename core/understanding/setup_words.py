@@ -56,7 +56,7 @@ def build_setup_patterns(vocab: Vocab, number_words: str) -> SetupPatterns:
             rf"(?<![a-z])(?:{ram_words}|({types}))(?:[\s-]*\d{{4}})?\s*(?:is|are|=|:|是|有|为|大小|总共|共)?\s*"
             rf"(?:({types})\s*)?(-?\d+(?:\.\d+)?)g(?![a-z0-9])"
         ),
-        ram_type=re.compile(rf"(?<![a-z])({types})(?![a-z])"),
+        ram_type=re.compile(rf"(?<![a-z])({types})(?:[\s-]*\d{{4}})?(?![a-z0-9])"),
         kv_before=re.compile(
             rf"(?<![a-z0-9])(?:{kv_words})[\s=:_-]*(?:cache[\s_-]*)?(?:type[\s_-]*)?(?:用|为|是|to|at|in|of)?\s*"
             rf"({kv_types})(?![a-z0-9_])"
@@ -99,13 +99,12 @@ def read_host_ram(t: str, pats: SetupPatterns, vocab: Vocab) -> tuple[str, HostR
     notes: list[Note] = []
     for pat in (pats.ram_tight, pats.ram_after, pats.ram_before):
         for m in pat.finditer(t):
-            groups = [g for g in m.groups() if g]
-            value = next((g for g in groups if re.fullmatch(r"-?\d+(?:\.\d+)?", g)), None)
-            typed = next((vocab.ram_types[g] for g in groups if g in vocab.ram_types), None)
-            if value is None:
+            sized = _SIZE_IN.search(m.group(0))
+            if sized is None:
                 continue
+            value = sized.group(1)
             t = _blank(t, m.start(), m.end())
-            ram_type = ram_type or typed
+            ram_type = ram_type or _ram_type_in(m.group(0), vocab)
             size = float(value)
             if gib is None and 0 < size <= MAX_RAM_GIB:
                 gib = size
@@ -113,9 +112,22 @@ def read_host_ram(t: str, pats: SetupPatterns, vocab: Vocab) -> tuple[str, HostR
                 notes.append(("ram_out_of_range", f"{value} GB"))
     alone = pats.ram_type.search(t) if ram_type is None else None
     if alone:
-        ram_type = vocab.ram_types.get(alone.group(1))
+        ram_type = _ram_type_in(alone.group(0), vocab)
         t = _blank(t, alone.start(), alone.end())
     return t, HostRam(gib, ram_type, tuple(notes))
+
+
+_SIZE_IN = re.compile(r"(-?\d+(?:\.\d+)?)g(?![a-z0-9])")  # the size in a RAM phrase (not "ddr5-6000")
+_TYPE_IN = re.compile(r"((?:lp)?ddr\dx?)(?:[\s-]*(\d{4}))?")
+
+
+def _ram_type_in(text: str, vocab: Vocab) -> str | None:
+    """ "DDR5" or "DDR5-6000" (the speed when typed), as core/estimator/setup.py reads a RAM type."""
+    m = _TYPE_IN.search(text)
+    kind = vocab.ram_types.get(m.group(1)) if m else None
+    if m is None or kind is None:
+        return None
+    return f"{kind}-{m.group(2)}" if m.group(2) else kind
 
 
 def read_kv_type(t: str, pats: SetupPatterns, vocab: Vocab) -> tuple[str, KvCacheType | None]:
