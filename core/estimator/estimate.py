@@ -429,6 +429,9 @@ def _launch(
     option = evaluate(fw, framework_query(request, quant_id, ctx, status, remedy, catalog))
     if not option.runnable:
         return list(option.notes[:2]), ""
+    if not option.command:
+        # Runnable, but no published checkpoint to name: say so instead of a placeholder.
+        return [n for n in option.notes if n.code == "fw.vllm.no_checkpoint"], ""
     if remedy is not None and remedy.wired_limit_mb:
         # macOS resets the limit at reboot; the run needs it raised first.
         return [], f"sudo sysctl iogpu.wired_limit_mb={remedy.wired_limit_mb} && {option.command}"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from string import Formatter
 from typing import Literal
 
@@ -224,6 +224,17 @@ def _gguf_file(model: Model, quant: Quant) -> str:
     return f"{stem}-{quant.id}.gguf"
 
 
+@cache
+def _checkpoints() -> dict[str, dict[str, str]]:
+    """Published quantized checkpoints by base repo and quant (catalogs/estimator.toml [checkpoints])."""
+    table = default_catalog().tables.get("estimator", {}).get("checkpoints", {})
+    return {repo: {k: v for k, v in row.items() if k != "source"} for repo, row in table.items()}
+
+
+def _published_checkpoint(repo: str, quant_id: str) -> str:
+    return _checkpoints().get(repo, {}).get(quant_id, "")
+
+
 def _base_repo_name(model: Model) -> str:
     return model.hf_repo.rsplit("/", 1)[-1] if model.hf_repo else model.name
 
@@ -278,9 +289,15 @@ def _serving_values(fw: Framework, q: FrameworkQuery, notes: list[Note]) -> dict
     elif quant.id.upper() in _UNQUANTIZED or _quant_in(quant, _UNQUANTIZED) or online:
         serve_model = repo
     else:
-        serve_model = f"<{quant.id} checkpoint of {repo}>"
+        published = _published_checkpoint(repo, quant.id)
         if fw.engine in ("vllm", "sglang"):
-            notes.append(Note("fw.vllm.quant_repo", {"quant": quant.id, "repo": repo}))
+            # No placeholder in a command people paste: a listed repo, or no command and a note
+            # saying none is listed (the caller drops a command whose model is "").
+            serve_model = published
+            if not published:
+                notes.append(Note("fw.vllm.no_checkpoint", {"quant": quant.id, "repo": repo}))
+        else:
+            serve_model = published or f"<{quant.id} checkpoint of {repo}>"
     tp_flags = ""
     if count > 1 and fw.tensor_parallel:
         tp_flags = f" --tp {count}" if fw.engine == "sglang" else f" --tensor-parallel-size {count}"
@@ -372,7 +389,7 @@ def evaluate(fw: Framework, q: FrameworkQuery, with_command: bool = True) -> Fra
         notes = []  # caveats of a combination that doesn't run only distract from why it doesn't
     if show_command and with_command:
         values, fill_notes = _command_values(fw, q, backend)
-        command = render_command(fw.command, values)
+        command = render_command(fw.command, values) if values.get("serve_model", "-") else ""
         notes.extend(fill_notes)
         notes.extend(_framework_notes(fw, q, params))
 

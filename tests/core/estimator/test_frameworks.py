@@ -79,7 +79,10 @@ def test_vllm_linux_only_with_wsl_note_on_windows(os_name):
     assert not opt.runnable
     if os_name == "windows":
         assert "fw.gate.wsl" in codes(opt)
-        assert opt.command.startswith("vllm serve")  # still useful inside WSL2
+        # No published AWQ of gemma-3-27b is listed: no placeholder command, a note instead.
+        assert opt.command == "" and "fw.vllm.no_checkpoint" in codes(opt)
+        bf16 = options(os=os_name, quant=CAT.quants["HF-BF16"])["vllm"]
+        assert bf16.command.startswith("vllm serve")  # still useful inside WSL2
     else:
         assert "fw.gate.os" in codes(opt)
         assert opt.command == ""
@@ -182,11 +185,17 @@ def test_partial_offload_blocks_gpu_only_frameworks():
 
 def test_vllm_command_tp_kv_and_quant_repo():
     opt = options(gpu=RTX4090, gpu_count=2, quant=AWQ, kv_cache="q8_0")["vllm"]
-    assert opt.command == (
-        "vllm serve <AWQ checkpoint of google/gemma-3-27b-it> --max-model-len 32768 "
+    # gemma-3-27b has no AWQ checkpoint listed (catalogs/estimator.toml [checkpoints]): no command
+    # with a placeholder in it, a note saying so.
+    assert opt.command == "" and "fw.vllm.no_checkpoint" in codes(opt)
+    assert "fw.common.preallocates" in codes(opt)
+    qwen = options(model=CAT.models["qwen3-32b"], gpu=RTX4090, gpu_count=2, quant=AWQ, kv_cache="q8_0")[
+        "vllm"
+    ]
+    assert qwen.command == (
+        "vllm serve Qwen/Qwen3-32B-AWQ --max-model-len 32768 "
         "--gpu-memory-utilization 0.92 --tensor-parallel-size 2 --kv-cache-dtype fp8"
     )
-    assert "fw.vllm.quant_repo" in codes(opt) and "fw.common.preallocates" in codes(opt)
     assert opt.overhead_gib == (2.0, 4.0)
 
 
