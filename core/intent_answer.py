@@ -176,7 +176,9 @@ def _card_count(query: AskQuery, catalog: Catalog) -> IntentReply:
         native = [model.native_quant] if model.native_quant in catalog.quants else []
         quants = tuple(dict.fromkeys(q for q in (*native, *ladder) if q in catalog.quants))
     counts = which_hardware.cards_needed(catalog, card.gpu_id, model_id, quants, _ctx(query), query.framework)
-    doc = which_hardware.cards_doc(counts, card.gpu_id, model_id, _ctx(query), catalog, query.lang)
+    doc = which_hardware.cards_doc(
+        counts, card.gpu_id, model_id, _ctx(query), catalog, query.lang, card.count
+    )
     return IntentReply(doc, tuple(which_hardware.cards_json(counts)), "cards_needed")
 
 

@@ -267,8 +267,15 @@ def cards_needed(
 
 
 def cards_doc(
-    counts: tuple[CardCount, ...], gpu_id: str, model_id: str, ctx: int, catalog: Catalog, lang: Lang
+    counts: tuple[CardCount, ...],
+    gpu_id: str,
+    model_id: str,
+    ctx: int,
+    catalog: Catalog,
+    lang: Lang,
+    have: int = 1,
 ) -> Doc:
+    """`have`: the cards the question says it has (more than one: a line on what they hold)."""
     gpu, model = catalog.gpus[gpu_id], catalog.models[model_id]
     header = ["quant", "cards", "GiB", "tok/s"]
     rows = [
@@ -299,6 +306,10 @@ def cards_doc(
                 )
             )
         )
+    if have > 1:  # "h100x8 ... how many cards": say what the cards they have already hold
+        held = [c.quant for c in counts if c.cards is not None and c.cards <= have]
+        quants = ", ".join(held) if held else translate("intent.cards.yours_none", lang)
+        parts.append(Para(translate("intent.cards.yours", lang, count=have, quants=quants)))
     return tuple(parts)
 
 
