@@ -14,7 +14,7 @@ from typing import Literal
 from core.catalog.kv_cache import KvCacheType
 
 # The words the catalog may use; the catalog test checks every entry against them.
-BACKENDS = ("cuda", "rocm", "metal", "vulkan", "sycl", "cpu")
+BACKENDS = ("cuda", "rocm", "metal", "vulkan", "sycl", "cann", "cpu")  # cann: Huawei Ascend NPUs
 OPERATING_SYSTEMS = ("linux", "windows", "macos")
 QUANT_FORMATS = ("gguf", "serving", "mlx")
 RuleEffect = Literal["block", "caveat", "tip"]

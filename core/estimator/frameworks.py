@@ -36,6 +36,7 @@ BACKEND_VENDORS: dict[str, tuple[str, ...]] = {
     "metal": ("Apple",),
     "sycl": ("Intel",),
     "vulkan": ("NVIDIA", "AMD", "Intel"),
+    "cann": ("Huawei",),  # Ascend NPUs: llama.cpp's CANN backend, the vllm-ascend plugin
     "cpu": ("NVIDIA", "AMD", "Intel", "Apple"),
 }
 

@@ -83,3 +83,10 @@ def test_mac_wired_limit_carries_the_sysctl_command() -> None:
     from core.estimator.estimate import launch_command
 
     assert launch_command(est, est.rows[0], CATALOG)[1].startswith("sudo sysctl iogpu.wired_limit_mb=")
+
+
+def test_ascend_cards_get_a_framework_with_a_command() -> None:
+    est = run_query({"gpu": "Ascend 910B", "model": "qwen3 32b", "quant": "Q8_0", "ctx": ["8k"]}, CATALOG)
+    from core.estimator.estimate import launch_command
+
+    assert launch_command(est, est.rows[0], CATALOG)[1].startswith("llama-server")
