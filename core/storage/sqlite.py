@@ -233,12 +233,28 @@ class SqliteStorage:
         check_database_file(self.path)
         try:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            await self._connect()
+            await self._connect_retrying()
         except (sqlite3.DatabaseError, OSError) as exc:
             unusable = _unavailable(self.path, exc)
             if unusable is None:
                 raise
             raise unusable from exc
+
+    async def _connect_retrying(self) -> None:
+        """`_connect`, tried again while another process holds a lock it can't wait for: switching a
+        new file to WAL and the first schema statements are not all covered by busy_timeout (SQLite
+        answers BUSY at once where waiting could deadlock), and two processes may start together."""
+        deadline = time.monotonic() + LOCK_WAIT_SECONDS
+        pause = 0.01
+        while True:
+            try:
+                await self._connect()
+                return
+            except sqlite3.OperationalError as exc:
+                if not _is_busy(exc) or time.monotonic() >= deadline:
+                    raise
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.5)
 
     async def _connect(self) -> None:
         writer = await aiosqlite.connect(self.path, isolation_level=None)
