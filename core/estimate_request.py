@@ -17,8 +17,8 @@ from core.catalog.gpu import Gpu
 from core.catalog.kv_cache import KV_CACHE_TYPES, KvCacheType, is_kv_cache_type
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
-from core.estimator.estimate import Estimate, EstimateRequest, estimate
-from core.estimator.setup import SetupError, build_setup
+from core.estimator.estimate import Estimate, EstimateRequest, Setup, estimate
+from core.estimator.setup import SetupError, build_setup, cpu_only_setup
 from core.understanding.resolve import (
     Resolution,
     resolve_framework,
@@ -64,7 +64,7 @@ def _as_list(value: Any) -> list[Any]:
 class EstimateQuery(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
-    gpu: str = Field(min_length=1, max_length=200)
+    gpu: str | None = Field(default=None, min_length=1, max_length=200)  # None: CPU only
     model: str = Field(min_length=1, max_length=200)
     count: int | None = Field(default=None, ge=1, le=64)
     memory: float | None = Field(default=None, gt=0, le=4096)
@@ -150,14 +150,42 @@ def _unknown(
     return QueryError(f"unknown {label} {text!r}{closest}", {kind: cands})
 
 
+def _setup(query: EstimateQuery, catalog: Catalog) -> Setup:
+    """The card the query names with its host, or (no card) a CPU-only box."""
+    try:
+        if query.gpu is None:
+            if query.offload not in (None, "cpu"):
+                raise QueryError(f"offload {query.offload!r} needs a card: name one with gpu")
+            return cpu_only_setup(
+                catalog, query.os, query.ram, query.ram_type, query.ram_channels, query.sockets
+            )
+        gpu_res = resolve_gpu(query.gpu, catalog)
+        if gpu_res.best_id is None:
+            raise _unknown("gpu", "GPU", query.gpu, gpu_res, catalog.gpus)
+        return build_setup(
+            catalog.gpus[gpu_res.best_id], catalog, query.count or 1, query.memory or gpu_res.memory_gib,
+            query.os, query.ram, query.ram_type, query.ram_channels, query.sockets,
+        )  # fmt: skip
+    except SetupError as exc:
+        raise QueryError(str(exc)) from exc
+
+
+def _offload(query: EstimateQuery) -> str:
+    """The offload the query names, or implies (a layer count, no card at all)."""
+    if query.offload:
+        return query.offload
+    if query.gpu is None:
+        return "cpu"
+    if query.cpu_moe_layers is not None:
+        return "experts"
+    return "layers" if query.gpu_layers is not None else ""
+
+
 def resolve_request(query: EstimateQuery, catalog: Catalog) -> EstimateRequest:
-    gpu_res = resolve_gpu(query.gpu, catalog)
-    if gpu_res.best_id is None:
-        raise _unknown("gpu", "GPU", query.gpu, gpu_res, catalog.gpus)
+    setup = _setup(query, catalog)
     model_res = resolve_model(query.model, catalog)
     if model_res.best_id is None:
         raise _unknown("model", "model", query.model, model_res, catalog.models)
-    gpu = catalog.gpus[gpu_res.best_id]
     model = catalog.models[model_res.best_id]
     quants: list[str] = []
     for text in query.quant:
@@ -179,14 +207,6 @@ def resolve_request(query: EstimateQuery, catalog: Catalog) -> EstimateRequest:
                 {"framework": [c for c, _ in f.candidates]},
             )
         framework = f.best_id
-    memory = query.memory or gpu_res.memory_gib
-    try:
-        setup = build_setup(
-            gpu, catalog, query.count or 1, memory, query.os, query.ram,
-            query.ram_type, query.ram_channels, query.sockets,
-        )  # fmt: skip
-    except SetupError as exc:
-        raise QueryError(str(exc)) from exc
     return EstimateRequest(
         setup=setup,
         model=model,
@@ -196,9 +216,7 @@ def resolve_request(query: EstimateQuery, catalog: Catalog) -> EstimateRequest:
         prompt=query.prompt or 512,
         framework=framework,
         kv_type=query.kv_type or "f16",
-        offload=query.offload
-        or ("experts" if query.cpu_moe_layers is not None else "")
-        or ("layers" if query.gpu_layers is not None else ""),
+        offload=_offload(query),
         cpu_moe_layers=query.cpu_moe_layers,
         gpu_layers=query.gpu_layers,
     )

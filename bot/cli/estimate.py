@@ -119,8 +119,11 @@ def run_estimate(args: argparse.Namespace, out: TextIO | None = None) -> int:
         return 2
     if args.batch:
         return _run_batch(args.batch, args.lang, out)
-    if not args.gpu or not args.model:
-        print("estimate needs --gpu and --model (or --batch FILE)", file=sys.stderr)
+    if not args.model or not (args.gpu or args.offload in (None, "cpu")):
+        print(
+            "estimate needs --model and --gpu (--model alone: a CPU-only run), or --batch FILE",
+            file=sys.stderr,
+        )
         return 2
     result, ok = answer(_request_from_args(args), args.lang)
     if args.json or not ok:

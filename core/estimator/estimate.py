@@ -154,7 +154,8 @@ def estimate(request: EstimateRequest, catalog: Catalog) -> Estimate:
     framework = request.framework or _recommended_framework(request, catalog)
     engine = _engine(framework, catalog)
     usable = usable_memory(gpu, setup.memory_gib, setup.count, setup.os, catalog)
-    backend = speed.choose_backend(gpu, setup.os, catalog)
+    # No GPU layers: the CPU runs it (the speed model prices only the host side then).
+    backend = "cpu" if request.offload == "cpu" else speed.choose_backend(gpu, setup.os, catalog)
     cal = speed.calibration(catalog)
     quants = request.quants or default_quants(model, framework, catalog)
     contexts = request.contexts or default_contexts(model, catalog)
@@ -224,8 +225,8 @@ def _fixed(
         flash_attention=const.flash_attention,
         framework_overhead=0.0 if vllm else framework_overhead_bytes(framework, catalog),
         smooth_fraction=const.smooth_fraction,
-        band=speed.band_for(setup.gpu, backend, cal),
-        prefill_band=speed.band_for(setup.gpu, backend, cal, "prefill"),
+        band=speed.band_for(setup.gpu, backend, cal, "decode", framework),
+        prefill_band=speed.band_for(setup.gpu, backend, cal, "prefill", framework),
     )
 
 
@@ -286,13 +287,23 @@ def _row(
     elif status != "no_fit":
         gpu_bytes = decode_bytes(model, weights, depth, request.kv_type, catalog)
         seconds = speed.token_seconds(
-            gpu, backend, model.layers, gpu_bytes, 0.0, model.is_moe, quant_id, cal, count, split
+            gpu,
+            backend,
+            model.layers,
+            gpu_bytes,
+            0.0,
+            model.is_moe,
+            quant_id,
+            cal,
+            count,
+            split,
+            framework=framework,
         )
         mid = 1.0 / seconds
         band = fixed.band
         decode = Range(round(mid * band.low, 1), round(mid, 1), round(mid * band.high, 1))
         p_seconds = speed.prefill_seconds(
-            gpu, backend, model, quant_id, request.prompt, depth, cal, count, split
+            gpu, backend, model, quant_id, request.prompt, depth, cal, count, split, framework
         )
         p_band = fixed.prefill_band
         pmid = request.prompt / p_seconds

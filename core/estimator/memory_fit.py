@@ -362,6 +362,7 @@ class _HostRules(NamedTuple):
     cpu: float  # the same with no GPU layers at all
     pcie_gbs: float  # what a prefill ubatch streams the RAM-resident weights to the GPU at
     cpu_prefill_gflops: float  # a CPU-only prefill's matrix rate
+    offload_ubatch: int  # tokens per ubatch an offloaded prefill streams the RAM weights for
 
 
 @cache
@@ -374,6 +375,7 @@ def _host_rules(catalog: Catalog) -> _HostRules:
         float(eff.get("cpu", 1.0)),
         float(raw.get("pcie_gbs", 25.0)),
         float(raw.get("cpu_prefill_gflops", 400.0)),
+        int(raw.get("offload_ubatch", 512)),
     )
 
 
@@ -434,7 +436,7 @@ def forced_offload(
         scale, kind, extra = rules.layers, "offload", {"layers_on_gpu": n, "layers_total": model.layers}
     buffers = row.buffer * request.setup.count if weights_gpu or kv_gpu else 0.0
     gpu_total = weights_gpu + kv_gpu + buffers
-    status = _forced_status(gpu_total, host, row, _host_room(request, catalog))
+    status = _forced_status(gpu_total, host, row, _host_room(request, catalog), check_gpu=mode != "cpu")
     lo, mid, hi = _decode(row, *reads, host_scale=scale)
     plan = Remedy(
         kind, mid, lo, hi, round(gpu_total / GIB, 2), host_gib=round(host / GIB, 1),
@@ -446,10 +448,12 @@ def forced_offload(
 
 
 def _forced_status(
-    gpu_total: float, host: float, row: _NoFitRow, host_room: float
+    gpu_total: float, host: float, row: _NoFitRow, host_room: float, check_gpu: bool = True
 ) -> Literal["smooth", "tight", "no_fit"]:
-    if gpu_total > row.usable_bytes or host > host_room:
+    if (check_gpu and gpu_total > row.usable_bytes) or host > host_room:
         return "no_fit"
+    if not check_gpu:
+        return "smooth" if host <= host_room * row.smooth_fraction else "tight"
     return "smooth" if gpu_total <= row.usable_bytes * row.smooth_fraction else "tight"
 
 
@@ -461,7 +465,7 @@ def _forced_prefill(row: _NoFitRow, mode: str, host_weights: float, rules: _Host
     gpu_seconds = speed.prefill_seconds(
         setup.gpu, row.backend, model, row.quant_id, prompt, row.depth, row.cal, setup.count, row.split
     )
-    ubatches = math.ceil(prompt / 512)
+    ubatches = math.ceil(prompt / rules.offload_ubatch)
     return gpu_seconds + ubatches * max(host_weights, 0.0) / (rules.pcie_gbs * 1e9)
 
 

@@ -6,6 +6,7 @@ presets in catalogs/hosts.toml); the estimate states each assumption in its note
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from functools import cache
 from typing import Any
@@ -118,3 +119,25 @@ def build_setup(
         gpu, catalog, ram_gib if not gpu.unified_memory else memory, ram_type, ram_channels, sockets
     )
     return Setup(gpu, count, memory, os_resolved, host, os_assumed=os_name is None)
+
+
+def cpu_only_setup(
+    catalog: Catalog,
+    os_name: str | None = None,
+    ram_gib: float | None = None,
+    ram_type: str | None = None,
+    ram_channels: int | None = None,
+    sockets: int | None = None,
+) -> Setup:
+    """No GPU at all (a valid setup: `estimate --offload cpu` without --gpu): a stand-in card with no
+    memory, so every byte is read from system RAM; the host is a desktop's unless the user says."""
+    host_probe = Gpu(
+        id="cpu-only", vendor="Intel", name="CPU only", aliases=(), memory_gib=0.0, bandwidth_gbs=0.0,
+        arch="CPU", arch_family="cpu", segment="consumer",
+    )  # fmt: skip
+    host = default_host(host_probe, catalog, ram_gib, ram_type, ram_channels, sockets)
+    gpu = dataclasses.replace(host_probe, bandwidth_gbs=host.bandwidth_gbs)
+    os_resolved = "linux" if os_name in (None, "macos", "mac") else os_name
+    if os_resolved not in OS_NAMES:
+        raise SetupError(f"unknown OS {os_name!r}: use linux, windows or macos")
+    return Setup(gpu, 1, 0.0, os_resolved, host, os_assumed=os_name is None)

@@ -90,3 +90,17 @@ def test_ascend_cards_get_a_framework_with_a_command() -> None:
     from core.estimator.estimate import launch_command
 
     assert launch_command(est, est.rows[0], CATALOG)[1].startswith("llama-server")
+
+
+def test_no_card_is_a_cpu_only_run() -> None:
+    ask = {
+        "model": "llama 3.1 8b",
+        "quant": "Q4_K_M",
+        "ram_type": "DDR5-4800",
+        "ram_channels": 8,
+        "ctx": ["8k"],
+    }
+    est = run_query(ask, CATALOG)
+    row = est.rows[0]
+    assert est.backend == "cpu" and row.status != "no_fit" and row.decode_tps is not None
+    assert est.request.setup.host.bandwidth_gbs == pytest.approx(307.2)
