@@ -34,6 +34,12 @@ class BotLimits:
     max_subscriptions: int = 50
     followups_kept: int = 20000
     dialogue_minutes: int = 30
+    # The guided /submit (issue 13): its gathered text is capped, and one person's dialogue messages
+    # are throttled (a burst of pastes re-read the whole text on every message).
+    dialogue_max_chars: int = 60000
+    dialogue_burst: int = 6  # messages per dialogue_burst_seconds; more get one "slow down"
+    dialogue_burst_seconds: int = 10
+    undo_minutes: int = 10  # how long a moderator may undo their own decision
     export_max_rows: int = 100000
 
     @classmethod

@@ -4,6 +4,7 @@ dialogue (plain /submit asks for each missing field in turn)."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -44,6 +45,21 @@ class Dialogue:
     asking: str | None = None
     lang: Lang = "en"
     updated_at: datetime | None = None
+    # When this person's recent dialogue messages came (the throttle), and whether the one "slow
+    # down" of the current burst was said already.
+    recent: list[datetime] = field(default_factory=list)
+    warned: bool = False
+
+    def size(self) -> int:
+        return len(self.text) + sum(len(v) for v in self.fields.values())
+
+
+# A lone surrogate (half of a UTF-16 pair, e.g. from a cut emoji) can't be stored or sent as UTF-8.
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _bad_unicode(inv: Invocation, lang: Lang) -> list[Response]:
+    return [to_asker(one(inv.target, translate("submission.bad_unicode", lang)), status="error")]
 
 
 def _typed_fields(args: Mapping[str, ArgValue]) -> dict[str, str]:
@@ -75,6 +91,8 @@ def in_dialogue(bot: BotContext, inv: Invocation) -> bool:
 
 async def run(bot: BotContext, inv: Invocation) -> list[Response]:
     text, fields = arg_text(inv.args, "text"), _typed_fields(inv.args)
+    if _LONE_SURROGATE.search(text) or any(_LONE_SURROGATE.search(v) for v in fields.values()):
+        return _bad_unicode(inv, inv.lang)
     if not text and not fields:
         d = Dialogue(lang=inv.lang, updated_at=bot.clock())
         return _ask_next(bot, inv, d, FORM, intro=True)
@@ -87,12 +105,40 @@ async def continue_dialogue(bot: BotContext, inv: Invocation) -> list[Response]:
     if is_cancel(said):
         del bot.dialogues[_key(inv)]
         return [Response(one(inv.target, translate("submission.dialogue.cancelled", d.lang)))]
+    paced = _pace(bot, inv, d)
+    if paced is not None:
+        return paced
+    if _LONE_SURROGATE.search(said):
+        return _bad_unicode(inv, d.lang)
+    if d.size() + len(said) > bot.limits.dialogue_max_chars:
+        # Every message re-reads the whole text: past the cap the dialogue starts over instead.
+        del bot.dialogues[_key(inv)]
+        max_kb = bot.limits.dialogue_max_chars // 1000
+        return [to_asker(one(inv.target, translate("submission.dialogue.too_long", d.lang, max_kb=max_kb)))]
     if "=" in said or "\n" in said or d.asking is None:
         d.text = f"{d.text}\n{said}".strip()  # pasted output or fields: read it as a whole
     else:
         d.fields[d.asking] = said
     d.updated_at = bot.clock()
     return await _attempt(bot, inv, d)
+
+
+def _pace(bot: BotContext, inv: Invocation, d: Dialogue) -> list[Response] | None:
+    """None when this message may be read; else the burst's one "slow down" (its first extra
+    message) or nothing at all (the ones after it), so a flood costs neither reads nor replies."""
+    now, limits = bot.clock(), bot.limits
+    window = timedelta(seconds=limits.dialogue_burst_seconds)
+    d.recent = [t for t in d.recent if now - t < window]
+    if len(d.recent) < limits.dialogue_burst:
+        d.recent.append(now)
+        d.warned = False
+        return None
+    if d.warned:
+        return []
+    d.warned = True
+    n, seconds = limits.dialogue_burst, limits.dialogue_burst_seconds
+    text = translate("submission.dialogue.slow_down", d.lang, n=n, seconds=seconds)
+    return [to_asker(one(inv.target, text), status="refused")]
 
 
 def _ask_next(
@@ -170,11 +216,20 @@ async def _store(bot: BotContext, inv: Invocation, drafts: Sequence[Draft], lang
     if stored:
         lines.append(translate("submission.next", lang))
     status = "ok" if stored else "error"
+    caps = bot.capabilities(actor.platform)
+    if stored and not inv.where.private and not caps.unprompted_dm:
+        # The decision (and a rejection's reason) goes to the submitter's private chat, never to this
+        # group; on a platform that can't write first, that chat must have been opened once.
+        lines.append(translate("submission.decision_privately", lang))
+        return [Response(one(inv.target, *lines), status=status, private_chat_topic=SPEC_NAME)]
     return [Response(one(inv.target, *lines), status=status)]
 
 
+SPEC_NAME = "submit"
+
+
 SPEC = CommandSpec(
-    "submit",
+    SPEC_NAME,
     run,
     args=(
         *(Arg(name, kind, f"submit.{name}", typed_only=True) for name, kind in TYPED_FIELDS),
