@@ -4,7 +4,7 @@
   applies any pending numbered migration, and prints the schema version. Starting the bot does the
   same; this is for doing it ahead of a deploy, or checking.
 - `db copy --from ADDRESS --to ADDRESS` copies every table (submissions, subscriptions, the outbox,
-  the audit log), ids kept, from one snapshot of the source into an EMPTY destination in one
+  the audit log, resolved models), ids kept, from one snapshot of the source into an EMPTY destination in one
   transaction, then compares the row counts. Addresses are sqlite:///file.db or postgresql://…
   Stop the bot first: rows written after the snapshot are not copied.
 """

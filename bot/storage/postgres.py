@@ -604,6 +604,23 @@ class PostgresStorage:
             by_platform=by_platform,
         )
 
+    # --- models resolved outside the catalog ------------------------------------------------
+    async def cached_model(self, key: str) -> tuple[str, datetime] | None:
+        async with self._connection() as con:
+            row = await con.fetchrow("SELECT payload, resolved_at FROM resolved_models WHERE key = $1", key)
+        return None if row is None else (row["payload"], utc(row["resolved_at"]))
+
+    async def cache_model(self, key: str, payload: str, at: datetime) -> None:
+        async with self._connection() as con:
+            await con.execute(
+                "INSERT INTO resolved_models (key, payload, resolved_at) VALUES ($1, $2, $3) "
+                "ON CONFLICT (key) DO UPDATE SET payload = EXCLUDED.payload, "
+                "resolved_at = EXCLUDED.resolved_at",
+                key,
+                payload,
+                utc(at),
+            )
+
     # --- operations ------------------------------------------------------------------------
     async def backup(self, destination: str) -> None:
         """`pg_dump --format=custom` of this database (one consistent snapshot; restore with
@@ -635,7 +652,7 @@ class PostgresStorage:
             for table in _rows.COPY_ORDER:  # table and column names come from the constants only
                 columns = _rows.TABLE_COLUMNS[table]
                 names = ", ".join(name for name, _ in columns)
-                rows = await con.fetch(f"SELECT {names} FROM {table} ORDER BY id")
+                rows = await con.fetch(f"SELECT {names} FROM {table} ORDER BY {columns[0][0]}")
                 dumped[table] = [
                     {name: _rows.portable(kind, r[name]) for name, kind in columns} for r in rows
                 ]
@@ -651,15 +668,16 @@ class PostgresStorage:
                     raise StorageError(f"{self.where} already holds {table}; copy into an empty database")
             for table in _rows.COPY_ORDER:
                 columns = _rows.TABLE_COLUMNS[table]
-                records = [tuple(row[name] for name, _ in columns) for row in tables[table]]
+                records = [tuple(row[name] for name, _ in columns) for row in tables.get(table, [])]
                 if records:
                     await con.copy_records_to_table(
                         table, records=records, columns=[n for n, _ in columns], schema_name=self.schema
                     )
-                await con.execute(
-                    f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
-                    f"COALESCE((SELECT MAX(id) FROM {table}), 0) + 1, false)"
-                )
+                if columns[0][0] == "id":
+                    await con.execute(
+                        f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                        f"COALESCE((SELECT MAX(id) FROM {table}), 0) + 1, false)"
+                    )
 
 
 def _affected(status: str) -> int:

@@ -108,9 +108,14 @@ TABLE_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("ok", "bool"),
         ("detail", "text"),
     ),
+    "resolved_models": (
+        ("key", "text"),
+        ("payload", "json"),
+        ("resolved_at", "time"),
+    ),
 }
 # Parents before children (outbox references submissions and subscriptions).
-COPY_ORDER = ("submissions", "subscriptions", "outbox", "audit_log")
+COPY_ORDER = ("submissions", "subscriptions", "outbox", "audit_log", "resolved_models")
 
 
 def as_time(value: str | datetime) -> datetime:

@@ -173,6 +173,13 @@ class Storage(Protocol):
 
     async def outbox_stats(self) -> OutboxStats: ...
 
+    # --- models resolved outside the catalog ------------------------------------------------
+    async def cached_model(self, key: str) -> tuple[str, datetime] | None:
+        """(payload, when it was resolved) stored under `key` by cache_model, or None."""
+
+    async def cache_model(self, key: str, payload: str, at: datetime) -> None:
+        """Keep `payload` (JSON text, the resolver's own) under `key`, replacing what was there."""
+
     # --- operations ------------------------------------------------------------------------
     async def backup(self, destination: str) -> None:
         """A consistent copy of the live database, safe while the bot runs."""

@@ -61,6 +61,7 @@ class MemoryStorage:
         self._outbox: dict[int, _OutboxRow] = {}
         self._outbox_keys: set[str] = set()
         self._audit: list[AuditEntry] = []
+        self._resolved: dict[str, tuple[str, datetime]] = {}
         self._next_id: dict[str, int] = {"submission": 1, "subscription": 1, "outbox": 1, "audit": 1}
 
     def _new_id(self, table: str) -> int:
@@ -429,9 +430,24 @@ class MemoryStorage:
             by_platform=by_platform,
         )
 
+    # --- models resolved outside the catalog ------------------------------------------------
+    async def cached_model(self, key: str) -> tuple[str, datetime] | None:
+        return self._resolved.get(key)
+
+    async def cache_model(self, key: str, payload: str, at: datetime) -> None:
+        async with self._lock:
+            self._resolved[key] = (payload, utc(at))
+
     # --- operations ------------------------------------------------------------------------
     async def backup(self, destination: str) -> None:
         async with self._lock:
-            state = (self._submissions, self._subscriptions, self._outbox, self._audit, self._next_id)
+            state = (
+                self._submissions,
+                self._subscriptions,
+                self._outbox,
+                self._audit,
+                self._next_id,
+                self._resolved,
+            )
             data = pickle.dumps(state)
         Path(destination).write_bytes(data)

@@ -750,6 +750,22 @@ class SqliteStorage:
             by_platform=by_platform,
         )
 
+    # --- models resolved outside the catalog ------------------------------------------------
+    async def cached_model(self, key: str) -> tuple[str, datetime] | None:
+        rows = await _fetchall(
+            self._read(), "SELECT payload, resolved_at FROM resolved_models WHERE key = ?", (key,)
+        )
+        return None if not rows else (str(rows[0]["payload"]), _rows.as_time(rows[0]["resolved_at"]))
+
+    async def cache_model(self, key: str, payload: str, at: datetime) -> None:
+        async with self._write() as db:
+            await db.execute(
+                "INSERT INTO resolved_models (key, payload, resolved_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET payload = excluded.payload, "
+                "resolved_at = excluded.resolved_at",
+                (key, payload, iso(at)),
+            )
+
     # --- operations ------------------------------------------------------------------------
     async def backup(self, destination: str) -> None:
         if self._writer is None:
@@ -775,7 +791,7 @@ class SqliteStorage:
             for table in _rows.COPY_ORDER:  # table and column names come from the constants only
                 columns = _rows.TABLE_COLUMNS[table]
                 names = ", ".join(name for name, _ in columns)
-                rows = await _fetchall(db, f"SELECT {names} FROM {table} ORDER BY id")
+                rows = await _fetchall(db, f"SELECT {names} FROM {table} ORDER BY {columns[0][0]}")
                 dumped[table] = [
                     {name: _rows.portable(kind, r[name]) for name, kind in columns} for r in rows
                 ]

@@ -37,7 +37,7 @@ def _env(**values: str) -> dict[str, str]:
 def test_migrate_prints_the_schema_version(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "m.db"
     assert main(["migrate", "--db", str(db)]) == 0
-    assert "schema version 3" in capsys.readouterr().out
+    assert "schema version 4" in capsys.readouterr().out
     assert main(["migrate", "--db", str(db)]) == 0  # nothing left to apply: same version
 
 
@@ -89,7 +89,7 @@ def test_db_copy_sqlite_to_postgres(tmp_path: Path, capsys: pytest.CaptureFixtur
         args = ["db", "copy", "--from", f"sqlite:///{db}", "--to", url, "--to-schema", schema]
         assert main(args) == 0
         out = capsys.readouterr().out
-        assert "copied 1 submissions" in out and "counts verified" in out
+        assert "copied 1 submissions" in out and "0 resolved_models" in out and "counts verified" in out
         assert main(args) == 1  # never merges into a database that holds rows
         assert "nothing was copied" in capsys.readouterr().err
     finally:

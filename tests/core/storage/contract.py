@@ -8,6 +8,7 @@ explicit UTC datetimes, never the clock, so the tests are exact.
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -581,6 +582,23 @@ class StorageContract:
         assert len(await storage.submissions(status="approved")) == 10
         assert (await storage.outbox_stats()).pending == 10 * 2 + 10
         assert len(await storage.audit_log(limit=100)) == 20
+
+    # --- models resolved outside the catalog -------------------------------------------------------
+    async def test_resolved_model_cache_keeps_the_latest_per_key(self, storage: Storage) -> None:
+        key = "qwen/qwen3-8b"
+        assert await storage.cached_model(key) is None
+        await storage.cache_model(key, '{"name": "Qwen3 8B", "params_b": 8.19}', datetime(2026, 1, 1, 12, 0))
+        first = await storage.cached_model(key)
+        assert first is not None and json.loads(first[0]) == {"name": "Qwen3 8B", "params_b": 8.19}
+        assert first[1] == T0 and first[1].tzinfo is not None
+        await storage.cache_model(key, '{"name": "Qwen3 8B", "params_b": 8.2}', T0 + timedelta(days=1))
+        again = await storage.cached_model(key)
+        assert (
+            again is not None
+            and json.loads(again[0])["params_b"] == 8.2
+            and again[1] == T0 + timedelta(days=1)
+        )
+        assert await storage.cached_model("other/model") is None
 
     # --- lifecycle -----------------------------------------------------------------------------------
     async def test_open_is_idempotent(self, storage: Storage) -> None:

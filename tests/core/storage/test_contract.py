@@ -134,14 +134,15 @@ async def test_a_failing_migration_leaves_no_trace(tmp_path: Path) -> None:
 
 
 async def test_a_database_from_the_first_schema_upgrades_and_keeps_its_rows(tmp_path: Path) -> None:
-    """0002 adds flag_details, 0003 the unique index on live fingerprints: a database at schema 1 (made
-    here by undoing them) gains both on open, its rows intact and without details."""
+    """0002 adds flag_details, 0003 the unique index on live fingerprints, 0004 resolved_models: a
+    database at schema 1 (made here by undoing them) gains them on open, its rows intact."""
     path = str(tmp_path / "v1.db")
     store = SqliteStorage(path)
     await store.open()
     s = await store.add_submission(new())
     await store.close()
     with _connect(path) as db:
+        db.execute("DROP TABLE resolved_models")
         db.execute("DROP INDEX submissions_live_fingerprint")
         db.execute("ALTER TABLE submissions DROP COLUMN flag_details")
         db.execute("DELETE FROM schema_migrations WHERE version > 1")

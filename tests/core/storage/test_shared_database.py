@@ -163,6 +163,7 @@ async def test_copy_sqlite_to_postgres_and_back_keeps_everything(tmp_path: Path,
     await source.add_published([new(fingerprint="pub", source="https://example.invalid")])
     item = (await source.claim_outbox("telegram", T0 + timedelta(hours=1), limit=1))[0]
     await source.mark_sent(item.id, T0 + timedelta(hours=1))
+    await source.cache_model("qwen/qwen3-8b", '{"params_b": 8.19}', T0)
     dumped = await source.dump_tables()
     schema = new_schema()
     target = PostgresStorage(postgres_url, schema=schema)
