@@ -120,7 +120,17 @@ class Console:
         return files
 
 
+def _tolerant(stdin: TextIO) -> TextIO:
+    """stdin that reads a byte it can't decode as U+FFFD instead of raising: one bad byte (a strict
+    PYTHONIOENCODING, a pasted binary) must get an answer, not end the console with a traceback."""
+    reconfigure = getattr(stdin, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="replace")
+    return stdin
+
+
 async def _run(args: argparse.Namespace, stdin: TextIO, out: TextIO) -> int:
+    stdin = _tolerant(stdin)
     overrides = {"db_path": Path(args.db)} if getattr(args, "db", None) else {}
     settings = load_settings(**overrides)
     app = build_app(settings)
