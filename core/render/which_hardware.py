@@ -150,8 +150,8 @@ def _kind_option(
     if kid == "offload":
         return _offload(catalog, {**kind, "cards": cards}, model_id, quant, ctx)
     if kind.get("unified"):
-        hit = next((o for g in cards if (o := _unified(catalog, g, model_id, quant, ctx, need))), None)
-        return replace(hit, kind=kid) if hit is not None else None
+        found = next((o for g in cards if (o := _unified(catalog, g, model_id, quant, ctx, need))), None)
+        return replace(found, kind=kid) if found is not None else None
     lo, hi = int(kind.get("min_count", 1)), int(kind.get("max_count", 1))
     for gpu_id in cards:
         if catalog.gpus[gpu_id].memory_gib * hi < need:
