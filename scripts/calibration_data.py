@@ -115,3 +115,129 @@ def load_rows(include_flagged: bool = False) -> list[Row]:
                 )
             )
     return rows
+
+
+# --- every measurement file (issue 11) ------------------------------------------------------------
+
+# The speed model's framework keys: the catalog's framework ids, plus the two engines the catalog has
+# no entry for yet (ik_llama.cpp is a fork with its own kernels, kept apart; ktransformers).
+FRAMEWORK_KEY = {
+    "llama.cpp": "llama.cpp",
+    "LM Studio": "lmstudio",
+    "Ollama": "ollama",
+    "MLX": "mlx",
+    "vLLM": "vllm",
+    "SGLang": "sglang",
+    "ktransformers": "ktransformers",
+    "ik_llama.cpp": "ik_llama.cpp",
+}
+_UBATCH = re.compile(r"(?:-ub|--ubatch-size|ubatch)\s*=?\s*(\d+)")
+
+
+@dataclass(frozen=True)
+class SetupRow:
+    """One measurement of any file, mapped onto catalog ids, with what the fit needs to group it."""
+
+    row: Row
+    framework: str  # FRAMEWORK_KEY value ("exllamav2"/"exllamav3" too)
+    gpu_count: int
+    setup: str  # bench_accuracy_setups.SETUPS
+    held_out: bool  # its source is in catalogs/measurements/holdout.toml
+    ubatch: int  # llama.cpp's -ub (512 unless the row says)
+    concurrency: int
+    file: str
+
+
+def _framework_key(framework: str, raw: str) -> str:
+    if framework == "LM Studio" and "mlx" in raw.lower():
+        return "mlx"
+    if framework == "ExLlama":
+        return "exllamav3" if "v3" in raw.lower() else "exllamav2"
+    return FRAMEWORK_KEY.get(framework, "")
+
+
+def load_all_rows(catalog: Catalog) -> tuple[list[SetupRow], dict[str, int]]:
+    """Every row of the three measurement files whose card, model and quant the catalog knows,
+    and the count of the others by reason. Names are mapped exactly as bench_accuracy_setups.py
+    maps them (the curated file by its ids, the others through the resolver with its guards)."""
+    import bench_accuracy_setups as setups  # the scripts directory is on sys.path
+
+    held = setups.load_holdout()
+    out: list[SetupRow] = []
+    skipped: dict[str, int] = {}
+
+    def skip(reason: str) -> None:
+        skipped[reason] = skipped.get(reason, 0) + 1
+
+    for m in setups.load_all(setups.DEFAULT_CSVS):
+        if m.flagged:
+            skip(f"flagged {m.flagged}")
+            continue
+        if m.phase == "other":
+            skip("test kind")
+            continue
+        curated = m.file == CALIBRATION_CSV.name
+        if curated and any(f in m.notes for f in EXCLUDE_FLAGS[:4]) or "crowd-sourced" in m.notes:
+            skip("flagged (curated file)")
+            continue
+        if m.backend in ("other",):
+            skip("backend unknown")
+            continue
+        found = (m.gpu_id, None) if curated else setups.find_gpu(m.gpu.split(" + ")[0], catalog)
+        if not found or not found[0] or found[0] not in catalog.gpus:
+            skip("card")
+            continue
+        bare = setups._PARENS.sub("", m.gpu.split(" + ")[0])
+        if not curated and not setups._model_numbers_agree(bare, found[0], catalog):
+            # "Intel Arc Pro B70 (Battlemage)" resolves by its parentheses to the B60: another chip.
+            skip("card (model number differs)")
+            continue
+        model_id = m.model_id if curated else setups.find_model(m.model, m.params_b, catalog)
+        if not model_id or model_id not in catalog.models:
+            skip("model")
+            continue
+        quant_id = resolve_quant_id(m.quant, catalog) or setups.find_quant(m.quant, catalog)
+        if quant_id is None:
+            skip("quant")
+            continue
+        framework = _framework_key(m.framework, m.framework_raw)
+        if not framework:
+            skip("framework")
+            continue
+        size = None
+        ub = _UBATCH.search(m.notes)
+        out.append(
+            SetupRow(
+                row=Row(
+                    gpu_id=found[0],
+                    gpu_query=m.gpu,
+                    model_id=model_id,
+                    model_query=m.model,
+                    quant=quant_id,
+                    backend=m.backend.lower(),
+                    test="tg" if m.phase == "decode" else "pp",
+                    depth=m.depth,
+                    prompt=m.prompt,
+                    tps=m.tps,
+                    size_gib=size,
+                    flash_attn="",
+                    source=m.source,
+                    date="",
+                    notes=m.notes,
+                ),
+                framework=framework,
+                gpu_count=m.gpu_count,
+                setup=m.setup,
+                held_out=setups.source_key(m.source) in held,
+                ubatch=int(ub.group(1)) if ub else 512,
+                concurrency=_concurrency(m),
+                file=m.file,
+            )
+        )
+    return out, skipped
+
+
+def _concurrency(m: object) -> int:
+    notes = str(getattr(m, "notes", ""))
+    c = re.search(r"(?:concurrency|B|batch|-np)\s*=?\s*(\d+)", notes)
+    return int(c.group(1)) if c and getattr(m, "setup", "") == "concurrency>1" else 1

@@ -2,11 +2,20 @@
 
     .venv/bin/python scripts/fit_calibration.py            # fit, cross-validate, write
     .venv/bin/python scripts/fit_calibration.py --dry-run  # print only
+    .venv/bin/python scripts/fit_calibration.py --quick    # skip leave-one-row-out (bands from LOGO)
 
-Decode and prefill are fitted separately by least squares on log(tokens/s), with a ridge penalty
-that shrinks every architecture-family and quant-kind factor toward 1: a family with two rows can't
-swing far. The (low, high) bands are quantiles of *leave-one-GPU-out* residuals, so they describe
-how wrong the model is on a card it has never seen, not how well it memorizes the rows.
+Reads all three measurement files (`calibration_data.load_all_rows`): fully-on-GPU rows on one card,
+decode and prefill, every framework. Trains only on sources *not* held out in
+catalogs/measurements/holdout.toml, and reports in-sample, leave-one-GPU-out (LOGO),
+leave-one-model-out (LOMO) and held-out figures per backend and per framework.
+
+Decode: log tps = -log(layers x us[backend] + bytes / (bandwidth x eff)); prefill:
+log tps = log(prompt) - log(FLOPs / (TFLOPS x eff) + ubatches x layers x us[backend]). In both, log eff
+is a sum of terms (`TERMS`): the backend's base, then factors for the architecture family, the
+backend x family pair, the quant kind, the backend x quant-kind pair, MoE (overall and per backend),
+HBM, the framework and the framework on MoE. Every factor has a ridge pulling it toward 1 (its parent:
+the backend's base, the overall MoE factor, llama.cpp for a framework), weighted by `RIDGE`, so a
+group with two rows can't swing far. Bands are quantiles of cross-validated residuals per tier.
 Needs numpy and scipy (`pip install -e .[fit]`); the bot itself does not.
 """
 
@@ -16,345 +25,410 @@ import argparse
 import math
 import sys
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from scipy.optimize import least_squares
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from calibration_data import REPO, Row, load_rows, resolve_quant_id  # noqa: E402
+from calibration_data import REPO, SetupRow, load_all_rows  # noqa: E402
 
-from core.catalog.loader import default_catalog  # noqa: E402
+from core.catalog.loader import Catalog, default_catalog  # noqa: E402
 from core.estimator import speed  # noqa: E402
-from core.estimator.memory import GIB, kv_read_bytes  # noqa: E402
+from core.estimator.memory import kv_read_bytes  # noqa: E402
 from core.estimator.token_bytes import bytes_per_token  # noqa: E402
 from core.estimator.weights import weight_breakdown  # noqa: E402
 
 CAL_PATH = REPO / "catalogs" / "calibration.toml"
 BACKENDS = ("cuda", "rocm", "vulkan", "metal", "sycl")
-RIDGE = {"arch": 4.0, "quant": 6.0, "moe": 4.0}
-BAND_QUANTILES = (0.06, 0.94)
-Params = dict[str, Any]  # fitted values: "eff" / "us" / "arch" / "kind" -> {name: value}, extras -> value
+# Ridge weight per term group (larger = pulled harder toward 1). Pairs and framework x MoE are the
+# thinnest groups, so they move only where several rows agree.
+RIDGE = {
+    "arch": 1.6,
+    "backend_arch": 3.2,
+    "quant_kind": 2.4,
+    "backend_quant_kind": 3.2,
+    "moe": 1.2,
+    "moe_backend": 2.4,
+    "hbm": 1.2,
+    "framework": 1.6,
+    "framework_moe": 2.4,
+}
+TERMS = speed.TERMS
+assert set(RIDGE) == set(TERMS), "a ridge weight per speed-model term"
+BAND_QUANTILES = (0.05, 0.95)
+WORST = 12
+LLAMA_CPP_FAMILY = speed.LLAMA_CPP_KERNELS  # LM Studio runs llama.cpp's kernels: the parent itself
 
 
 @dataclass
 class Sample:
-    row: Row
+    setup: SetupRow
+    gpu_id: str
+    model_id: str
+    backend: str
+    framework: str
+    keys: dict[str, str]  # term group -> the key this sample uses ("" when the term doesn't apply)
     gpu_bw: float
-    arch: str
-    kind: str
-    moe: bool
-    hbm: bool  # HBM cards reach a smaller share of their (much higher) peak in llama.cpp
     layers: int
-    gpu_bytes: float  # decode: bytes per token
-    flops: float  # prefill: FLOPs for the prompt
+    work: float  # decode: bytes per token; prefill: FLOPs for the prompt
     tflops: float
     ubatches: int
+    tps: float
+    prompt: int
 
 
-def build_samples(test: str) -> list[Sample]:
-    catalog = default_catalog()
-    cal = speed.calibration(catalog) if "calibration" in catalog.tables else None
+def _keys(backend: str, arch: str, kind: str, moe: bool, hbm: bool, framework: str) -> dict[str, str]:
+    """term -> key, exactly what the estimate looks up (`speed.efficiency_keys`)."""
+    return dict(speed.efficiency_keys(backend, arch, kind, moe, hbm, framework))
+
+
+def build_samples(rows: Sequence[SetupRow], test: str, catalog: Catalog) -> list[Sample]:
+    cal = speed.calibration(catalog)
     out = []
-    for row in load_rows():
-        if row.test != test or row.gpu_id not in catalog.gpus or row.model_id not in catalog.models:
+    for sr in rows:
+        row = sr.row
+        if row.test != test or sr.setup != "fully on GPU" or sr.gpu_count != 1 or row.backend == "cpu":
             continue
-        gpu = catalog.gpus[row.gpu_id]
-        model = catalog.models[row.model_id]
-        quant_id = resolve_quant_id(row.quant, catalog)
-        if quant_id is None:
-            continue
-        weights = weight_breakdown(model, catalog.quants[quant_id], catalog)
-        active: float = weights.active_bytes_per_token
-        if row.size_gib:
-            # Our weight estimate rescaled to the file actually run.
-            active *= row.size_gib * GIB / weights.total_bytes
-        gpu_bytes = bytes_per_token(active, kv_read_bytes(model, row.depth, "f16", catalog))
+        gpu, model = catalog.gpus[row.gpu_id], catalog.models[row.model_id]
+        weights = weight_breakdown(model, catalog.quants[row.quant], catalog)
         if test == "tg":
-            flops = 0.0
+            work = bytes_per_token(
+                weights.active_bytes_per_token, kv_read_bytes(model, row.depth, "f16", catalog)
+            )
         else:
-            flops = 2.0 * model.active_params_b * 1e9 * row.prompt
-            flops += speed.attention_flops_per_token(model, row.depth + row.prompt / 2) * row.prompt
-        ratio = cal.fp32_fallback_ratio if cal else 0.03
-        tflops = speed.matrix_tflops(gpu, cal) if cal else (gpu.fp16_tflops or gpu.bandwidth_gbs * ratio)
+            work = speed.prefill_flops(model, row.prompt, row.depth)
+        kind = speed.quant_kind(row.quant)
         out.append(
             Sample(
-                row,
+                sr,
+                row.gpu_id,
+                row.model_id,
+                row.backend,
+                sr.framework,
+                _keys(row.backend, gpu.arch_family, kind, model.is_moe, speed.is_hbm(gpu), sr.framework),
                 gpu.bandwidth_gbs,
-                gpu.arch_family,
-                speed.quant_kind(quant_id),
-                model.is_moe,
-                speed.is_hbm(gpu),
                 model.layers,
-                gpu_bytes,
-                flops,
-                tflops,
-                max(1, math.ceil(row.prompt / 512)),
+                work,
+                speed.matrix_tflops(gpu, cal),
+                max(1, math.ceil(max(row.prompt, 1) / sr.ubatch)),
+                row.tps,
+                max(row.prompt, 1),
             )
         )
     return out
 
 
-class _LogFit:
-    """Least squares on log(tokens/s) over parameters laid out as
-    [backend eff | backend us | arch factors | quant-kind factors | extra factors], all in log space,
-    with a ridge that pulls every factor toward 1. Subclasses give `predict` and the bounds."""
+@dataclass
+class Fitted:
+    """Fitted values: base efficiency and fixed microseconds per backend, factors per term group."""
 
-    EXTRAS: tuple[str, ...] = ()
-    EFF0, EFF_RANGE = 0.5, (0.1, 1.0)
-    US0, US_RANGE = 30.0, (1.0, 400.0)
-    FACTOR_BOUND = 1.0
-    F_SCALE = 0.15
+    eff: dict[str, float]
+    us: dict[str, float]
+    factors: dict[str, dict[str, float]]
 
-    def __init__(self, samples: list[Sample]):
-        self.samples = samples
-        self.backends = sorted({s.row.backend for s in samples})
-        self.archs = sorted({s.arch for s in samples})
-        self.kinds = sorted({s.kind for s in samples})
+    def log_eff(self, s: Sample) -> float:
+        total = math.log(self.eff.get(s.backend, float(np.median(list(self.eff.values())))))
+        for term in TERMS:
+            key = s.keys.get(term, "")
+            if key:
+                total += math.log(self.factors[term].get(key, 1.0))
+        return total
 
-    def _n_factors(self) -> int:
-        return len(self.archs) + len(self.kinds) + len(self.EXTRAS)
 
-    def unpack(self, x: np.ndarray) -> Params:
-        nb, na, nk = len(self.backends), len(self.archs), len(self.kinds)
-        params: Params = {
-            "eff": dict(zip(self.backends, np.exp(x[:nb]), strict=True)),
-            "us": dict(zip(self.backends, np.exp(x[nb : 2 * nb]), strict=True)),
-            "arch": dict(zip(self.archs, np.exp(x[2 * nb : 2 * nb + na]), strict=True)),
-            "kind": dict(zip(self.kinds, np.exp(x[2 * nb + na : 2 * nb + na + nk]), strict=True)),
-        }
-        for i, name in enumerate(self.EXTRAS):
-            params[name] = float(np.exp(x[2 * nb + na + nk + i]))
-        return params
+class Fit:
+    """Least squares on log(tokens/s), vectorized: the efficiency's log is an indicator matrix times
+    the parameters. `decode` picks the decode formula, else prefill's."""
 
-    def predict(self, p: Params, s: Sample) -> float:
-        raise NotImplementedError
+    def __init__(self, samples: Sequence[Sample], decode: bool):
+        self.samples = list(samples)
+        self.decode = decode
+        self.backends = sorted({s.backend for s in samples})
+        self.columns: list[tuple[str, str]] = [
+            (t, k) for t in TERMS for k in sorted({s.keys.get(t, "") for s in samples} - {""})
+        ]
+        index = {c: i for i, c in enumerate(self.columns)}
+        nb, nf = len(self.backends), len(self.columns)
+        self.a = np.zeros((len(samples), nf))
+        self.b = np.zeros((len(samples), nb))
+        for i, s in enumerate(samples):
+            self.b[i, self.backends.index(s.backend)] = 1.0
+            for t in TERMS:
+                if s.keys.get(t, ""):
+                    self.a[i, index[(t, s.keys.get(t, ""))]] = 1.0
+        self.ridge = np.array([RIDGE[t] for t, _ in self.columns])
+        self.layers = np.array([s.layers for s in samples], dtype=float)
+        self.work = np.array([s.work for s in samples])
+        self.rate = np.array([(s.gpu_bw * 1e9) if decode else (s.tflops * 1e12) for s in samples])
+        self.fixed_units = self.layers * (1 if decode else np.array([s.ubatches for s in samples]))
+        self.log_tps = np.log([s.tps for s in samples])
+        self.log_units = np.zeros(len(samples)) if decode else np.log([s.prompt for s in samples])
+
+    def _predict_log(
+        self, x: np.ndarray, a: np.ndarray, b: np.ndarray, idx: slice | np.ndarray
+    ) -> np.ndarray:
+        nb = len(self.backends)
+        log_eff = b @ x[:nb] + a @ x[2 * nb :]
+        eff = np.exp(log_eff)
+        if self.decode:
+            eff = np.minimum(eff, 0.95)
+        seconds = self.fixed_units[idx] * (b @ np.exp(x[nb : 2 * nb])) * 1e-6 + self.work[idx] / (
+            self.rate[idx] * eff
+        )
+        return np.asarray(self.log_units[idx] - np.log(seconds))
 
     def residuals(self, x: np.ndarray) -> np.ndarray:
-        p = self.unpack(x)
-        res = [math.log(self.predict(p, s)) - math.log(s.row.tps) for s in self.samples]
-        nb, na, nk = len(self.backends), len(self.archs), len(self.kinds)
-        res += list(RIDGE["arch"] * x[2 * nb : 2 * nb + na] * 0.1)
-        res += list(RIDGE["quant"] * x[2 * nb + na : 2 * nb + na + nk] * 0.1)
-        res += list(RIDGE["moe"] * x[2 * nb + na + nk :] * 0.1)
-        return np.array(res)
+        nb = len(self.backends)
+        r = self._predict_log(x, self.a, self.b, slice(None)) - self.log_tps
+        return np.concatenate([r, self.ridge * x[2 * nb :]])
 
-    def fit(self) -> Params:
-        nb, nf = len(self.backends), self._n_factors()
-        x0 = np.concatenate([np.full(nb, math.log(self.EFF0)), np.full(nb, math.log(self.US0)), np.zeros(nf)])
+    def fit(self) -> Fitted:
+        nb, nf = len(self.backends), len(self.columns)
+        eff0, eff_lo, eff_hi = (0.7, 0.15, 0.95) if self.decode else (0.4, 0.01, 3.0)
+        us0, us_lo, us_hi = (30.0, 1.0, 400.0) if self.decode else (50.0, 1.0, 3000.0)
+        bound = 1.2 if self.decode else 1.6
+        x0 = np.concatenate([np.full(nb, math.log(eff0)), np.full(nb, math.log(us0)), np.zeros(nf)])
         lo = np.concatenate(
-            [
-                np.full(nb, math.log(self.EFF_RANGE[0])),
-                np.full(nb, math.log(self.US_RANGE[0])),
-                np.full(nf, -self.FACTOR_BOUND),
-            ]
+            [np.full(nb, math.log(eff_lo)), np.full(nb, math.log(us_lo)), np.full(nf, -bound)]
         )
-        hi = np.concatenate(
-            [
-                np.full(nb, math.log(self.EFF_RANGE[1])),
-                np.full(nb, math.log(self.US_RANGE[1])),
-                np.full(nf, self.FACTOR_BOUND),
-            ]
+        hi = np.concatenate([np.full(nb, math.log(eff_hi)), np.full(nb, math.log(us_hi)), np.full(nf, bound)])
+        sol = least_squares(self.residuals, x0, bounds=(lo, hi), loss="soft_l1", f_scale=0.1)
+        x = sol.x
+        factors: dict[str, dict[str, float]] = {t: {} for t in TERMS}
+        for (t, k), v in zip(self.columns, np.exp(x[2 * nb :]), strict=True):
+            factors[t][k] = float(v)
+        return Fitted(
+            dict(zip(self.backends, map(float, np.exp(x[:nb])), strict=True)),
+            dict(zip(self.backends, map(float, np.exp(x[nb : 2 * nb])), strict=True)),
+            factors,
         )
-        sol = least_squares(self.residuals, x0, bounds=(lo, hi), loss="soft_l1", f_scale=self.F_SCALE)
-        return self.unpack(sol.x)
 
 
-class DecodeFit(_LogFit):
-    """log tps = -log(layers*us[b]*1e-6 + bytes / (bw*1e9*eff)), eff = e[b]*arch*kind*moe*hbm."""
-
-    EXTRAS = ("moe", "hbm")
-    EFF0, EFF_RANGE = 0.7, (0.2, 0.95)
-    US0, US_RANGE = 30.0, (1.0, 400.0)
-    FACTOR_BOUND = 1.0
-    F_SCALE = 0.15
-
-    def predict(self, p: Params, s: Sample) -> float:
-        eff = p["eff"].get(s.row.backend, 0.6) * p["arch"].get(s.arch, 1.0) * p["kind"].get(s.kind, 1.0)
-        if s.moe:
-            eff *= p["moe"]
-        if s.hbm:
-            eff *= p["hbm"]
-        eff = min(eff, 0.95)
-        seconds: float = s.layers * p["us"].get(s.row.backend, 30.0) * 1e-6 + s.gpu_bytes / (
-            s.gpu_bw * 1e9 * eff
-        )
-        return 1.0 / seconds
+def predict(fitted: Fitted, s: Sample, decode: bool) -> float:
+    eff = math.exp(fitted.log_eff(s))
+    us = fitted.us.get(s.backend, float(np.median(list(fitted.us.values()))))
+    if decode:
+        return 1.0 / (s.layers * us * 1e-6 + s.work / (s.gpu_bw * 1e9 * min(eff, 0.95)))
+    return s.prompt / (s.work / (s.tflops * 1e12 * eff) + s.ubatches * s.layers * us * 1e-6)
 
 
-class PrefillFit(_LogFit):
-    """log tps = log(prompt) - log(flops/(tflops*1e12*eff) + ubatches*layers*us*1e-6)."""
-
-    EFF0, EFF_RANGE = 0.3, (0.01, 2.0)
-    US0, US_RANGE = 50.0, (1.0, 2000.0)
-    FACTOR_BOUND = 1.5
-    F_SCALE = 0.2
-
-    def predict(self, p: Params, s: Sample) -> float:
-        eff = p["eff"].get(s.row.backend, 0.3) * p["arch"].get(s.arch, 1.0) * p["kind"].get(s.kind, 1.0)
-        seconds: float = (
-            s.flops / (s.tflops * 1e12 * eff)
-            + s.ubatches * s.layers * p["us"].get(s.row.backend, 50.0) * 1e-6
-        )
-        return s.row.prompt / seconds
+def residual(fitted: Fitted, s: Sample, decode: bool) -> float:
+    """log(measured / predicted): positive when the model is low."""
+    return math.log(s.tps) - math.log(predict(fitted, s, decode))
 
 
-def leave_one_row_out(fit_cls: type[_LogFit], samples: list[Sample]) -> list[float]:
-    """Residual of each row predicted by a fit without it: the spread for a card that has other
-    measurements (its own tier, "card")."""
+def leave_group_out(
+    samples: Sequence[Sample], decode: bool, group: Callable[[Sample], str]
+) -> list[tuple[Sample, float]]:
+    by: dict[str, list[int]] = defaultdict(list)
+    for i, s in enumerate(samples):
+        by[group(s)].append(i)
     out = []
-    for i, held in enumerate(samples):
-        train = samples[:i] + samples[i + 1 :]
-        if not any(s.row.gpu_id == held.row.gpu_id for s in train):
+    for members in by.values():
+        held = set(members)
+        train = [s for i, s in enumerate(samples) if i not in held]
+        if not train:
             continue
-        model = fit_cls(train)
-        out.append(math.log(held.row.tps) - math.log(model.predict(model.fit(), held)))
+        fitted = Fit(train, decode).fit()
+        out += [(samples[i], residual(fitted, samples[i], decode)) for i in members]
     return out
 
 
-def cross_validate(fit_cls: type[_LogFit], samples: list[Sample]) -> tuple[list[float], list[float]]:
-    """Leave-one-GPU-out log residuals, split by whether the held-out card's family was seen."""
-    seen: list[float] = []
-    unseen: list[float] = []
-    by_gpu: dict[str, list[Sample]] = defaultdict(list)
-    for s in samples:
-        by_gpu[s.row.gpu_id].append(s)
-    for gpu_id, held in by_gpu.items():
-        train = [s for s in samples if s.row.gpu_id != gpu_id]
-        if len({s.row.backend for s in train}) == 0:
-            continue
-        model = fit_cls(train)
-        params = model.fit()
-        families = {(s.row.backend, s.arch) for s in train}
-        for s in held:
-            r = math.log(s.row.tps) - math.log(model.predict(params, s))
-            (seen if (s.row.backend, s.arch) in families else unseen).append(r)
-    return seen, unseen
+def band(residuals: Sequence[float], floor: float = 0.06) -> dict[str, float]:
+    lo, hi = np.quantile(residuals, BAND_QUANTILES) if len(residuals) >= 8 else (-0.35, 0.35)
+    return {
+        "low": round(math.exp(min(float(lo), -floor)), 3),
+        "high": round(math.exp(max(float(hi), floor)), 3),
+    }
 
 
-def band(residuals: list[float], floor: float = 0.08) -> dict[str, float]:
-    lo, hi = np.quantile(residuals, BAND_QUANTILES) if residuals else (-0.3, 0.3)
-    return {"low": round(math.exp(min(lo, -floor)), 3), "high": round(math.exp(max(hi, floor)), 3)}
+def _ape(residuals: Sequence[float]) -> str:
+    if not residuals:
+        return "      —"
+    return f"{np.median([abs(math.exp(-r) - 1) for r in residuals]) * 100:6.1f}%"
 
 
-def summarize(name: str, residuals: list[float]) -> str:
-    ape = [abs(math.exp(r) - 1) for r in residuals]
-    median, p90 = np.median(ape) * 100, np.quantile(ape, 0.9) * 100
-    return f"{name}: n={len(residuals)} median APE={median:.1f}% p90={p90:.1f}%"
+def _inside(
+    pairs: Sequence[tuple[Sample, float]], bands: dict[str, dict[str, float]], tier: Callable[[Sample], str]
+) -> str:
+    if not pairs:
+        return "     —"
+    ok = 0
+    for s, r in pairs:
+        b = bands[tier(s)]
+        ok += b["low"] <= math.exp(r) <= b["high"]
+    return f"{ok / len(pairs) * 100:5.1f}%"
+
+
+def _on_backend(backend: str) -> Callable[[Sample], bool]:
+    return lambda s: s.backend == backend and s.framework in LLAMA_CPP_FAMILY
+
+
+def _on_framework(framework: str) -> Callable[[Sample], bool]:
+    return lambda s: s.framework == framework
+
+
+def report(
+    title: str,
+    columns: dict[str, Sequence[tuple[Sample, float]]],
+    bands: dict[str, dict[str, float]],
+    tier: Callable[[Sample], str],
+) -> None:
+    print(f"== {title}: median |est/measured - 1| (n) and share inside the band")
+    frameworks = sorted({s.framework for pairs in columns.values() for s, _ in pairs})
+    groups: list[tuple[str, Callable[[Sample], bool]]] = [("all", lambda s: True)]
+    groups += [(f"backend {b}", _on_backend(b)) for b in BACKENDS]
+    groups += [(f"framework {f}", _on_framework(f)) for f in frameworks]
+    print(f"{'':<26}" + "".join(f"{name:>22}" for name in columns))
+    for label, sel in groups:
+        cells = []
+        for pairs in columns.values():
+            part = [(s, r) for s, r in pairs if sel(s)]
+            cells.append(f"{_ape([r for _, r in part])} {len(part):>4} {_inside(part, bands, tier)}")
+        if any(len([1 for s, _ in p if sel(s)]) for p in columns.values()):
+            print(f"{label:<26}" + "".join(f"{c:>22}" for c in cells))
 
 
 def render_toml(
-    decode: Params,
-    prefill: Params,
-    d_bands: dict[str, dict[str, float]],
-    p_bands: dict[str, dict[str, float]],
-    seen_d: set[str],
-    seen_p: set[str],
-    cards_d: set[str],
-    cards_p: set[str],
-    seen_rows: tuple[Sequence[object], Sequence[object]] = ((), ()),
+    d: Fitted,
+    p: Fitted,
+    bands: dict[str, dict[str, dict[str, float]]],
+    seen: dict[str, list[str]],
+    meta: dict[str, int],
 ) -> str:
     lines = [
-        "# Speed-model calibration, written by scripts/fit_calibration.py from",
-        "# ../shared/reference/measured_calibration.csv (llama.cpp, one GPU, clean rows).",
-        "# Do not edit by hand: rerun the script. Hand-set speed constants are in speed.toml.",
+        "# Speed-model calibration, written by scripts/fit_calibration.py from the three measurement",
+        "# files (../shared/reference/measured_calibration*.csv, catalogs/measurements/published_extra.csv):",
+        "# fully-on-GPU rows on one card, every framework, trained on the sources not held out",
+        "# (catalogs/measurements/holdout.toml). Do not edit by hand: rerun the script.",
+        "# Hand-set speed constants are in speed.toml.",
         "",
-    ]
-    backends = sorted(set(decode["eff"]) | set(prefill["eff"]) | set(BACKENDS))
-    dflt_eff = float(np.median(list(decode["eff"].values())))
-    dflt_us = float(np.median(list(decode["us"].values())))
-    dflt_pp = float(np.median(list(prefill["eff"].values())))
-    dflt_ppus = float(np.median(list(prefill["us"].values())))
-    for b in backends:
-        lines += [
-            f"[backend.{b}]",
-            f"bw_eff = {decode['eff'].get(b, dflt_eff):.4f}",
-            f"us_per_layer = {decode['us'].get(b, dflt_us):.2f}",
-            f"pp_eff = {prefill['eff'].get(b, dflt_pp):.4f}",
-            f"pp_us_per_layer = {prefill['us'].get(b, dflt_ppus):.2f}",
-            "",
-        ]
-    lines.append("[arch_decode]")
-    lines += [f'"{k}" = {v:.4f}' for k, v in sorted(decode["arch"].items())]
-    lines += ["", "[arch_prefill]"]
-    lines += [f'"{k}" = {v:.4f}' for k, v in sorted(prefill["arch"].items())]
-    lines += ["", "[quant_kind]"]
-    lines += [f'"{k}" = {v:.4f}' for k, v in sorted(decode["kind"].items())]
-    lines += ["", "[quant_kind_prefill]"]
-    lines += [f'"{k}" = {v:.4f}' for k, v in sorted(prefill["kind"].items())]
-    lines += ["", "[moe]", f"decode = {decode['moe']:.4f}", ""]
-    lines += [
         "[meta]",
-        f"decode_rows = {len(seen_rows[0])}",
-        f"prefill_rows = {len(seen_rows[1])}",
-        f"rows = {len(seen_rows[0]) + len(seen_rows[1])}",
-        "",
     ]
-    lines += ["[hbm]", f"decode = {decode['hbm']:.4f}", ""]
-    lines += [
-        "[seen]",
-        f"decode = {sorted(seen_d)!r}".replace("'", '"'),
-        f"prefill = {sorted(seen_p)!r}".replace("'", '"'),
-        "",
-    ]
-    for phase, bands in (("decode", d_bands), ("prefill", p_bands)):
-        for k, v in bands.items():
+    lines += [f"{k} = {v}" for k, v in meta.items()]
+    lines.append("")
+    for phase, fitted in (("decode", d), ("prefill", p)):
+        dflt_eff = float(np.median(list(fitted.eff.values())))
+        dflt_us = float(np.median(list(fitted.us.values())))
+        for b in sorted(set(fitted.eff) | set(BACKENDS)):
+            lines += [
+                f"[{phase}.backend.{b}]",
+                f"eff = {fitted.eff.get(b, dflt_eff):.4f}",
+                f"us_per_layer = {fitted.us.get(b, dflt_us):.2f}",
+                "",
+            ]
+        for term in TERMS:
+            lines.append(f"[{phase}.{term}]")
+            lines += [f'"{k}" = {v:.4f}' for k, v in sorted(fitted.factors[term].items())]
+            lines.append("")
+    lines.append("[seen]")
+    lines += [f"{k} = {sorted(v)!r}".replace("'", '"') for k, v in seen.items()]
+    lines.append("")
+    for phase, tiers in bands.items():
+        for k, v in tiers.items():
             lines += [f"[band.{phase}.{k}]", f"low = {v['low']}", f"high = {v['high']}", ""]
     return "\n".join(lines)
 
 
+def tier_of(seen_cards: set[str], seen_pairs: set[str]) -> Callable[[Sample], str]:
+    def tier(s: Sample) -> str:
+        if s.framework not in LLAMA_CPP_FAMILY:
+            return "framework"
+        if s.gpu_id in seen_cards:
+            return "card"
+        return "seen" if s.keys.get("backend_arch", "") in seen_pairs else "unseen"
+
+    return tier
+
+
+def phase_fit(
+    name: str, train: list[Sample], held: list[Sample], decode: bool, quick: bool
+) -> tuple[Fitted, dict[str, dict[str, float]]]:
+    fitted = Fit(train, decode).fit()
+    insample = [(s, residual(fitted, s, decode)) for s in train]
+    logo = leave_group_out(train, decode, lambda s: s.gpu_id)
+    lomo = leave_group_out(train, decode, lambda s: s.model_id)
+    heldout = [(s, residual(fitted, s, decode)) for s in held]
+    # Tiers: a measured card (leave-one-row-out residuals, or in-sample x 1.3 with --quick), a card
+    # of a measured backend x family (LOGO), a family never measured (LOGO of the thinnest pairs,
+    # widened), a non-llama.cpp framework (its LOGO residuals).
+    card = (
+        [(s, r * 1.3) for s, r in insample]
+        if quick
+        else leave_group_out(train, decode, lambda s: f"{s.gpu_id}|{s.model_id}|{s.setup.row.quant}")
+    )
+    llama = [(s, r) for s, r in logo if s.framework in LLAMA_CPP_FAMILY]
+    pair_rows: dict[str, int] = defaultdict(int)
+    for s in train:
+        pair_rows[s.keys.get("backend_arch", "")] += 1
+    thin = [r for s, r in llama if pair_rows[s.keys.get("backend_arch", "")] <= 6]
+    fw = [r for s, r in logo + lomo if s.framework not in LLAMA_CPP_FAMILY]
+    bands = {
+        "card": band([r for s, r in card if s.framework in LLAMA_CPP_FAMILY]),
+        "seen": band([r for _, r in llama]),
+        "unseen": band([r for _, r in llama] + [r * 1.5 for r in thin]),
+        "framework": band(fw),
+        "framework_unseen": band(fw + [r * 1.5 for r in fw]),
+    }
+    seen_cards = {s.gpu_id for s in train}
+    seen_pairs = {s.keys.get("backend_arch", "") for s in train}
+    report(
+        f"{name} (in-sample, LOGO, LOMO on the train split; held-out = holdout.toml sources)",
+        {"in-sample": insample, "LOGO": logo, "LOMO": lomo, "held-out": heldout},
+        bands,
+        tier_of(seen_cards, seen_pairs),
+    )
+    print(f"{name} bands: {bands}")
+    for s, r in sorted(heldout, key=lambda sr: -abs(sr[1]))[:WORST]:
+        row = s.setup.row
+        print(
+            f"  worst {math.exp(-r):5.2f}x {s.framework:<12} {s.backend:<6} {row.gpu_id:<24}"
+            f" {row.model_id:<26} {row.quant:<10} d={row.depth} p={row.prompt}"
+            f" measured {row.tps:g} held={s.setup.held_out}"
+        )
+    return fitted, bands
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--dry-run", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="bands for measured cards from in-sample x 1.3")
     args = parser.parse_args()
 
-    tg = build_samples("tg")
-    pp = build_samples("pp")
-    decode = DecodeFit(tg).fit()
-    prefill = PrefillFit(pp).fit()
-    print(f"decode rows {len(tg)}, prefill rows {len(pp)}")
+    catalog = default_catalog()
+    rows, skipped = load_all_rows(catalog)
+    print(f"rows mapped {len(rows)}; skipped by reason: {skipped}")
+    tg = build_samples(rows, "tg", catalog)
+    pp = build_samples(rows, "pp", catalog)
+    tg_train, tg_held = [s for s in tg if not s.setup.held_out], [s for s in tg if s.setup.held_out]
+    pp_train, pp_held = [s for s in pp if not s.setup.held_out], [s for s in pp if s.setup.held_out]
     print(
-        "decode params:",
-        {
-            k: ({kk: round(float(vv), 3) for kk, vv in v.items()} if isinstance(v, dict) else round(v, 3))
-            for k, v in decode.items()
-        },
+        f"decode rows train {len(tg_train)} held-out {len(tg_held)};"
+        f" prefill train {len(pp_train)} held-out {len(pp_held)}"
     )
-    print(
-        "prefill params:", {k: {kk: round(float(vv), 3) for kk, vv in v.items()} for k, v in prefill.items()}
+    decode, d_bands = phase_fit("decode", tg_train, tg_held, True, args.quick)
+    prefill, p_bands = phase_fit("prefill", pp_train, pp_held, False, args.quick)
+    seen = {
+        "decode": {s.keys.get("backend_arch", "") for s in tg_train},
+        "prefill": {s.keys.get("backend_arch", "") for s in pp_train},
+        "decode_cards": {s.gpu_id for s in tg_train if s.framework in LLAMA_CPP_FAMILY},
+        "prefill_cards": {s.gpu_id for s in pp_train if s.framework in LLAMA_CPP_FAMILY},
+        "decode_frameworks": {s.framework for s in tg_train if s.framework not in LLAMA_CPP_FAMILY},
+        "prefill_frameworks": {s.framework for s in pp_train if s.framework not in LLAMA_CPP_FAMILY},
+    }
+    meta = {
+        "decode_rows": len(tg_train),
+        "prefill_rows": len(pp_train),
+        "rows": len(tg_train) + len(pp_train),
+        "held_out_rows": len(tg_held) + len(pp_held),
+    }
+    text = render_toml(
+        decode, prefill, {"decode": d_bands, "prefill": p_bands}, {k: list(v) for k, v in seen.items()}, meta
     )
-    fit_res = [math.log(s.row.tps) - math.log(DecodeFit(tg).predict(decode, s)) for s in tg]
-    print(summarize("decode in-sample", fit_res))
-    d_seen, d_unseen = cross_validate(DecodeFit, tg)
-    p_seen, p_unseen = cross_validate(PrefillFit, pp)
-    print(summarize("decode LOGO seen-family", d_seen))
-    print(summarize("decode LOGO unseen-family", d_unseen) if d_unseen else "decode unseen: none")
-    print(summarize("prefill LOGO seen-family", p_seen))
-    print(summarize("prefill LOGO unseen-family", p_unseen) if p_unseen else "prefill unseen: none")
-    d_card = leave_one_row_out(DecodeFit, tg)
-    p_card = leave_one_row_out(PrefillFit, pp)
-    print(summarize("decode leave-one-row-out (card measured)", d_card))
-    print(summarize("prefill leave-one-row-out (card measured)", p_card))
-    d_bands = {
-        "card": band(d_card),
-        "seen": band(d_seen),
-        "unseen": band(d_seen + d_unseen + [r * 1.5 for r in d_unseen]),
-    }
-    p_bands = {
-        "card": band(p_card),
-        "seen": band(p_seen),
-        "unseen": band(p_seen + p_unseen + [r * 1.5 for r in p_unseen]),
-    }
-    print("bands", d_bands, p_bands)
-    seen_d = {f"{s.row.backend}/{s.arch}" for s in tg}
-    seen_p = {f"{s.row.backend}/{s.arch}" for s in pp}
-    cards_d = {s.row.gpu_id for s in tg}
-    cards_p = {s.row.gpu_id for s in pp}
-    text = render_toml(decode, prefill, d_bands, p_bands, seen_d, seen_p, cards_d, cards_p, (tg, pp))
     if args.dry_run:
         print(text)
     else:

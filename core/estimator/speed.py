@@ -31,74 +31,134 @@ class Band:
     high: float  # multiplier for the high end (> 1)
 
 
+# The terms whose product is an efficiency (decode: share of peak bandwidth; prefill: share of the
+# matrix TFLOPS), after the backend's base. scripts/fit_calibration.py fits one factor per key of each
+# term; a key the fit never saw is 1 (its parent: the backend's base, the overall MoE factor,
+# llama.cpp for a framework).
+TERMS = (
+    "arch",
+    "backend_arch",
+    "quant_kind",
+    "backend_quant_kind",
+    "moe",
+    "moe_backend",
+    "hbm",
+    "framework",
+    "framework_moe",
+)
+# Frameworks that run llama.cpp's own kernels: priced as llama.cpp itself. Ollama is not here: it
+# runs some models (gpt-oss, Qwen3 MoE, gemma3) on its own engine and measures apart.
+LLAMA_CPP_KERNELS = frozenset({"llama.cpp", "lmstudio"})
+
+
+def efficiency_keys(
+    backend: str, arch: str, kind: str, moe: bool, hbm: bool, framework: str
+) -> tuple[tuple[str, str], ...]:
+    """(term, key) pairs that apply to one setup, in `TERMS` order; the fit uses the same function,
+    so the estimate looks up exactly what was fitted."""
+    fw = "" if framework in LLAMA_CPP_KERNELS else framework
+    keys = (
+        ("arch", arch),
+        ("backend_arch", f"{backend}/{arch}"),
+        ("quant_kind", kind),
+        ("backend_quant_kind", f"{backend}/{kind}"),
+        ("moe", "moe" if moe else ""),
+        ("moe_backend", backend if moe else ""),
+        ("hbm", "hbm" if hbm else ""),
+        ("framework", fw),
+        ("framework_moe", fw if moe else ""),
+    )
+    return tuple(k for k in keys if k[1])
+
+
 @dataclass(frozen=True, slots=True)
-class BackendParams:
-    bw_eff: float  # fraction of peak bandwidth reached streaming weights
-    us_per_layer: float  # fixed cost per layer per token, microseconds
-    pp_eff: float  # fraction of the matrix TFLOPS reached in prefill
-    pp_us_per_layer: float  # fixed cost per layer per ubatch in prefill
+class PhaseCalibration:
+    eff: dict[str, float]  # backend -> base efficiency
+    us_per_layer: dict[str, float]  # backend -> fixed cost per layer (per token, or per ubatch)
+    factors: dict[str, dict[str, float]]  # term -> key -> multiplier
+
+    def efficiency(self, backend: str, keys: tuple[tuple[str, str], ...]) -> float:
+        eff = self.eff.get(backend) or self.eff.get("cuda", 0.5)
+        for term, key in keys:
+            eff *= self.factors.get(term, {}).get(key, 1.0)
+        return eff
+
+    def fixed_us(self, backend: str) -> float:
+        return self.us_per_layer.get(backend) or self.us_per_layer.get("cuda", 30.0)
 
 
 @dataclass(frozen=True, slots=True)
 class Calibration:
-    backends: dict[str, BackendParams]
-    arch_decode: dict[str, float]  # arch_family -> multiplier on bw_eff
-    arch_prefill: dict[str, float]  # arch_family -> multiplier on pp_eff
-    quant_kind: dict[str, float]  # quant kind -> multiplier on bw_eff
-    quant_kind_prefill: dict[str, float]
-    moe_decode: float  # multiplier on bw_eff for MoE models (routing, small expert matmuls)
-    hbm_decode: float  # multiplier on bw_eff for HBM cards (peak far above what kernels reach)
+    decode: PhaseCalibration
+    prefill: PhaseCalibration
     seen_decode_cards: frozenset[str]  # card ids with decode measurements in the fit
     seen_prefill_cards: frozenset[str]
     seen_decode: frozenset[str]  # "backend/arch_family" pairs the fit had data for
     seen_prefill: frozenset[str]
-    decode_band: dict[str, Band]  # "seen" / "unseen"
+    seen_decode_frameworks: frozenset[str]  # non-llama.cpp frameworks the fit had data for
+    seen_prefill_frameworks: frozenset[str]
+    decode_band: dict[str, Band]  # "card" / "seen" / "unseen" / "framework" / "framework_unseen"
     prefill_band: dict[str, Band]
     host_eff: float  # fraction of host RAM bandwidth reached by CPU-offloaded layers
     tp_us_per_layer: float  # all-reduce cost per layer per token with tensor parallel
     tp_eff: float  # bandwidth efficiency kept per card under tensor parallel
     layer_split_us: float  # per-token cost of handing activations to the next card (layer split)
     fp32_fallback_ratio: float  # matrix TFLOPS ~ ratio x bandwidth (GB/s) when the card lists none
+    tensor_over_fp32: dict[str, float]  # arch family -> FP16 matrix rate / FP32 rate (catalog medians)
     backend_choice: dict[str, Any]
+    concurrency: dict[str, Any]
 
 
 def _band(raw: dict[str, Any]) -> Band:
     return Band(float(raw["low"]), float(raw["high"]))
 
 
+def _phase(raw: dict[str, Any]) -> PhaseCalibration:
+    backends = raw.get("backend", {})
+    return PhaseCalibration(
+        eff={b: float(v["eff"]) for b, v in backends.items()},
+        us_per_layer={b: float(v["us_per_layer"]) for b, v in backends.items()},
+        factors={t: {k: float(v) for k, v in raw.get(t, {}).items()} for t in TERMS},
+    )
+
+
+def _tensor_ratios(catalog: Catalog, skip: frozenset[str]) -> dict[str, float]:
+    """Median FP16-matrix / FP32 rate per architecture family over the cards that list both: a card
+    listing only FP32 (DGX Spark's GB10) still has tensor cores, and its prefill runs on them."""
+    ratios: dict[str, list[float]] = {}
+    for gpu in catalog.gpus.values():
+        if gpu.fp16_tflops and gpu.fp32_tflops and gpu.arch_family not in skip:
+            rate = gpu.fp16_tflops / 2 if gpu.fp16_fp32acc_half_rate else gpu.fp16_tflops
+            ratios.setdefault(gpu.arch_family, []).append(rate / gpu.fp32_tflops)
+    return {arch: sorted(v)[len(v) // 2] for arch, v in ratios.items()}
+
+
 @cache
 def calibration(catalog: Catalog) -> Calibration:
     # Fitted values (calibration.toml, written by scripts/fit_calibration.py) over hand-set ones.
-    t = {**catalog.tables["speed"], **catalog.tables["calibration"]}
-    backends = {
-        name: BackendParams(
-            bw_eff=float(v["bw_eff"]),
-            us_per_layer=float(v["us_per_layer"]),
-            pp_eff=float(v["pp_eff"]),
-            pp_us_per_layer=float(v.get("pp_us_per_layer", 0.0)),
-        )
-        for name, v in t["backend"].items()
-    }
+    t = {**catalog.tables["speed"], **catalog.tables.get("calibration", {})}
+    seen = t.get("seen", {})
+    bands = t.get("band", {})
+    skip = frozenset(t["matrix"].get("no_tensor_families", ()))
     return Calibration(
-        backends=backends,
-        arch_decode={k: float(v) for k, v in t.get("arch_decode", {}).items()},
-        arch_prefill={k: float(v) for k, v in t.get("arch_prefill", {}).items()},
-        quant_kind={k: float(v) for k, v in t.get("quant_kind", {}).items()},
-        quant_kind_prefill={k: float(v) for k, v in t.get("quant_kind_prefill", {}).items()},
-        moe_decode=float(t["moe"]["decode"]),
-        hbm_decode=float(t.get("hbm", {}).get("decode", 1.0)),
-        seen_decode_cards=frozenset(t["seen"].get("decode_cards", ())),
-        seen_prefill_cards=frozenset(t["seen"].get("prefill_cards", ())),
-        seen_decode=frozenset(t["seen"]["decode"]),
-        seen_prefill=frozenset(t["seen"]["prefill"]),
-        decode_band={k: _band(v) for k, v in t["band"]["decode"].items()},
-        prefill_band={k: _band(v) for k, v in t["band"]["prefill"].items()},
+        decode=_phase(t.get("decode", {})),
+        prefill=_phase(t.get("prefill", {})),
+        seen_decode_cards=frozenset(seen.get("decode_cards", ())),
+        seen_prefill_cards=frozenset(seen.get("prefill_cards", ())),
+        seen_decode=frozenset(seen.get("decode", ())),
+        seen_prefill=frozenset(seen.get("prefill", ())),
+        seen_decode_frameworks=frozenset(seen.get("decode_frameworks", ())),
+        seen_prefill_frameworks=frozenset(seen.get("prefill_frameworks", ())),
+        decode_band={k: _band(v) for k, v in bands.get("decode", {}).items()},
+        prefill_band={k: _band(v) for k, v in bands.get("prefill", {}).items()},
         host_eff=float(t["offload"]["host_eff"]),
         tp_us_per_layer=float(t["multi_gpu"]["tp_us_per_layer"]),
         tp_eff=float(t["multi_gpu"]["tp_eff"]),
         layer_split_us=float(t["multi_gpu"]["layer_split_us"]),
-        fp32_fallback_ratio=float(t["prefill"]["tflops_per_gbs_fallback"]),
+        fp32_fallback_ratio=float(t["matrix"]["tflops_per_gbs_fallback"]),
+        tensor_over_fp32=_tensor_ratios(catalog, skip),
         backend_choice=t["backend_choice"],
+        concurrency=dict(t.get("concurrency", {})),
     )
 
 
@@ -141,37 +201,25 @@ class SpeedRange:
     high: float
 
 
-def backend_params(backend: str, cal: Calibration) -> BackendParams:
-    """A backend the fit never saw (none today) is priced like CUDA rather than failing."""
-    return cal.backends.get(backend) or cal.backends["cuda"]
+# decode_efficiency per (card, backend, quant, MoE, framework, calibration), keyed on identities
+# (hashing a Gpu hashes all its fields); the entry keeps the card and calibration alive so their ids
+# stay theirs.
+_EFFICIENCY: dict[tuple[int, str, str, bool, str, int], tuple[float, Gpu, Calibration]] = {}
 
 
-# decode_efficiency per (card, backend, quant, MoE, calibration), keyed on identities (hashing a Gpu
-# hashes all its fields); the entry keeps the card and calibration alive so their ids stay theirs.
-_EFFICIENCY: dict[tuple[int, str, str, bool, int], tuple[float, Gpu, Calibration]] = {}
-
-
-def decode_efficiency(gpu: Gpu, backend: str, quant_id: str, moe: bool, cal: Calibration) -> float:
-    key = (id(gpu), backend, quant_id, moe, id(cal))
+def decode_efficiency(
+    gpu: Gpu, backend: str, quant_id: str, moe: bool, cal: Calibration, framework: str = "llama.cpp"
+) -> float:
+    key = (id(gpu), backend, quant_id, moe, framework, id(cal))
     hit = _EFFICIENCY.get(key)
     if hit is not None and hit[1] is gpu and hit[2] is cal:
         return hit[0]
-    eff = _decode_efficiency(gpu, backend, quant_id, moe, cal)
+    keys = efficiency_keys(backend, gpu.arch_family, quant_kind(quant_id), moe, is_hbm(gpu), framework)
+    eff = min(cal.decode.efficiency(backend, keys), 0.95)
     if len(_EFFICIENCY) >= 65536:
         _EFFICIENCY.clear()
     _EFFICIENCY[key] = (eff, gpu, cal)
     return eff
-
-
-def _decode_efficiency(gpu: Gpu, backend: str, quant_id: str, moe: bool, cal: Calibration) -> float:
-    params = backend_params(backend, cal)
-    eff = params.bw_eff * cal.arch_decode.get(gpu.arch_family, 1.0)
-    eff *= cal.quant_kind.get(quant_kind(quant_id), 1.0)
-    if moe:
-        eff *= cal.moe_decode
-    if is_hbm(gpu):
-        eff *= cal.hbm_decode
-    return min(eff, 0.95)
 
 
 def is_hbm(gpu: Gpu) -> bool:
@@ -190,13 +238,13 @@ def token_seconds(
     count: int = 1,
     split: str = "layer",
     host_bandwidth_gbs: float = 0.0,
+    framework: str = "llama.cpp",
 ) -> float:
     """Mid estimate of the seconds one token takes, reading `gpu_bytes` from the card(s) and
     `host_bytes` from system RAM (`token_bytes`). Plain numbers, not an object: the estimator prices
     a token per row and per way out, and building an inputs object cost as much as the arithmetic."""
-    params = backend_params(backend, cal)
-    eff = decode_efficiency(gpu, backend, quant_id, moe, cal)
-    fixed = layers * params.us_per_layer * 1e-6
+    eff = decode_efficiency(gpu, backend, quant_id, moe, cal, framework)
+    fixed = layers * cal.decode.fixed_us(backend) * 1e-6
     bandwidth = gpu.bandwidth_gbs * 1e9 * eff
     if count > 1 and split == "tensor":
         # Every card reads its slice at once: bandwidth adds, minus the all-reduce per layer.
@@ -212,12 +260,21 @@ def token_seconds(
     return fixed + seconds
 
 
-def band_for(gpu: Gpu, backend: str, cal: Calibration, phase: str = "decode") -> Band:
-    """The spread of cross-validated residuals for cards like this one: a measured card ("card"),
-    an unmeasured card of a measured family ("seen"), or a family the data never saw ("unseen")."""
+def band_for(
+    gpu: Gpu, backend: str, cal: Calibration, phase: str = "decode", framework: str = "llama.cpp"
+) -> Band:
+    """The spread of cross-validated residuals for setups like this one: a measured card ("card"),
+    an unmeasured card of a measured backend x family ("seen"), a family the data never saw
+    ("unseen"); another framework than llama.cpp: "framework" when the fit had rows for it, else
+    "framework_unseen"."""
+    bands = cal.decode_band if phase == "decode" else cal.prefill_band
+    if framework not in LLAMA_CPP_KERNELS:
+        frameworks = cal.seen_decode_frameworks if phase == "decode" else cal.seen_prefill_frameworks
+        tier = "framework" if framework in frameworks else "framework_unseen"
+        if tier in bands:
+            return bands[tier]
     seen = cal.seen_decode if phase == "decode" else cal.seen_prefill
     cards = cal.seen_decode_cards if phase == "decode" else cal.seen_prefill_cards
-    bands = cal.decode_band if phase == "decode" else cal.prefill_band
     if gpu.id in cards and "card" in bands:
         return bands["card"]
     return bands["seen"] if f"{backend}/{gpu.arch_family}" in seen else bands["unseen"]
@@ -227,14 +284,16 @@ def band_for(gpu: Gpu, backend: str, cal: Calibration, phase: str = "decode") ->
 
 
 def matrix_tflops(gpu: Gpu, cal: Calibration) -> float:
-    """Dense FP16 matrix throughput a prefill can use; a bandwidth-based guess when none is listed."""
+    """Dense FP16 matrix throughput a prefill can use: the listed tensor rate; for a card that lists
+    only FP32, FP32 x its family's tensor/FP32 ratio (families without usable FP16 matrix units,
+    speed.toml `no_tensor_families`, stay at FP32); a bandwidth-based guess when none is listed."""
     if gpu.fp16_tflops:
         rate = gpu.fp16_tflops
         # GeForce tensor cores run FP16 with FP32 accumulate at half the listed rate.
         return rate / 2 if gpu.fp16_fp32acc_half_rate else rate
     fp32 = getattr(gpu, "fp32_tflops", None)
     if fp32:
-        return float(fp32)
+        return float(fp32) * cal.tensor_over_fp32.get(gpu.arch_family, 1.0)
     return gpu.bandwidth_gbs * cal.fp32_fallback_ratio
 
 
@@ -258,6 +317,13 @@ def attention_flops_per_token(model: Model, depth: float) -> float:
     return flops
 
 
+def prefill_flops(model: Model, prompt: int, depth: int) -> float:
+    """FLOPs to process a prompt of `prompt` tokens on top of `depth` cached ones: the matmuls over
+    the active parameters plus attention at the average depth the prompt sees."""
+    linear = 2.0 * model.active_params_b * 1e9 * prompt
+    return linear + attention_flops_per_token(model, depth + prompt / 2.0) * prompt
+
+
 def prefill_seconds(
     gpu: Gpu,
     backend: str,
@@ -268,34 +334,35 @@ def prefill_seconds(
     cal: Calibration,
     count: int = 1,
     split: str = "layer",
+    framework: str = "llama.cpp",
+    ubatch: int = 512,
 ) -> float:
-    flops_per_s, pp_us_per_layer = _prefill_rate(gpu, backend, quant_id, cal, count, split)
-    linear = 2.0 * model.active_params_b * 1e9 * prompt
-    attention = attention_flops_per_token(model, depth + prompt / 2.0) * prompt
-    ubatches = math.ceil(prompt / 512)
-    fixed = ubatches * model.layers * pp_us_per_layer * 1e-6
-    return (linear + attention) / flops_per_s + fixed
+    flops_per_s, pp_us_per_layer = _prefill_rate(
+        gpu, backend, quant_id, model.is_moe, cal, count, split, framework
+    )
+    fixed = math.ceil(prompt / ubatch) * model.layers * pp_us_per_layer * 1e-6
+    return prefill_flops(model, prompt, depth) / flops_per_s + fixed
 
 
-_PREFILL_RATES: dict[tuple[int, str, str, int, str, int], tuple[tuple[float, float], Gpu, Calibration]] = {}
+_PREFILL_RATES: dict[
+    tuple[int, str, str, bool, int, str, str, int], tuple[tuple[float, float], Gpu, Calibration]
+] = {}
 
 
 def _prefill_rate(
-    gpu: Gpu, backend: str, quant_id: str, cal: Calibration, count: int, split: str
+    gpu: Gpu, backend: str, quant_id: str, moe: bool, cal: Calibration, count: int, split: str, framework: str
 ) -> tuple[float, float]:
     """(FLOP/s a prefill reaches, fixed microseconds per layer and ubatch): the same for every row of
     a grid with this quant, so kept per identity like `decode_efficiency`."""
-    key = (id(gpu), backend, quant_id, count, split, id(cal))
+    key = (id(gpu), backend, quant_id, moe, count, split, framework, id(cal))
     hit = _PREFILL_RATES.get(key)
     if hit is not None and hit[1] is gpu and hit[2] is cal:
         return hit[0]
-    params = backend_params(backend, cal)
-    eff = params.pp_eff * cal.arch_prefill.get(gpu.arch_family, 1.0)
-    eff *= cal.quant_kind_prefill.get(quant_kind(quant_id), 1.0)
-    flops_per_s = matrix_tflops(gpu, cal) * 1e12 * eff
+    keys = efficiency_keys(backend, gpu.arch_family, quant_kind(quant_id), moe, is_hbm(gpu), framework)
+    flops_per_s = matrix_tflops(gpu, cal) * 1e12 * cal.prefill.efficiency(backend, keys)
     if count > 1 and split == "tensor":
         flops_per_s *= count * cal.tp_eff
-    rate = (flops_per_s, params.pp_us_per_layer)
+    rate = (flops_per_s, cal.prefill.fixed_us(backend))
     if len(_PREFILL_RATES) >= 65536:
         _PREFILL_RATES.clear()
     _PREFILL_RATES[key] = (rate, gpu, cal)
