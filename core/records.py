@@ -148,6 +148,7 @@ class AuditEntry:
     ok: bool
     detail: str = ""
     id: int = 0
+    count: int = 1  # refused attempts are aggregated: how many this row stands for (its minute)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,3 +157,31 @@ class OutboxStats:
     sent: int = 0
     dead: int = 0
     by_platform: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Feedback:
+    """One reader's "was this helpful?" on one answer. One per person per answer (`answer_key`, the
+    answer's follow-up key): pressing the other button changes it."""
+
+    answer_key: str
+    voter: Actor
+    chat_id: str
+    helpful: bool
+    question: str  # as asked
+    query: str  # the answer's AskQuery as JSON (AskQuery.as_json): what was estimated
+    reply: str  # the reply's first lines, plain text: what a moderator reads in /review feedback
+    engine_version: str  # the calibration that produced the estimate (core.community.submit_limits)
+    lang: str
+    at: datetime
+    id: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackCounts:
+    helpful: int = 0
+    unhelpful: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.helpful + self.unhelpful
