@@ -28,6 +28,7 @@ from core.catalog.kv_cache import is_kv_cache_type
 from core.catalog.loader import Catalog
 from core.estimator import speed
 from core.estimator.estimate import Estimate, EstimateRequest, Range, Row, estimate
+from core.estimator.memory_fit import scaled_remedy
 from core.estimator.setup import OS_NAMES, SetupError, build_setup
 from core.i18n import Note
 from core.records import Measurement, Submission
@@ -207,9 +208,23 @@ def calibrate(est: Estimate, index: AnchorIndex, catalog: Catalog) -> tuple[Esti
             ]
             by_kind[kind] = _pool(terms, cfg)
 
+    def kind_factor(quant: str) -> float:
+        kind = speed.quant_kind(quant)
+        if kind not in by_kind:
+            by_kind[kind] = _pool(
+                [(w * (cfg.same_quant_kind if speed.quant_kind(s.measurement.quant) == kind else 1.0), lr)
+                 for s, w, lr in decode],
+                cfg,
+            )  # fmt: skip
+        return by_kind[kind]
+
     def scale(row: Row) -> Row:
         if row.decode_tps is None:
-            return row  # doesn't fit: no speed to move; its way out keeps the formula's figure
+            # Doesn't fit: its ways out that run wholly on the card(s) move like the table's cells
+            # would for that setup, so the way-out line and the table show one figure.
+            if row.remedy is None or not decode:
+                return row
+            return replace(row, remedy=scaled_remedy(row.remedy, lambda q: kind_factor(q or row.quant)))
         fd = by_kind.get(speed.quant_kind(row.quant), 1.0)
         pre = _scaled(row.prefill_tps, factor_prefill, 0) if row.prefill_tps else None
         ttft = round(row.ttft_s / factor_prefill, 2) if row.ttft_s is not None else None

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Literal, NamedTuple
@@ -527,6 +528,29 @@ def _cards_that_fit(request: EstimateRequest, fixed: float, buffer: float, catal
 _NAMES = tuple(f.name for f in dataclasses.fields(Remedy))
 assert _NAMES[-1] == "alternatives"
 _OWN_FIELDS = operator.attrgetter(*_NAMES[:-1])
+
+
+# Ways out that run wholly on the card(s): a calibration of the card's speed moves them as it moves
+# the table; an offload also reads system RAM, which a card's anchors say nothing about.
+ON_CARD_KINDS = frozenset({"kv_quant", "mac_wired_limit", "shorter_ctx", "lower_quant", "more_cards"})
+
+
+def scaled_remedy(remedy: Remedy, factor_for: Callable[[str], float]) -> Remedy:
+    """The way out (and its alternatives) with each on-card figure times `factor_for(its quant)`
+    ("" = the row's own quant), rounded as the table rounds."""
+
+    def one(r: Remedy) -> Remedy:
+        if r.kind not in ON_CARD_KINDS or r.decode_mid is None:
+            return r
+        f = factor_for(r.quant)
+        return dataclasses.replace(
+            r,
+            decode_mid=round(r.decode_mid * f, 1),
+            decode_low=None if r.decode_low is None else round(r.decode_low * f, 1),
+            decode_high=None if r.decode_high is None else round(r.decode_high * f, 1),
+        )
+
+    return dataclasses.replace(one(remedy), alternatives=tuple(one(a) for a in remedy.alternatives))
 
 
 class _Rules(NamedTuple):

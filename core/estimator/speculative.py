@@ -57,15 +57,12 @@ def draft_candidates(model: Model, catalog: Catalog) -> tuple[tuple[Model, bool]
     """(draft, inferred) pairs: the catalog's drafts, else same family + same vocab, smallest first."""
     # A draft pays off only when it costs a small share of what the target reads per token (its
     # *active* size: gpt-oss-20b is no draft for gpt-oss-120b, 5.1B active), and it must share the
-    # tokenizer (the same vocabulary size is the cheap proxy). Listed drafts are held to it too.
+    # tokenizer (the same vocabulary size is the cheap proxy for a draft the catalog doesn't list;
+    # a listed one was checked by whoever listed it: Gemma 3 1B's vocabulary is 64 image tokens short
+    # of the 27B's and still drafts for it), so listed drafts are held to the size rule only.
     limit = model.active_params_b * _MAX_DRAFT_SHARE
-    listed = tuple(
-        catalog.models[d]
-        for d in model.draft_models
-        if d in catalog.models
-        and catalog.models[d].params_b <= limit
-        and catalog.models[d].vocab == model.vocab
-    )
+    known = (catalog.models[d] for d in model.draft_models if d in catalog.models)
+    listed = tuple(d for d in known if d.params_b <= limit)
     if listed:
         return tuple((d, False) for d in listed)
     same = [
