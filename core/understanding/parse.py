@@ -431,7 +431,10 @@ def _find_cards(
         return []
     found = [(gpu, span, "")]
     while len(found) < MAX_CARD_KINDS:
-        more, more_span = _exact_gpu(ps, index, catalog)
+        after = found[-1][1][1]  # cards are read left to right: the next one starts after this one
+        if not any(any(ch.isdigit() for ch in p.text) for p in ps[after:] if not p.used):
+            break  # every card name has a digit ("a100", "m4", "5090"): no digit left, no card left
+        more, more_span = _exact_gpu(ps, index, catalog, after)
         if more is None or more_span is None:
             break
         between = t[ps[found[-1][1][1] - 1].end : ps[more_span[0]].start]
@@ -613,11 +616,12 @@ def _find_gpu(
 
 
 def _exact_gpu(
-    ps: list[_Piece], index: Index, catalog: Catalog
+    ps: list[_Piece], index: Index, catalog: Catalog, start: int = 0
 ) -> tuple[Resolution | None, tuple[int, int] | None]:
-    """The first free run of pieces that is an exact card name (with the memory next to it)."""
+    """The first free run of pieces from `start` that is an exact card name (with the memory next
+    to it)."""
     n = len(ps)
-    i = 0
+    i = start
     while i < n:
         if ps[i].used:
             i += 1
