@@ -134,25 +134,30 @@ async def test_a_failing_migration_leaves_no_trace(tmp_path: Path) -> None:
 
 
 async def test_a_database_from_the_first_schema_upgrades_and_keeps_its_rows(tmp_path: Path) -> None:
-    """0002 adds flag_details, 0003 the unique index on live fingerprints, 0004 resolved_models: a
-    database at schema 1 (made here by undoing them) gains them on open, its rows intact."""
+    """A database made by the first release (migration 0001 only) gains every later migration on
+    open (flag_details, the live-fingerprint index, ...), its rows intact."""
     path = str(tmp_path / "v1.db")
-    store = SqliteStorage(path)
-    await store.open()
-    s = await store.add_submission(new())
-    await store.close()
-    with _connect(path) as db:
-        db.execute("DROP TABLE resolved_models")
-        db.execute("DROP INDEX submissions_live_fingerprint")
-        db.execute("ALTER TABLE submissions DROP COLUMN flag_details")
-        db.execute("DELETE FROM schema_migrations WHERE version > 1")
-        db.execute("PRAGMA user_version = 1")
-        db.commit()
+    old = SqliteStorage(path, migrations=bundled_migrations()[:1])
+    await old.open()
+    writer = old._writer
+    assert writer is not None
+    await writer.execute(
+        "INSERT INTO submissions (gpu_id, model_id, quant, decode_tps, measurement, platform, user_id, "
+        "chat_id, status, origin, created_at) VALUES ('v100-32g', 'gemma-3-27b', 'Q4_K_M', 20.5, "
+        '\'{"gpu_id": "v100-32g", "model_id": "gemma-3-27b", "quant": "Q4_K_M", "decode_tps": 20.5}\', '
+        "'telegram', '111', 'chat-111', 'pending', 'community', '2026-01-01T12:00:00.000000+00:00')"
+    )
+    await old.close()
     current = SqliteStorage(path)
     await current.open()
-    kept = await current.get_submission(s.id)
-    assert kept is not None and kept.flag_details == () and kept.measurement == s.measurement
-    await current.close()
+    try:
+        [kept] = await current.submissions()
+        assert kept.flag_details == () and kept.measurement.decode_tps == 20.5 and kept.created_at == T0
+        with _connect(path) as db:
+            versions = [r[0] for r in db.execute("SELECT version FROM schema_migrations ORDER BY version")]
+        assert versions == [m.version for m in bundled_migrations()]
+    finally:
+        await current.close()
 
 
 def test_split_statements() -> None:
