@@ -116,10 +116,14 @@ def default_quants(model: Model, framework: str, catalog: Catalog) -> tuple[str,
         names = list(ladder["mlx"])
     else:
         names = list(ladder["gguf_large"] if model.params_b >= ladder["large_params_b"] else ladder["gguf"])
-        if model.native_quant and model.native_quant in catalog.quants and ladder.get("native_first", True):
-            # A natively quantized release (gpt-oss MXFP4) is published in its own format: a
-            # Q6_K / IQ3 "ladder" of it would be the same bytes under other names.
-            names = [model.native_quant]
+        native = catalog.quants.get(model.native_quant or "")
+        if native is not None and ladder.get("native_first", True):
+            # A release quantized natively in a GGUF type (gpt-oss MXFP4) is published in its own
+            # format: a Q6_K / IQ3 "ladder" of it is the same bytes under other names. An FP8 release
+            # (DeepSeek) leads a ladder of the GGUF quants people make of it.
+            names = (
+                [native.id] if native.format == "gguf" else [native.id] + [n for n in names if n != native.id]
+            )
     return tuple(n for n in names if n in catalog.quants)
 
 
@@ -140,6 +144,14 @@ def framework_overhead_bytes(framework: str, catalog: Catalog) -> float:
         return 0.0
     low = float(fw.overhead_gib[0])
     return max(0.0, low - constants(catalog).driver_context_gib) * GIB
+
+
+@cache
+def _low_bit_quants(catalog: Catalog) -> frozenset[str]:
+    """Quants below [remedy] low_bit_bpw (IQ2_*, IQ1_*, Q2_K): their rows say plainly that they answer
+    worse."""
+    limit = float(catalog.tables["estimator"].get("remedy", {}).get("low_bit_bpw", 3.0))
+    return frozenset(q.id for q in catalog.quants.values() if q.bpw < limit)
 
 
 @cache
@@ -267,6 +279,8 @@ def _row(
     else:
         status = "no_fit"
 
+    if quant_id in _low_bit_quants(catalog):
+        notes.append(Note("row.low_bit", {"quant": quant_id}))
     beyond = ctx > model.max_context
     unsupported = ctx > max(model.max_context, model.rope_scaled_context or model.max_context)
     if beyond and not unsupported:

@@ -240,8 +240,10 @@ def _mac_wired_limit(row: _NoFitRow) -> Remedy | None:
         if total <= ceiling:
             reads = bytes_per_token(w.active_bytes_per_token, row.active_kv)
             lo, mid, hi = _decode(row, reads, quant_id=q.id)
+            # A lower quant that needs the limit raised: named as the quant it is (the reply says
+            # "IQ2_XXS -> ~N tok/s"), its command raising the limit first.
             return Remedy(
-                "mac_wired_limit", mid, lo, hi, round(total / GIB, 2), quant=q.id,
+                "lower_quant", mid, lo, hi, round(total / GIB, 2), quant=q.id,
                 wired_limit_mb=_wired_mb(row, total), quality_warning=q.bpw < rules.low_bit_bpw,
             )  # fmt: skip
     return None
@@ -593,7 +595,7 @@ def _tier(option: Remedy, rules: _Rules) -> float:
     if option.quality_warning:
         return _LOW_BIT_TIER
     tier = _TIER.get(option.kind, _LOW_BIT_TIER)
-    if option.kind == "mac_wired_limit" and option.quant:
+    if option.kind == "lower_quant" and option.wired_limit_mb:
         tier = 5.2  # a lower quant that also needs the limit raised: after one that doesn't
     if option.kind in ("expert_offload", "offload") and (option.decode_mid or 0.0) < rules.min_usable_tps:
         tier = _SLOW_OFFLOAD_TIER

@@ -75,14 +75,20 @@ def test_natively_quantized_models_show_their_own_format_only() -> None:
 
 
 def test_mac_wired_limit_carries_the_sysctl_command() -> None:
-    est = run_query(
-        {"gpu": "M2 Ultra 192G", "model": "deepseek v3", "quant": "Q4_K_M", "ctx": ["4k"]}, CATALOG
-    )
+    ask = {"gpu": "M2 Ultra 192G", "model": "qwen3-235b-a22b", "quant": "Q5_K_M", "ctx": ["4k"]}
+    est = run_query(ask, CATALOG)
     remedy = est.rows[0].remedy
-    assert remedy is not None and remedy.kind == "mac_wired_limit" and remedy.wired_limit_mb > 0
+    assert remedy is not None and remedy.kind == "mac_wired_limit" and remedy.wired_limit_mb > 150 * 1024
     from core.estimator.estimate import launch_command
 
     assert launch_command(est, est.rows[0], CATALOG)[1].startswith("sudo sysctl iogpu.wired_limit_mb=")
+
+
+def test_a_lower_quant_under_a_raised_wired_limit_is_named_and_flagged() -> None:
+    ask = {"gpu": "M2 Ultra 192G", "model": "deepseek v3", "quant": "Q4_K_M", "ctx": ["4k"]}
+    remedy = run_query(ask, CATALOG).rows[0].remedy
+    assert remedy is not None and remedy.kind == "lower_quant" and remedy.quant == "IQ2_XXS"
+    assert remedy.wired_limit_mb and remedy.quality_warning
 
 
 def test_ascend_cards_get_a_framework_with_a_command() -> None:
