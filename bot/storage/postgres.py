@@ -25,6 +25,7 @@ import json
 import shutil
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -34,6 +35,8 @@ import asyncpg
 from core.records import (
     Actor,
     AuditEntry,
+    Feedback,
+    FeedbackCounts,
     NewSubmission,
     OutboxItem,
     OutboxStats,
@@ -50,15 +53,20 @@ from core.storage._common import (
     decision_action,
     decision_key,
     decision_payload,
+    may_undo,
+    refused_minute,
     utc,
 )
 from core.storage._migrations import Migration, bundled_migrations, newer_than_known
 from core.storage.interface import (
+    AuditKind,
     DuplicateSubmission,
     NotFound,
     StorageError,
     StorageUnavailable,
     SubmitOutcome,
+    UndoOutcome,
+    UndoRefused,
     WrongState,
 )
 
@@ -471,10 +479,65 @@ class PostgresStorage:
         async with self._write() as con:
             await self._insert_audit(con, entry)
 
-    async def audit_log(self, limit: int = 50) -> list[AuditEntry]:
+    async def record_refused(self, entry: AuditEntry) -> None:
+        minute = refused_minute(entry.at)
+        who, action = entry.actor, entry.action
+        async with self._write() as con:
+            # One row per actor, action and minute even across processes: the key's lock is held to commit.
+            await con.execute(
+                "SELECT pg_advisory_xact_lock(hashtext('tokbot-refused:' || $1 || ':' || $2 || ':' || $3))",
+                who.platform,
+                who.user_id,
+                action,
+            )
+            updated = await con.execute(
+                "UPDATE audit_log SET count = count + 1 "
+                "WHERE NOT ok AND platform = $1 AND user_id = $2 AND action = $3 AND at = $4",
+                who.platform,
+                who.user_id,
+                action,
+                minute,
+            )
+            if updated.endswith(" 0"):
+                await self._insert_audit(con, replace(entry, at=minute, ok=False))
+
+    async def audit_log(self, limit: int = 50, kind: AuditKind | None = None) -> list[AuditEntry]:
+        where = "" if kind is None else ("WHERE ok " if kind == "decisions" else "WHERE NOT ok ")
         async with self._connection() as con:
-            rows = await con.fetch("SELECT * FROM audit_log ORDER BY at DESC, id DESC LIMIT $1", limit)
+            sql = f"SELECT * FROM audit_log {where}ORDER BY at DESC, id DESC LIMIT $1"
+            rows = await con.fetch(sql, limit)
         return [_rows.audit_entry(r) for r in rows]
+
+    async def undo_decision(
+        self, submission_id: int, moderator: Actor, at: datetime, since: datetime
+    ) -> UndoOutcome:
+        async with self._write() as con:
+            row = await con.fetchrow("SELECT * FROM submissions WHERE id = $1 FOR UPDATE", submission_id)
+            if row is None:
+                raise NotFound(f"submission {submission_id}")
+            current = _rows.submission(row)
+            if current.status not in ("approved", "rejected"):
+                raise WrongState(submission_id, current.status)
+            if not may_undo(current, moderator, utc(since)):
+                raise UndoRefused(submission_id)
+            if current.status == "rejected":
+                live = await self._live_duplicate(con, current.fingerprint)
+                if live is not None:
+                    raise DuplicateSubmission(live.id)
+            row = await con.fetchrow(
+                "UPDATE submissions SET status = 'pending', decided_by = NULL, decided_at = NULL, "
+                "reason = NULL WHERE id = $1 RETURNING *",
+                submission_id,
+            )
+            await con.execute(
+                "DELETE FROM outbox WHERE submission_id = $1 AND status = $2", submission_id, OUTBOX_PENDING
+            )
+            sent = await con.fetchval("SELECT COUNT(*) FROM outbox WHERE submission_id = $1", submission_id)
+            await self._insert_audit(con, AuditEntry(
+                at=at, actor=moderator, action=f"undo:{decision_action(current.status)}",
+                submission_id=submission_id, ok=True, detail=current.reason or "",
+            ))  # fmt: skip
+        return UndoOutcome(_rows.submission(row), int(sent))
 
     # --- subscriptions ---------------------------------------------------------------------
     async def subscribe(self, sub: Subscription) -> tuple[Subscription, bool]:
@@ -603,6 +666,36 @@ class PostgresStorage:
             dead=totals[OUTBOX_DEAD],
             by_platform=by_platform,
         )
+
+    # --- "was this helpful?" -----------------------------------------------------------------
+    async def record_feedback(self, feedback: Feedback) -> bool:
+        values = _rows.feedback_values(feedback)
+        names = ", ".join(_rows.FEEDBACK_ORDER)
+        marks = ", ".join(f"${i}" for i in range(1, len(_rows.FEEDBACK_ORDER) + 1))
+        changes = ", ".join(f"{name} = EXCLUDED.{name}" for name in _rows.FEEDBACK_ORDER)
+        async with self._connection() as con:  # one upsert: atomic on its own
+            created = await con.fetchval(
+                f"INSERT INTO feedback ({names}) VALUES ({marks}) "
+                f"ON CONFLICT (platform, user_id, answer_key) DO UPDATE SET {changes} RETURNING (xmax = 0)",
+                *(values[name] for name in _rows.FEEDBACK_ORDER),
+            )
+        return bool(created)
+
+    async def feedback_counts(self) -> FeedbackCounts:
+        async with self._connection() as con:
+            row = await con.fetchrow(
+                "SELECT COUNT(*) FILTER (WHERE helpful) AS yes, COUNT(*) FILTER (WHERE NOT helpful) AS no "
+                "FROM feedback"
+            )
+        assert row is not None
+        return FeedbackCounts(helpful=int(row["yes"]), unhelpful=int(row["no"]))
+
+    async def unhelpful_feedback(self, limit: int = 20) -> list[Feedback]:
+        async with self._connection() as con:
+            rows = await con.fetch(
+                "SELECT * FROM feedback WHERE NOT helpful ORDER BY at DESC, id DESC LIMIT $1", limit
+            )
+        return [_rows.feedback(r) for r in rows]
 
     # --- models resolved outside the catalog ------------------------------------------------
     async def cached_model(self, key: str) -> tuple[str, datetime] | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from core.records import Submission, SubmissionStatus
+from core.records import Actor, Submission, SubmissionStatus
 
 # Pending, leased and retried items are all "pending": the status only changes when the worker is
 # done with an item for good.
@@ -39,6 +39,26 @@ def anchor_key(submission_id: int, platform: str, chat_id: str) -> str:
 
 def decision_key(submission_id: int, status: SubmissionStatus) -> str:
     return f"decision:{submission_id}:{status}"
+
+
+def refused_minute(moment: datetime) -> datetime:
+    """The row a refused attempt is counted in: its minute's start (record_refused aggregates)."""
+    return utc(moment).replace(second=0, microsecond=0)
+
+
+def may_undo(sub: Submission, moderator: Actor, since: datetime) -> bool:
+    """Only the moderator who decided (same platform and id), and only a decision made since `since`."""
+    by = sub.decided_by
+    if by is None or sub.decided_at is None:
+        return False
+    same = (by.platform, by.user_id) == (moderator.platform, moderator.user_id)
+    return same and utc(sub.decided_at) >= since
+
+
+def is_notice_of(dedupe_key: str, submission_id: int) -> bool:
+    """Whether an outbox item (by its dedupe key) tells of this submission: an anchor or a decision."""
+    kind, _, rest = dedupe_key.partition(":")
+    return kind in ("anchor", "decision") and rest.partition(":")[0] == str(submission_id)
 
 
 def decision_action(status: SubmissionStatus) -> str:

@@ -18,6 +18,7 @@ from core.records import (
     Actor,
     AuditEntry,
     EstimateSnapshot,
+    Feedback,
     Measurement,
     NewSubmission,
     OutboxItem,
@@ -107,6 +108,23 @@ TABLE_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("submission_id", "int"),
         ("ok", "bool"),
         ("detail", "text"),
+        ("count", "int"),
+    ),
+    "feedback": (
+        ("id", "int"),
+        ("answer_key", "text"),
+        ("platform", "text"),
+        ("user_id", "text"),
+        ("user_name", "text"),
+        ("user_roles", "json"),
+        ("chat_id", "text"),
+        ("helpful", "bool"),
+        ("question", "text"),
+        ("query", "text"),
+        ("reply", "text"),
+        ("engine_version", "text"),
+        ("lang", "text"),
+        ("at", "time"),
     ),
     "resolved_models": (
         ("key", "text"),
@@ -115,7 +133,7 @@ TABLE_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
     ),
 }
 # Parents before children (outbox references submissions and subscriptions).
-COPY_ORDER = ("submissions", "subscriptions", "outbox", "audit_log", "resolved_models")
+COPY_ORDER = ("submissions", "subscriptions", "outbox", "audit_log", "feedback", "resolved_models")
 
 
 def as_time(value: str | datetime) -> datetime:
@@ -260,6 +278,7 @@ def audit_entry(row: Row) -> AuditEntry:
         ok=bool(row["ok"]),
         detail=row["detail"],
         id=row["id"],
+        count=row["count"],
     )
 
 
@@ -273,3 +292,46 @@ def portable(kind: str, value: Any) -> Any:
     if kind == "bool":
         return bool(value)
     return value
+
+
+def feedback_values(vote: Feedback) -> dict[str, Any]:
+    """The column values of a vote; the time as an aware datetime (each backend formats it)."""
+    return {
+        "answer_key": vote.answer_key,
+        "platform": vote.voter.platform,
+        "user_id": vote.voter.user_id,
+        "user_name": vote.voter.name,
+        "user_roles": json.dumps(list(vote.voter.roles)),
+        "chat_id": vote.chat_id,
+        "helpful": vote.helpful,
+        "question": vote.question,
+        "query": vote.query,
+        "reply": vote.reply,
+        "engine_version": vote.engine_version,
+        "lang": vote.lang,
+        "at": utc(vote.at),
+    }
+
+
+FEEDBACK_ORDER = tuple(name for name, _ in TABLE_COLUMNS["feedback"][1:])  # every column but id
+
+
+def feedback(row: Row) -> Feedback:
+    return Feedback(
+        answer_key=row["answer_key"],
+        voter=Actor(
+            platform=row["platform"],
+            user_id=row["user_id"],
+            name=row["user_name"],
+            roles=tuple(json.loads(row["user_roles"])),
+        ),
+        chat_id=row["chat_id"],
+        helpful=bool(row["helpful"]),
+        question=row["question"],
+        query=row["query"],
+        reply=row["reply"],
+        engine_version=row["engine_version"],
+        lang=row["lang"],
+        at=as_time(row["at"]),
+        id=row["id"],
+    )

@@ -17,6 +17,8 @@ from typing import Literal, Protocol
 from core.records import (
     Actor,
     AuditEntry,
+    Feedback,
+    FeedbackCounts,
     NewSubmission,
     OutboxItem,
     OutboxStats,
@@ -62,7 +64,26 @@ class DuplicateSubmission(StorageError):
         self.existing_id = existing_id
 
 
+class UndoRefused(StorageError):
+    """`undo_decision` by someone other than the deciding moderator, or after its window."""
+
+    def __init__(self, submission_id: int):
+        super().__init__(f"submission {submission_id}: not this moderator's recent decision")
+        self.submission_id = submission_id
+
+
 SubmitResult = Literal["stored", "duplicate", "rate_limited"]
+# /review audit's views: the decisions (ok entries) or the refused attempts; None: both.
+AuditKind = Literal["decisions", "refused"]
+
+
+@dataclass(frozen=True, slots=True)
+class UndoOutcome:
+    """`submission` is pending again; `notices_sent` of its notices had already been delivered (they
+    can't be taken back); the ones not yet sent were dropped."""
+
+    submission: Submission
+    notices_sent: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +152,23 @@ class Storage(Protocol):
     async def record_audit(self, entry: AuditEntry) -> None:
         """Refused attempts (a non-moderator pressing approve) and other events worth keeping."""
 
-    async def audit_log(self, limit: int = 50) -> list[AuditEntry]: ...
+    async def record_refused(self, entry: AuditEntry) -> None:
+        """A refused attempt (`entry.ok` False), aggregated: one row per actor (platform, user id),
+        action and minute, whose `count` grows, so a flood of forged presses writes one row a minute,
+        not one per press (issue 13). The row's time is the minute's start; its submission id and
+        detail are the first attempt's."""
+
+    async def audit_log(self, limit: int = 50, kind: AuditKind | None = None) -> list[AuditEntry]:
+        """Newest first; `kind` "decisions" keeps the ok entries, "refused" the refused ones."""
+
+    async def undo_decision(
+        self, submission_id: int, moderator: Actor, at: datetime, since: datetime
+    ) -> UndoOutcome:
+        """approved or rejected -> pending again, in one transaction with an audit entry
+        ("undo:approve" / "undo:reject") and the submission's unsent notices dropped. Only by the
+        moderator who decided it (same platform and user id), decided at or after `since`: else
+        UndoRefused. NotFound / WrongState (not approved or rejected) / DuplicateSubmission (a live
+        one with its fingerprint came in meanwhile)."""
 
     # --- subscriptions ---------------------------------------------------------------------
     async def subscribe(self, sub: Subscription) -> tuple[Subscription, bool]:
@@ -183,3 +220,14 @@ class Storage(Protocol):
     # --- operations ------------------------------------------------------------------------
     async def backup(self, destination: str) -> None:
         """A consistent copy of the live database, safe while the bot runs."""
+
+    # --- "was this helpful?" -----------------------------------------------------------------
+    async def record_feedback(self, feedback: Feedback) -> bool:
+        """Keep one reader's vote on one answer: True when it is their first on that answer, False when
+        it replaced their earlier one (platform, user id and answer key identify it)."""
+
+    async def feedback_counts(self) -> FeedbackCounts:
+        """Helpful and unhelpful votes over every answer."""
+
+    async def unhelpful_feedback(self, limit: int = 20) -> list[Feedback]:
+        """The answers voted unhelpful, newest vote first (moderators' /review feedback)."""

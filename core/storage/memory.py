@@ -19,6 +19,8 @@ from typing import Any
 from core.records import (
     Actor,
     AuditEntry,
+    Feedback,
+    FeedbackCounts,
     NewSubmission,
     OutboxItem,
     OutboxStats,
@@ -35,9 +37,20 @@ from core.storage._common import (
     decision_action,
     decision_key,
     decision_payload,
+    is_notice_of,
+    may_undo,
+    refused_minute,
     utc,
 )
-from core.storage.interface import DuplicateSubmission, NotFound, SubmitOutcome, WrongState
+from core.storage.interface import (
+    AuditKind,
+    DuplicateSubmission,
+    NotFound,
+    SubmitOutcome,
+    UndoOutcome,
+    UndoRefused,
+    WrongState,
+)
 
 
 @dataclass(slots=True)
@@ -62,7 +75,14 @@ class MemoryStorage:
         self._outbox_keys: set[str] = set()
         self._audit: list[AuditEntry] = []
         self._resolved: dict[str, tuple[str, datetime]] = {}
-        self._next_id: dict[str, int] = {"submission": 1, "subscription": 1, "outbox": 1, "audit": 1}
+        self._feedback: dict[tuple[str, str, str], Feedback] = {}  # (platform, user, answer) -> vote
+        self._next_id: dict[str, int] = {
+            "submission": 1,
+            "subscription": 1,
+            "outbox": 1,
+            "audit": 1,
+            "feedback": 1,
+        }
 
     def _new_id(self, table: str) -> int:
         value = self._next_id[table]
@@ -302,9 +322,51 @@ class MemoryStorage:
         async with self._lock:
             self._audit.append(replace(entry, at=utc(entry.at), id=self._new_id("audit")))
 
-    async def audit_log(self, limit: int = 50) -> list[AuditEntry]:
-        ordered = sorted(self._audit, key=lambda e: (e.at, e.id), reverse=True)
+    async def record_refused(self, entry: AuditEntry) -> None:
+        minute, who = refused_minute(entry.at), (entry.actor.platform, entry.actor.user_id)
+        async with self._lock:
+            for i, e in enumerate(self._audit):
+                same_actor = (e.actor.platform, e.actor.user_id) == who
+                if not e.ok and same_actor and e.action == entry.action and e.at == minute:
+                    self._audit[i] = replace(e, count=e.count + 1)
+                    return
+            self._audit.append(replace(entry, at=minute, ok=False, count=1, id=self._new_id("audit")))
+
+    async def audit_log(self, limit: int = 50, kind: AuditKind | None = None) -> list[AuditEntry]:
+        kept = [e for e in self._audit if kind is None or e.ok == (kind == "decisions")]
+        ordered = sorted(kept, key=lambda e: (e.at, e.id), reverse=True)
         return ordered[:limit]
+
+    async def undo_decision(
+        self, submission_id: int, moderator: Actor, at: datetime, since: datetime
+    ) -> UndoOutcome:
+        async with self._lock:
+            current = self._submissions.get(submission_id)
+            if current is None:
+                raise NotFound(f"submission {submission_id}")
+            if current.status not in ("approved", "rejected"):
+                raise WrongState(submission_id, current.status)
+            if not may_undo(current, moderator, utc(since)):
+                raise UndoRefused(submission_id)
+            live = self._live_duplicate(current.fingerprint) if current.status == "rejected" else None
+            if live is not None:
+                raise DuplicateSubmission(live.id)
+            undone = replace(current, status="pending", decided_by=None, decided_at=None, reason=None)
+            self._submissions[submission_id] = undone
+            sent = 0
+            for item_id, row in list(self._outbox.items()):
+                if not is_notice_of(row.item.dedupe_key, submission_id):
+                    continue
+                if row.status == OUTBOX_PENDING:
+                    del self._outbox[item_id]
+                    self._outbox_keys.discard(row.item.dedupe_key)
+                else:
+                    sent += 1
+            self._audit.append(AuditEntry(
+                at=utc(at), actor=moderator, action=f"undo:{decision_action(current.status)}",
+                submission_id=submission_id, ok=True, detail=current.reason or "", id=self._new_id("audit"),
+            ))  # fmt: skip
+            return UndoOutcome(undone, sent)
 
     # --- subscriptions ---------------------------------------------------------------------
     async def subscribe(self, sub: Subscription) -> tuple[Subscription, bool]:
@@ -429,6 +491,25 @@ class MemoryStorage:
             dead=counts[OUTBOX_DEAD],
             by_platform=by_platform,
         )
+
+    # --- "was this helpful?" -----------------------------------------------------------------
+    async def record_feedback(self, feedback: Feedback) -> bool:
+        key = (feedback.voter.platform, feedback.voter.user_id, feedback.answer_key)
+        async with self._lock:
+            earlier = self._feedback.get(key)
+            vote_id = earlier.id if earlier is not None else self._new_id("feedback")
+            self._feedback[key] = replace(feedback, at=utc(feedback.at), id=vote_id)
+            return earlier is None
+
+    async def feedback_counts(self) -> FeedbackCounts:
+        helpful = sum(1 for v in self._feedback.values() if v.helpful)
+        return FeedbackCounts(helpful=helpful, unhelpful=len(self._feedback) - helpful)
+
+    async def unhelpful_feedback(self, limit: int = 20) -> list[Feedback]:
+        votes = sorted(
+            (v for v in self._feedback.values() if not v.helpful), key=lambda v: (v.at, v.id), reverse=True
+        )
+        return votes[:limit]
 
     # --- models resolved outside the catalog ------------------------------------------------
     async def cached_model(self, key: str) -> tuple[str, datetime] | None:

@@ -32,6 +32,7 @@ import sqlite3
 import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,8 @@ import aiosqlite
 from core.records import (
     Actor,
     AuditEntry,
+    Feedback,
+    FeedbackCounts,
     NewSubmission,
     OutboxItem,
     OutboxStats,
@@ -58,15 +61,20 @@ from core.storage._common import (
     decision_key,
     decision_payload,
     iso,
+    may_undo,
+    refused_minute,
     utc,
 )
 from core.storage._migrations import Migration, bundled_migrations, newer_than_known
 from core.storage.interface import (
+    AuditKind,
     DuplicateSubmission,
     NotFound,
     StorageError,
     StorageUnavailable,
     SubmitOutcome,
+    UndoOutcome,
+    UndoRefused,
     WrongState,
 )
 
@@ -597,11 +605,60 @@ class SqliteStorage:
         async with self._write() as db:
             await self._insert_audit(db, entry)
 
-    async def audit_log(self, limit: int = 50) -> list[AuditEntry]:
+    async def record_refused(self, entry: AuditEntry) -> None:
+        minute = refused_minute(entry.at)
+        key = (entry.actor.platform, entry.actor.user_id, entry.action, iso(minute))
+        async with self._write() as db:
+            # IMMEDIATE holds the write lock: no other writer can insert this minute's row meanwhile.
+            cursor = await db.execute(
+                "UPDATE audit_log SET count = count + 1 "
+                "WHERE ok = 0 AND platform = ? AND user_id = ? AND action = ? AND at = ?",
+                key,
+            )
+            if cursor.rowcount == 0:
+                await self._insert_audit(db, replace(entry, at=minute, ok=False))
+
+    async def audit_log(self, limit: int = 50, kind: AuditKind | None = None) -> list[AuditEntry]:
+        where = "" if kind is None else f"WHERE ok = {int(kind == 'decisions')} "
         rows = await _fetchall(
-            self._read(), "SELECT * FROM audit_log ORDER BY at DESC, id DESC LIMIT ?", (limit,)
+            self._read(), f"SELECT * FROM audit_log {where}ORDER BY at DESC, id DESC LIMIT ?", (limit,)
         )
         return [_rows.audit_entry(r) for r in rows]
+
+    async def undo_decision(
+        self, submission_id: int, moderator: Actor, at: datetime, since: datetime
+    ) -> UndoOutcome:
+        async with self._write() as db:
+            rows = await _fetchall(db, "SELECT * FROM submissions WHERE id = ?", (submission_id,))
+            if not rows:
+                raise NotFound(f"submission {submission_id}")
+            current = _rows.submission(rows[0])
+            if current.status not in ("approved", "rejected"):
+                raise WrongState(submission_id, current.status)
+            if not may_undo(current, moderator, utc(since)):
+                raise UndoRefused(submission_id)
+            live = (
+                await self._live_duplicate(db, current.fingerprint) if current.status == "rejected" else None
+            )
+            if live is not None:
+                raise DuplicateSubmission(live.id)
+            await db.execute(
+                "UPDATE submissions SET status = 'pending', decided_by = NULL, decided_at = NULL, "
+                "reason = NULL WHERE id = ?",
+                (submission_id,),
+            )
+            await db.execute(
+                "DELETE FROM outbox WHERE submission_id = ? AND status = ?", (submission_id, OUTBOX_PENDING)
+            )
+            sent = await _fetchall(
+                db, "SELECT COUNT(*) FROM outbox WHERE submission_id = ?", (submission_id,)
+            )
+            await self._insert_audit(db, AuditEntry(
+                at=at, actor=moderator, action=f"undo:{decision_action(current.status)}",
+                submission_id=submission_id, ok=True, detail=current.reason or "",
+            ))  # fmt: skip
+            rows = await _fetchall(db, "SELECT * FROM submissions WHERE id = ?", (submission_id,))
+        return UndoOutcome(_rows.submission(rows[0]), int(sent[0][0]))
 
     # --- subscriptions ---------------------------------------------------------------------
     async def subscribe(self, sub: Subscription) -> tuple[Subscription, bool]:
@@ -749,6 +806,43 @@ class SqliteStorage:
             dead=totals[OUTBOX_DEAD],
             by_platform=by_platform,
         )
+
+    # --- "was this helpful?" -----------------------------------------------------------------
+    async def record_feedback(self, feedback: Feedback) -> bool:
+        values = _rows.feedback_values(feedback)
+        values.update(at=iso(values["at"]), helpful=int(values["helpful"]))
+        async with self._write() as db:
+            existing = await _fetchall(
+                db,
+                "SELECT id FROM feedback WHERE platform = :platform AND user_id = :user_id "
+                "AND answer_key = :answer_key",
+                values,
+            )
+            if existing:  # the other button: the vote changes, it is not a second one
+                changes = ", ".join(f"{name} = :{name}" for name in _rows.FEEDBACK_ORDER)
+                await db.execute(
+                    f"UPDATE feedback SET {changes} WHERE id = :id", {**values, "id": existing[0][0]}
+                )
+                return False
+            names = ", ".join(_rows.FEEDBACK_ORDER)
+            marks = ", ".join(f":{name}" for name in _rows.FEEDBACK_ORDER)
+            await db.execute(f"INSERT INTO feedback ({names}) VALUES ({marks})", values)
+            return True
+
+    async def feedback_counts(self) -> FeedbackCounts:
+        rows = await _fetchall(
+            self._read(),
+            "SELECT COALESCE(SUM(helpful), 0), COUNT(*) - COALESCE(SUM(helpful), 0) FROM feedback",
+        )
+        return FeedbackCounts(helpful=int(rows[0][0]), unhelpful=int(rows[0][1]))
+
+    async def unhelpful_feedback(self, limit: int = 20) -> list[Feedback]:
+        rows = await _fetchall(
+            self._read(),
+            "SELECT * FROM feedback WHERE helpful = 0 ORDER BY at DESC, id DESC LIMIT ?",
+            (limit,),
+        )
+        return [_rows.feedback(r) for r in rows]
 
     # --- models resolved outside the catalog ------------------------------------------------
     async def cached_model(self, key: str) -> tuple[str, datetime] | None:

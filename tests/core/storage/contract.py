@@ -23,7 +23,7 @@ from core.records import (
     OutboxStats,
     Subscription,
 )
-from core.storage.interface import DuplicateSubmission, NotFound, Storage, WrongState
+from core.storage.interface import DuplicateSubmission, NotFound, Storage, UndoRefused, WrongState
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 ALICE = Actor("telegram", "111", "alice")
@@ -416,6 +416,84 @@ class StorageContract:
         assert [e.action for e in await storage.audit_log()] == ["a3", "a2", "a1"]
         assert [e.action for e in await storage.audit_log(limit=2)] == ["a3", "a2"]
 
+    # --- refused attempts aggregated, audit views (issue 13) -------------------------------------------
+    async def test_refused_attempts_are_counted_per_actor_action_and_minute(self, storage: Storage) -> None:
+        def refused(at: datetime, who: Actor = BOB, action: str = "refused:approve") -> AuditEntry:
+            return AuditEntry(
+                at=at, actor=who, action=action, submission_id=7, ok=False, detail="not a moderator"
+            )
+
+        for second in range(50):  # a flood within one minute: one row
+            await storage.record_refused(refused(T0 + timedelta(seconds=second % 60, microseconds=second)))
+        await storage.record_refused(refused(T0 + timedelta(seconds=5), action="refused:reject"))
+        await storage.record_refused(refused(T0 + timedelta(seconds=6), who=ALICE))
+        await storage.record_refused(refused(T0 + timedelta(minutes=1, seconds=1)))  # the next minute
+        await storage.record_audit(AuditEntry(at=T0, actor=MOD, action="approve", submission_id=1, ok=True))
+        rows = await storage.audit_log(kind="refused")
+        counts = sorted((e.actor.user_id, e.action, e.at, e.count) for e in rows)
+        assert counts == [
+            ("111", "refused:approve", T0, 1),
+            ("222", "refused:approve", T0, 50),
+            ("222", "refused:approve", T0 + timedelta(minutes=1), 1),
+            ("222", "refused:reject", T0, 1),
+        ]
+        assert all(not e.ok for e in rows)
+        assert [e.action for e in await storage.audit_log(kind="decisions")] == ["approve"]
+        assert len(await storage.audit_log()) == 5
+
+    async def test_concurrent_refused_attempts_make_one_row(self, storage: Storage) -> None:
+        entry = AuditEntry(at=T0, actor=BOB, action="refused:approve", submission_id=None, ok=False)
+        await asyncio.gather(*(storage.record_refused(entry) for _ in range(40)))
+        [row] = await storage.audit_log(kind="refused")
+        assert row.count == 40
+
+    async def test_undo_rejection_by_its_moderator(self, storage: Storage) -> None:
+        s = await storage.add_submission(new())
+        await storage.reject(s.id, MOD, "oops", T0)
+        outcome = await storage.undo_decision(s.id, MOD, T0 + timedelta(minutes=2), since=T0)
+        assert outcome.submission.status == "pending" and outcome.submission.reason is None
+        assert outcome.notices_sent == 0
+        assert await drain(storage, ALICE.platform) == []  # the unsent rejection notice is dropped
+        assert [e.action for e in await storage.audit_log(kind="decisions")] == ["undo:reject", "reject"]
+        # Decided again: a fresh notice is queued.
+        await storage.approve(s.id, MOD, T0 + timedelta(minutes=3))
+        assert [i.kind for i in await drain(storage, ALICE.platform)] == ["decision"]
+
+    async def test_undo_approval_counts_notices_already_sent(self, storage: Storage) -> None:
+        await storage.subscribe(sub("333", "chat-333"))
+        s = await storage.add_submission(new())
+        await storage.approve(s.id, MOD, T0)
+        items = await drain(storage, "telegram")
+        sent_one = next(i for i in items if i.kind == "anchor")
+        await storage.mark_sent(sent_one.id, T0 + timedelta(seconds=1))
+        outcome = await storage.undo_decision(s.id, MOD, T0 + timedelta(minutes=1), since=T0)
+        assert outcome.notices_sent == 1 and outcome.submission.status == "pending"
+        assert await drain(storage, "telegram", now=T0 + timedelta(days=1)) == []
+        assert (await storage.get_submission(s.id)).status == "pending"
+
+    async def test_undo_refused_for_others_late_or_undecided(self, storage: Storage) -> None:
+        s = await storage.add_submission(new())
+        with pytest.raises(WrongState):
+            await storage.undo_decision(s.id, MOD, T0, since=T0)
+        with pytest.raises(NotFound):
+            await storage.undo_decision(9999, MOD, T0, since=T0)
+        await storage.reject(s.id, MOD, "no log", T0)
+        other_mod = Actor("discord", "901", "other", roles=("42",))
+        with pytest.raises(UndoRefused):
+            await storage.undo_decision(s.id, other_mod, T0, since=T0)
+        with pytest.raises(UndoRefused):  # past its window
+            await storage.undo_decision(s.id, MOD, T0 + timedelta(hours=1), since=T0 + timedelta(minutes=50))
+        assert (await storage.get_submission(s.id)).status == "rejected"
+        assert [e.action for e in await storage.audit_log()] == ["reject"]
+
+    async def test_undo_rejection_refused_when_a_copy_came_in_meanwhile(self, storage: Storage) -> None:
+        s = await storage.add_submission(new(fingerprint="fp-1"))
+        await storage.reject(s.id, MOD, "dup", T0)
+        again = await storage.add_submission(new(fingerprint="fp-1", at=T0 + timedelta(minutes=1)))
+        with pytest.raises(DuplicateSubmission):
+            await storage.undo_decision(s.id, MOD, T0 + timedelta(minutes=2), since=T0)
+        assert (await storage.get_submission(again.id)).status == "pending"
+
     # --- subscriptions ---------------------------------------------------------------------------------
     async def test_subscribe_twice_updates(self, storage: Storage) -> None:
         first, created = await storage.subscribe(sub("u1", "c1", gpu="v100-32g"))
@@ -605,3 +683,33 @@ class StorageContract:
         s = await storage.add_submission(new())
         await storage.open()
         assert await storage.get_submission(s.id) is not None
+
+    # --- "was this helpful?" ------------------------------------------------------------------------
+    # One test, counting from what is there: PostgreSQL's per-test emptying may keep earlier votes.
+    async def test_feedback_one_vote_per_person_per_answer_changeable(self, storage: Storage) -> None:
+        from core.records import Feedback
+
+        before = await storage.feedback_counts()
+        run = f"{id(storage):x}"
+
+        def vote(who: Actor, answer: str, helpful: bool, at: datetime) -> Feedback:
+            return Feedback(
+                answer_key=f"{run}-{answer}", voter=who, chat_id=f"chat-{who.user_id}", helpful=helpful,
+                question="V100 32G 27B 多少 token", query='{"gpu_id": "v100-32g", "model_id": "gemma-3-27b"}',
+                reply="V100 32G · Gemma 3 27B\nQ4_K_M 21 tok/s", engine_version="cal-3", lang="zh", at=at,
+            )  # fmt: skip
+
+        assert await storage.record_feedback(vote(ALICE, "a", True, T0)) is True
+        assert await storage.record_feedback(vote(BOB, "a", False, T0 + timedelta(seconds=1))) is True
+        assert await storage.record_feedback(vote(ALICE, "a", False, T0 + timedelta(seconds=2))) is False
+        assert await storage.record_feedback(vote(ALICE, "b", True, T0 + timedelta(seconds=3))) is True
+        after = await storage.feedback_counts()
+        assert (after.helpful - before.helpful, after.unhelpful - before.unhelpful) == (1, 2)
+        mine = [f for f in await storage.unhelpful_feedback(limit=100) if f.answer_key.startswith(run)]
+        assert [(f.voter.user_id, f.answer_key) for f in mine] == [("111", f"{run}-a"), ("222", f"{run}-a")]
+        newest = mine[0]
+        assert newest.at == T0 + timedelta(seconds=2) and newest.at.tzinfo is not None
+        assert newest.question == "V100 32G 27B 多少 token" and newest.reply.startswith("V100 32G")
+        assert json.loads(newest.query) == {"gpu_id": "v100-32g", "model_id": "gemma-3-27b"}
+        assert (newest.engine_version, newest.lang, newest.chat_id) == ("cal-3", "zh", "chat-111")
+        assert newest.voter == Actor("telegram", "111", "alice")

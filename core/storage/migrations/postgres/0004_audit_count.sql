@@ -1,0 +1,6 @@
+-- Refused attempts are aggregated (issue 13: a flood wrote ~1,400 rows a second and pushed real
+-- decisions out of /review audit): one row per actor, action and minute, its count growing (the
+-- upsert holds a transaction-scoped advisory lock on that key, so two processes don't both insert).
+ALTER TABLE audit_log ADD COLUMN count INTEGER NOT NULL DEFAULT 1;
+CREATE INDEX audit_log_refused_minute ON audit_log (platform, user_id, action, at) WHERE NOT ok;
+CREATE INDEX audit_log_ok_at ON audit_log (ok, at);
