@@ -46,7 +46,10 @@ def intents_table(catalog: Catalog) -> dict[str, Any]:
 
 def _word_pattern(word: str) -> str:
     """A latin word must stand alone ("vs" is not in "cvs"); CJK words need no boundary."""
-    body = re.escape(word.strip())
+    # The catalog pads some words with spaces (" vs "); the boundary is judged on the word itself,
+    # so "vs" never matches inside "devstral".
+    word = word.strip()
+    body = re.escape(word)
     if word[:1].isascii() and word[:1].isalnum():
         body = r"(?<![a-z])" + body
     if word[-1:].isascii() and word[-1:].isalnum():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.catalog.loader import default_catalog
-from core.understanding.intent import intent_details, typical_card
+from core.understanding.intent import intent_details, read_intent, typical_card
 from core.understanding.parse import parse_question
 
 CATALOG = default_catalog()
@@ -53,3 +53,11 @@ def test_typical_card_by_memory() -> None:
     assert typical_card(48, CATALOG) == "rtx-a6000"
     assert typical_card(50, CATALOG) == "rtx-a6000"  # between sizes: the next size below
     assert typical_card(1, CATALOG) is not None
+
+
+@pytest.mark.parametrize(
+    "question", ["devstral small", "4090 跑 devstral 多快", "canvas app on 3090 qwen3 8b"]
+)
+def test_comparison_words_stand_alone(question: str) -> None:
+    """ "vs" inside a model name (de-vs-tral) is not a comparison."""
+    assert read_intent(question, CATALOG)[1] != "compare"
