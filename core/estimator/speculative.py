@@ -8,6 +8,7 @@ an identical vocabulary is the best cheap proxy for a shared tokenizer, and the 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Literal
 
@@ -39,6 +40,7 @@ class SpecOption:
     draft_repo: str = ""  # Hugging Face repo (vLLM, SGLang, MLX, TabbyAPI)
     extra_memory_gib: float = 0.0  # approximate, weights of the draft / MTP layers only
     inferred: bool = False  # draft guessed from family + vocabulary, not listed in the catalog
+    command: str = ""  # the whole launch command with the flags, program name included
 
 
 def _draft_bpw(framework_id: str, quant: Quant | None, catalog: Catalog) -> float:
@@ -78,17 +80,47 @@ def _draft_gguf(draft: Model, quant_id: str) -> str:
     return f"{draft.gguf_file_stem or draft.name}-{quant_id}.gguf"
 
 
+def _base_command(model: Model, framework_id: str, catalog: Catalog) -> str:
+    """The target's launch command up to the speculative flags, when the caller has none: the
+    framework's program and the target model (a GGUF at Q4_K_M for llama.cpp, the repo otherwise)."""
+    fw = catalog.frameworks[framework_id]
+    program = fw.command.split("{", 1)[0].strip()
+    repo = model.hf_repo or model.name
+    if fw.engine == "llama.cpp" and program.startswith("llama-server"):
+        stem = model.gguf_file_stem or model.name
+        return f"llama-server -m {stem}-{model.native_quant or 'Q4_K_M'}.gguf -ngl 99"
+    if fw.engine in ("vllm", "sglang") or program.endswith(("--model-path", "--model", "serve")):
+        return f"{program} {repo}"
+    return ""
+
+
 def speculative_options(
     model: Model,
     framework_id: str,
     catalog: Catalog,
     quant: Quant | None = None,
+    base_command: str | None = None,
 ) -> list[SpecOption]:
     """Every speculative-decoding route for `model` on `framework_id`, best first.
 
     `quant` is the quant the draft would be stored in (default: Q8_0 for GGUF frameworks, 16-bit
     for serving ones); it only sets the draft memory estimate and the draft file name.
+    `base_command`: the target's own launch command (the reply's); each option's `command` is it
+    with the option's flags (default: the framework's program with the target model).
     """
+    options = _speculative_options(model, framework_id, catalog, quant)
+    base = base_command if base_command is not None else _base_command(model, framework_id, catalog)
+    if not base:
+        return options
+    return [dataclasses.replace(o, command=f"{base} {o.flags}") if o.flags else o for o in options]
+
+
+def _speculative_options(
+    model: Model,
+    framework_id: str,
+    catalog: Catalog,
+    quant: Quant | None = None,
+) -> list[SpecOption]:
     fw = catalog.frameworks[framework_id]
     params = {"framework": fw.name, "model": model.name}
     gain = Note("fw.spec.gain", params)

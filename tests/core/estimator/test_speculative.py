@@ -98,3 +98,14 @@ def test_no_mtp_no_draft_says_so(catalog):
 def test_framework_without_speculation(catalog):
     opts = speculative_options(BIG, "ollama", catalog)
     assert len(opts) == 1 and opts[0].kind == "none" and opts[0].notes[0].code == "fw.spec.unsupported"
+
+
+def test_drafts_are_a_tenth_of_the_active_size_and_commands_name_the_program(catalog):
+    from core.estimator.speculative import draft_candidates
+
+    assert not any(
+        d.id == "gpt-oss-20b" for d, _ in draft_candidates(catalog.models["gpt-oss-120b"], catalog)
+    )
+    opts = speculative_options(catalog.models["qwen3-32b"], "llama.cpp", catalog)
+    draft = next(o for o in opts if o.kind == "draft")
+    assert draft.command.startswith("llama-server -m ") and draft.command.endswith(draft.flags)
