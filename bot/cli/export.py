@@ -1,4 +1,5 @@
-"""`python -m bot export FILE`: every approved measured anchor as CSV or JSON (the open data set)."""
+"""`python -m bot export [FILE]`: every approved measured anchor as CSV or JSON (the open data set).
+Without FILE it goes to bot.cli.out_dir (a temporary folder), not the working directory."""
 
 from __future__ import annotations
 
@@ -6,9 +7,13 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.records import Submission
 
 
-async def _anchors(db: Path) -> list:
+async def _anchors(db: Path) -> list[Submission]:
     from core.storage.sqlite import SqliteStorage
 
     storage = SqliteStorage(str(db))
@@ -32,6 +37,10 @@ def run_export(args: argparse.Namespace) -> int:
         print(f"tokbot: no database at {db} (start the bot once, or pass --db)", file=sys.stderr)
         return 1
     fmt = args.format or ("json" if str(args.destination).endswith(".json") else "csv")
+    if args.destination is None:  # no file named: the output folder, never the working directory
+        from bot.cli.out_dir import output_dir
+
+        args.destination = str(output_dir() / f"tokbot-anchors.{fmt}")
     anchors = asyncio.run(_anchors(db))
     data = export_csv(anchors) if fmt == "csv" else export_json(anchors)
     if args.destination == "-":

@@ -62,6 +62,9 @@ def _ask_parser(sub: Subparsers) -> None:
         help="render for this chat (default: plain console text)",
     )
     p.add_argument("--lang", choices=("en", "zh"), default=None, help="reply language (default: as asked)")
+    p.add_argument(
+        "--db", default=None, help="database with the approved anchors (default: TOKBOT_DB_PATH or tokbot.db)"
+    )
 
 
 def _console_parsers(sub: Subparsers) -> None:
@@ -79,7 +82,10 @@ def _data_parsers(sub: Subparsers) -> None:
     p.add_argument("destination", help="file to write, e.g. backups/tokbot-2026-11-30.db")
     p.add_argument("--db", default=None, help="database to copy (default: TOKBOT_DB_PATH or tokbot.db)")
     p = sub.add_parser("export", help="write every approved measured anchor as CSV or JSON")
-    p.add_argument("destination", help="file to write (- for stdout)")
+    p.add_argument(
+        "destination", nargs="?", default=None,
+        help="file to write (- for stdout; default: tokbot-anchors.csv in TOKBOT_OUT_DIR or the temp folder)",
+    )  # fmt: skip
     p.add_argument("--format", choices=("csv", "json"), default=None, help="default: by file name, else csv")
     p.add_argument("--db", default=None, help="database to read (default: TOKBOT_DB_PATH or tokbot.db)")
 

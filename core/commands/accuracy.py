@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from core.commands import feedback
 from core.commands.context import BotContext
 from core.commands.spec import Arg, ArgKind, CommandSpec, arg_text
 from core.commands.subscribe import named_target
@@ -32,7 +33,8 @@ async def run(bot: BotContext, inv: Invocation) -> list[Response]:
             bot.catalog.models[model_id].name if model_id else "",
         ]
         scope = " + ".join(n for n in names if n)
-    return [Response(accuracy_text(accuracy(subs), scope, lang, inv.target))]
+    text = accuracy_text(accuracy(subs), scope, lang, inv.target)
+    return [Response(text + "\n" + one(inv.target, await feedback.helpful_share(bot, lang)))]
 
 
 SPEC = CommandSpec(

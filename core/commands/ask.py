@@ -3,7 +3,7 @@
 Button actions are "v:<view>:<key>[:<arg>]" (<= 64 bytes): q = one quant in full, f = frameworks
 and their commands, s = speculative decoding, c = chart, o = the same answer for another OS,
 k = the same answer with another KV cache type. The key points at the answer's query, kept in
-memory (`FollowUps`).
+memory (`FollowUps`). Every answer also gets 👍 / 👎 ("h:u:<key>" / "h:d:<key>", core.commands.feedback).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from core.ask_query import AskQuery
 from core.ask_use_case import Reply, answer, answer_query, chart, estimate_for, follow_up
 from core.catalog.kv_cache import KvCacheType, is_kv_cache_type
 from core.catalog.loader import Catalog
+from core.commands import feedback
 from core.commands import help as help_cmd
 from core.commands.context import BotContext
 from core.commands.spec import ActionSpec, Arg, ArgKind, CommandSpec, arg_text
@@ -81,11 +82,17 @@ def _switched(query: AskQuery, view: str, arg: str | None, target: str) -> AskQu
     return None
 
 
-def _with_buttons(bot: BotContext, inv: Invocation, reply: Reply, status: str = "ok") -> Response:
+def _with_buttons(
+    bot: BotContext, inv: Invocation, reply: Reply, question: str, status: str = "ok"
+) -> Response:
+    """The reply with its follow-up buttons (a complete answer) and, under every answer, 👍 / 👎."""
     buttons: Rows = ()
     if reply.status == "answer" and reply.query is not None and reply.query.complete:
         key = bot.followups.put(reply.query, inv)
         buttons = buttons_for(key, reply.query, bot.catalog)
+    if reply.status == "answer":
+        lang = reply.query.lang if reply.query is not None else inv.lang
+        buttons = (*buttons, feedback.buttons(feedback.remember(bot, inv, question, reply), lang))
     return Response(text=reply.text, buttons=buttons, status=status)
 
 
@@ -94,10 +101,17 @@ async def run(bot: BotContext, inv: Invocation) -> list[Response]:
     # The router decided the chat's language; a question written in English words is still
     # answered in English where that is Chinese (the question's own words outrank the setting).
     lang = decide_language(text, inv.lang, inv.lang, english_words(bot.catalog))
+    return await respond(bot, inv, text, lang)
+
+
+async def respond(bot: BotContext, inv: Invocation, text: str, lang: Lang) -> list[Response]:
+    """The answer to `text` in `lang`, with its buttons (`python -m bot ask --lang` comes in here with
+    the language it was told)."""
     reply = _answer(bot, text, lang, inv.target)
     if reply.status == "help" and not text:
         return await help_cmd.run(bot, inv)
-    return [_with_buttons(bot, inv, reply, {"answer": "ok", "help": "ok"}.get(reply.status, reply.status))]
+    status = {"answer": "ok", "help": "ok"}.get(reply.status, reply.status)
+    return [_with_buttons(bot, inv, reply, text, status)]
 
 
 async def act(bot: BotContext, inv: Invocation, parts: list[str]) -> list[Response]:
@@ -120,7 +134,9 @@ async def act(bot: BotContext, inv: Invocation, parts: list[str]) -> list[Respon
         if switched is None:
             return [to_asker(translate("cmd.unknown_action", lang), status="error")]
         reply = answer_query(switched, bot.catalog, anchors=bot.anchors)
-        response = _with_buttons(bot, inv, reply, "ok" if reply.status == "answer" else reply.status)
+        # The switched answer is rated on its own; its "question" is the switch (the query says the rest).
+        said = f"({view}: {arg})"
+        response = _with_buttons(bot, inv, reply, said, "ok" if reply.status == "answer" else reply.status)
         if view == "kv" and arg != "f16":
             note = one(inv.target, translate("ask.kv_note", lang, kv=arg))
             response = Response(note + "\n" + response.text, response.buttons, status=response.status)
@@ -135,5 +151,6 @@ SPEC = CommandSpec(
     args=(Arg("question", ArgKind.TEXT, "ask.question", required=True),),
     group_menu=True,
     # Drawing a chart takes a while: platforms with an answer window defer those presses at once.
-    actions=(ActionSpec("v", act, slow=("v:c:",)),),
+    # 👍 / 👎 under every answer are the answer's buttons too (core.commands.feedback).
+    actions=(ActionSpec("v", act, slow=("v:c:",)), ActionSpec(feedback.PREFIX, feedback.act)),
 )

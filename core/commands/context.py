@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.ask_query import AskQuery
 from core.catalog.loader import Catalog
+from core.commands.answer_log import AnswerLog
 from core.commands.prompts import PendingPrompts
 from core.commands.types import Invocation, PlatformCapabilities
 from core.community.moderators import ModeratorPolicy
@@ -97,6 +98,8 @@ class BotContext:
     clock: Callable[[], datetime] = utcnow
     anchors: Any = None  # core.anchors.anchor_index.AnchorIndex once loaded
     followups: FollowUps = field(default_factory=lambda: FollowUps(20000))
+    # Answers whose 👍 / 👎 still work (core.commands.feedback).
+    answers: AnswerLog = field(default_factory=lambda: AnswerLog(20000))
     dialogues: dict[tuple[str, str, str], Dialogue] = field(default_factory=dict)  # the guided /submit
     # "The next line answers this prompt", for every platform (a rejection reason, ...).
     prompts: PendingPrompts = field(default_factory=lambda: PendingPrompts(timedelta(minutes=30)))

@@ -94,6 +94,10 @@ class Response:
     private_chat_topic: str | None = None
     edit: bool = False  # replace the message whose button was pressed, instead of a new one
     status: str = "ok"  # ok | error | refused | clarify (for metrics and tests)
+    # A short acknowledgement of a button press ("noted, thanks"): shown as the press's own notice where
+    # the platform has one (Telegram's callback answer), instead of a message in the chat; elsewhere
+    # it is an ASKER reply.
+    toast: bool = False
 
     @property
     def private(self) -> bool:

@@ -15,6 +15,7 @@ from bot.cli.console import run_console
 def db(tmp_path, monkeypatch):
     monkeypatch.setenv("TOKBOT_MODERATORS", "console:bob")
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TOKBOT_OUT_DIR", str(tmp_path / "out"))
     return str(tmp_path / "t.db")
 
 
@@ -67,7 +68,8 @@ def test_guided_submit_dialogue(db):
 def test_export_writes_file_for_moderators(db, tmp_path):
     out = session(db, "bob", "/export json")
     assert "measured anchors as JSON" in out
-    assert (tmp_path / "tokbot-anchors.json").stat().st_size > 1000
+    assert (tmp_path / "out" / "tokbot-anchors.json").stat().st_size > 1000
+    assert not (tmp_path / "tokbot-anchors.json").exists(), "never the working directory"
 
 
 def test_backslash_continues_a_pasted_llama_bench_table(db):
