@@ -249,6 +249,11 @@ def _mac_wired_limit(row: _NoFitRow) -> Remedy | None:
     return None
 
 
+@cache
+def _ladder_contexts(catalog: Catalog) -> tuple[int, ...]:
+    return tuple(sorted((int(c) for c in catalog.tables["estimator"]["ladder"]["contexts"]), reverse=True))
+
+
 def _wired_mb(row: _NoFitRow, total: float | None = None) -> int:
     """The `iogpu.wired_limit_mb` value: what the run needs plus headroom, in whole GiB, capped at
     the share of memory the OS can spare."""
@@ -262,9 +267,10 @@ def _shorter_ctx(row: _NoFitRow) -> Remedy | None:
     """The longest context of the ladder below the asked one that fits at this quant and cache."""
     request, catalog = row.request, row.catalog
     model, weights, cards = request.model, row.weights, request.setup.count
+    if weights.gpu_bytes_full_offload + row.buffer * cards > row.usable_bytes:
+        return None  # the weights alone overflow: no context is short enough (most no-fit rows)
     fa = constants(catalog).flash_attention
-    ladder = sorted((int(c) for c in catalog.tables["estimator"]["ladder"]["contexts"]), reverse=True)
-    for ctx in ladder:
+    for ctx in _ladder_contexts(catalog):
         if ctx >= row.ctx:
             continue
         total = (
