@@ -9,6 +9,9 @@ EVERYTHING = "all"
 EVERYTHING_WORDS: frozenset[str] = frozenset({EVERYTHING, "everything", "*", "全部", "所有", "全部订阅"})
 # /review's argument for the audit log instead of the pending queue.
 AUDIT_WORDS: frozenset[str] = frozenset({"audit", "log", "日志"})
+# After it, which entries: only the decisions, or only the refused attempts (else both).
+AUDIT_DECISION_WORDS: frozenset[str] = frozenset({"decisions", "decision", "decided", "决定", "审核"})
+AUDIT_REFUSED_WORDS: frozenset[str] = frozenset({"refused", "refusals", "denied", "拒绝", "越权"})
 
 
 def is_cancel(text: str) -> bool:

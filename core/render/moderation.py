@@ -1,4 +1,5 @@
-"""Moderation text: a pending submission's /review card, its flags as sentences, the audit log.
+"""Moderation text: a pending submission's /review card, its flags as sentences, the audit log, a
+decision.
 
 Lines are escaped for the chat target here (through render.message.one): a card carries what the
 submitter typed (evidence, notes).
@@ -14,6 +15,7 @@ from core.i18n import Lang, translate
 from core.records import AuditEntry, Submission
 from core.render.message import one
 from core.render.submission import estimate_line, summary
+from core.storage.interface import AuditKind
 
 EVIDENCE_SHOWN = 300  # characters of a pasted log shown in /review (the whole log is stored)
 
@@ -46,19 +48,28 @@ def review_card(sub: Submission, catalog: Catalog, lang: Lang, target: str) -> s
     return one(target, *lines)
 
 
-def audit_text(entries: Sequence[AuditEntry], lang: Lang, target: str) -> str:
-    lines = [translate("review.audit_header", lang, n=len(entries))]
+def audit_text(entries: Sequence[AuditEntry], lang: Lang, target: str, kind: AuditKind | None = None) -> str:
+    """The audit log, newest first. People by platform and id, never their display name: a name is
+    chosen by its owner (it can imitate a moderator's) and changes; the id is who it was."""
+    view = translate(f"review.audit_view.{kind or 'all'}", lang)
+    lines = [translate("review.audit_header_view", lang, n=len(entries), view=view)]
     for e in entries:
-        who = f"{e.actor.platform}:{e.actor.name or e.actor.user_id}"
+        who = f"{e.actor.platform}:{e.actor.user_id}"
         about = f" #{e.submission_id}" if e.submission_id is not None else ""
         detail = f" ({e.detail})" if e.detail else ""
-        lines.append(f"{e.at:%Y-%m-%d %H:%M} {who} {e.action}{about}{detail}")
+        times = f" {translate('review.audit_times', lang, count=e.count)}" if e.count > 1 else ""
+        lines.append(f"{e.at:%Y-%m-%d %H:%M} {who} {e.action}{about}{detail}{times}")
     return one(target, *lines)
 
 
-def decision_text(verb: str, sub: Submission, reason: str, catalog: Catalog, lang: Lang, target: str) -> str:
-    """What the moderator sees once a submission is decided (it replaces the card)."""
+def decision_text(
+    verb: str, sub: Submission, reason: str, catalog: Catalog, lang: Lang, target: str, undo_minutes: int = 0
+) -> str:
+    """What the moderator sees once a submission is decided (it replaces the card), with how long
+    they may undo it (approve and reject only)."""
     lines = [translate(f"review.done.{verb}", lang, id=sub.id), *summary(sub, catalog, lang)[:1]]
     if reason:
         lines.append(translate("review.reason", lang, reason=reason))
+    if undo_minutes and verb in ("approve", "reject"):
+        lines.append(translate("review.undo_hint", lang, minutes=undo_minutes, id=sub.id))
     return one(target, *lines)

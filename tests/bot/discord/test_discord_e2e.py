@@ -92,7 +92,10 @@ async def test_submit_review_approve_then_dms_to_submitter_and_subscriber(fake, 
     press = await fake.press(f"m:a:{sid}", fake.message(fake.channel_id, card.data), user_id=BOB)
     [decided] = await fake.answers(press)
     assert decided.type == 7, "the card is edited in place"
-    assert f"Approved #{sid}" in decided.content and decided.data["components"] == []
+    assert f"Approved #{sid}" in decided.content
+    # The approve/reject buttons go once decided; only the moderator's Undo is left.
+    [[undo]] = [[b["custom_id"] for b in row["components"]] for row in decided.data["components"]]
+    assert undo == f"m:u:{sid}"
     assert (await app.storage.get_submission(sid)).status == "approved"
 
     assert await app.worker.run_once() == 2

@@ -112,7 +112,8 @@ async def test_moderator_review_approve_button_edits_card(tg: Harness, app):
     [edit] = tg.fake.of("editMessageText")
     assert edit.params["message_id"] == card.message["message_id"]
     assert f"Approved #{sid}" in edit.params["text"]
-    assert "reply_markup" not in edit.params, "the buttons go once decided"
+    # The approve/reject buttons go once decided; only the moderator's Undo is left.
+    assert edit.params["reply_markup"]["inline_keyboard"] == [[{"callback_data": f"m:u:{sid}", "text": "Undo"}]]
     assert (await app.storage.get_submission(sid)).status == "approved"
 
 

@@ -83,7 +83,8 @@ async def test_non_moderator_cannot_review_or_approve_and_is_audited(h):
     assert r.status == "refused"
     assert (await h.storage.get_submission(sid)).status == "pending"
     log = await h.storage.audit_log()
-    assert sum(1 for e in log if e.action.startswith("refused:") and not e.ok) == 5
+    # Aggregated per actor, action and minute: the typed and the pressed approve share one row.
+    assert sum(e.count for e in log if e.action.startswith("refused:") and not e.ok) == 5
 
 
 async def test_moderator_by_discord_role(h):
@@ -217,7 +218,8 @@ async def test_audit_log_view_for_moderators(h):
     await h.press("mallory", f"m:a:{sid}")
     await h.say("bob", f"/approve {sid}")
     [log] = await h.say("bob", "/review audit")
-    assert f"console:Bob approve #{sid}" in log.text and f"console:Mallory refused:approve #{sid}" in log.text
+    # Ids, not display names (a name can imitate a moderator's).
+    assert f"console:bob approve #{sid}" in log.text and f"console:mallory refused:approve #{sid}" in log.text
     [r] = await h.say("alice", "/review audit")
     assert r.status == "refused"
 
