@@ -336,7 +336,7 @@ def _row(
         kv_gib=round(kv / GIB, 2),
         overhead_gib=round(overhead / GIB, 2),
         total_gib=round(total / GIB, 2),
-        usable_gib=round(usable_bytes / GIB, 2),
+        usable_gib=round(max(usable_bytes, 0.0) / GIB, 2),  # CPU only: no card, nothing usable
         status=status,
         decode_tps=decode,
         prefill_tps=prefill,
