@@ -50,3 +50,60 @@ def test_any_line_gets_calm_answers_that_fit_and_changes_nothing_it_shouldnt(lin
         assert not [e for e in await h.storage.audit_log() if e.ok]
 
     asyncio.run(run())
+
+
+# Long and concurrent input (issue 13): pathological paste shapes up to 60 KB, and many people at once
+# mid-dialogue, through the one router. Bounded in count and time: the whole run stays well under 20 s.
+SHAPES = (
+    lambda n: "\n" * n,
+    lambda n: "=" * n,
+    lambda n: " \t" * (n // 2),
+    lambda n: "| 4090 | " * (n // 9),
+    lambda n: "decode=" * (n // 7),
+    lambda n: "llama_print_timings: eval time = " * (n // 33),
+    lambda n: "```" * (n // 3),
+    lambda n: "@everyone <@1> [x](https://evil.example) " * (n // 42),
+    lambda n: "取消" * (n // 2),
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    shape=st.sampled_from(SHAPES),
+    size=st.integers(min_value=1000, max_value=60_000),
+    prefix=st.sampled_from(["", "/submit ", "/submit\n", "/review audit ", "/reject 1 "]),
+    people=st.integers(min_value=2, max_value=12),
+    target=st.sampled_from(["plain", "telegram", "discord"]),
+)
+def test_long_concurrent_inputs_get_calm_bounded_answers(shape, size, prefix, people, target):
+    import time
+
+    from core.commands.types import Where
+    from core.records import Actor
+
+    text = prefix + shape(size)
+
+    async def one_person(h: Harness, i: int) -> list:
+        actor = Actor("telegram", str(1000 + i), f"P{i}")
+        replies = [await h.router.handle_text(actor, Where(str(1000 + i)), "/submit", target=target)]
+        replies.append(await h.router.handle_text(actor, Where(str(1000 + i)), text, target=target))
+        replies.append(await h.router.handle_text(actor, Where(str(1000 + i)), text, target=target))
+        return [r for rs in replies for r in rs]
+
+    async def run() -> None:
+        h = Harness()
+        await h.storage.open()
+        started = time.perf_counter()
+        results = await asyncio.gather(*(one_person(h, i) for i in range(people)))
+        assert time.perf_counter() - started < 8, "a burst of long inputs stalled the router"
+        for responses in results:
+            for r in responses:
+                assert r.status in ("ok", "error", "refused", "clarify"), r.status
+                assert "went wrong on my side" not in r.text, ("crashed", text[:80])
+                assert fits(r.text, target), len(r.text)
+        assert all(s.status == "pending" for s in await h.storage.submissions())
+        assert not [e for e in await h.storage.audit_log() if e.ok]
+        # Nobody's dialogue holds more than the cap.
+        assert all(d.size() <= h.bot.limits.dialogue_max_chars for d in h.bot.dialogues.values())
+
+    asyncio.run(run())
