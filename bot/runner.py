@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, TextIO
 from bot.adapter import Adapter
 from bot.app import App, build_app, keep_anchors_fresh
 from bot.settings import Settings, SettingsError, load_settings
+from core.storage.interface import StorageUnavailable
 
 if TYPE_CHECKING:
     from bot.observability import Observability
@@ -112,8 +113,12 @@ class Service:
         self.observability = observability
         try:
             await self.app.start()
+        except StorageUnavailable:
+            # The operator's to fix: `bot.cli.main` says it in one sentence naming the setting, exit 2.
+            await self._close_app()
+            raise
         except Exception:
-            log.exception("could not open the database %s", self.app.settings.db_path)
+            log.exception("could not open the database %s", self.app.settings.database_label())
             await self._close_app()
             return 1
         try:

@@ -285,3 +285,18 @@ def test_platform_adapters_follow_the_tokens_and_fit_the_protocol(tmp_path, fiel
 def test_no_token_no_adapter(tmp_path):
     settings = load_settings(db_path=tmp_path / "n.db")
     assert platform_adapters(build_app(settings), settings) == []
+
+
+def test_run_with_a_token_and_an_unusable_database_says_so_and_exits_2(tmp_path: Path) -> None:
+    """The operator gets one sentence naming TOKBOT_DB_PATH, not a traceback, also when a platform
+    adapter is configured (the path that used to log a traceback and exit 1)."""
+    bad = tmp_path / "not-a-db.db"
+    bad.write_bytes(b"garbage" * 2000)
+    env = dict(os.environ, TOKBOT_TELEGRAM_TOKEN="123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0",
+               TOKBOT_TELEGRAM_API_URL="http://127.0.0.1:9/bot", TOKBOT_DB_PATH=str(bad),
+               TOKBOT_METRICS_PORT="0")  # fmt: skip
+    env.pop("TOKBOT_DATABASE_URL", None)
+    done = subprocess.run([sys.executable, "-m", "bot", "run"], env=env, capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    assert done.returncode == 2
+    assert "TOKBOT_DB_PATH" in done.stderr and "Traceback" not in done.stderr
