@@ -1,7 +1,8 @@
 """Child process of test_kill_app.py: the real app on SQLite, a stream of submissions and approvals,
-a notification worker delivering at the same time. Prints "ack ..." only after a command returned,
-and appends each delivered notice to a file, so the parent knows what was acknowledged and sent
-when it SIGKILLs this process."""
+a notification worker delivering at the same time. Prints "begin approve ID" just before an approval
+and "begin deliver" just before a notice is written, so the parent can land its SIGKILL inside one;
+"ack ..." only after a command returned; each delivered notice is appended to a file, so the parent
+knows what was acknowledged and sent when it killed this process."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ class FileNotifier:
         self.file = path.open("a", buffering=1)
 
     async def deliver(self, chat_id: str, text: str) -> Delivery:
+        print("begin deliver", flush=True)
+        await asyncio.sleep(0.002)  # a platform call takes a while: the kill may land inside it
         self.file.write(f"{chat_id}\t{text}\n")
         return Delivery("sent")
 
@@ -47,6 +50,7 @@ async def main(db: str, delivered: str) -> None:
         sid = int(r.text.split("Received as #")[1].split(":")[0])
         print(f"ack sub {sid}", flush=True)
         if i % 3 == 0:
+            print(f"begin approve {sid} {user}", flush=True)
             [r] = await router.handle_text(Actor("console", "bob", "bob"), Where("bob"), f"/approve {sid}")
             assert "Approved" in r.text, r.text
             print(f"ack approve {sid} {user}", flush=True)
