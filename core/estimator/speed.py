@@ -76,6 +76,9 @@ class PhaseCalibration:
     eff: dict[str, float]  # backend -> base efficiency
     us_per_layer: dict[str, float]  # backend -> fixed cost per layer (per token, or per ubatch)
     factors: dict[str, dict[str, float]]  # term -> key -> multiplier
+    # Prefill: attention's share of a matmul's efficiency per backend (QK^T and AV at depth run
+    # slower than the weight matmuls, far slower without flash attention on older kernels).
+    attention: dict[str, float]
 
     def efficiency(self, backend: str, keys: tuple[tuple[str, str], ...]) -> float:
         eff = self.eff.get(backend) or self.eff.get("cuda", 0.5)
@@ -85,6 +88,9 @@ class PhaseCalibration:
 
     def fixed_us(self, backend: str) -> float:
         return self.us_per_layer.get(backend) or self.us_per_layer.get("cuda", 30.0)
+
+    def attention_share(self, backend: str) -> float:
+        return self.attention.get(backend) or self.attention.get("cuda", 1.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +125,7 @@ def _phase(raw: dict[str, Any]) -> PhaseCalibration:
         eff={b: float(v["eff"]) for b, v in backends.items()},
         us_per_layer={b: float(v["us_per_layer"]) for b, v in backends.items()},
         factors={t: {k: float(v) for k, v in raw.get(t, {}).items()} for t in TERMS},
+        attention={b: float(v.get("attention", 1.0)) for b, v in backends.items()},
     )
 
 
@@ -270,14 +277,18 @@ def band_for(
     bands = cal.decode_band if phase == "decode" else cal.prefill_band
     if framework not in LLAMA_CPP_KERNELS:
         frameworks = cal.seen_decode_frameworks if phase == "decode" else cal.seen_prefill_frameworks
-        tier = "framework" if framework in frameworks else "framework_unseen"
-        if tier in bands:
-            return bands[tier]
+        if framework in frameworks:
+            return bands.get(f"framework/{framework}") or bands["framework"]
+        if "framework_unseen" in bands:
+            return bands["framework_unseen"]
     seen = cal.seen_decode if phase == "decode" else cal.seen_prefill
     cards = cal.seen_decode_cards if phase == "decode" else cal.seen_prefill_cards
     if gpu.id in cards and "card" in bands:
-        return bands["card"]
-    return bands["seen"] if f"{backend}/{gpu.arch_family}" in seen else bands["unseen"]
+        tier = "card"
+    else:
+        tier = "seen" if f"{backend}/{gpu.arch_family}" in seen else "unseen"
+    # A backend with enough cross-validated rows has its own spread (CUDA's is narrower than Vulkan's).
+    return bands.get(f"{tier}/{backend}") or bands[tier]
 
 
 # --- prefill -------------------------------------------------------------------------------------
@@ -320,8 +331,14 @@ def attention_flops_per_token(model: Model, depth: float) -> float:
 def prefill_flops(model: Model, prompt: int, depth: int) -> float:
     """FLOPs to process a prompt of `prompt` tokens on top of `depth` cached ones: the matmuls over
     the active parameters plus attention at the average depth the prompt sees."""
+    linear, attention = prefill_flops_split(model, prompt, depth)
+    return linear + attention
+
+
+def prefill_flops_split(model: Model, prompt: int, depth: int) -> tuple[float, float]:
+    """(matmul FLOPs over the active parameters, attention FLOPs at the average depth)."""
     linear = 2.0 * model.active_params_b * 1e9 * prompt
-    return linear + attention_flops_per_token(model, depth + prompt / 2.0) * prompt
+    return linear, attention_flops_per_token(model, depth + prompt / 2.0) * prompt
 
 
 def prefill_seconds(
@@ -341,7 +358,8 @@ def prefill_seconds(
         gpu, backend, quant_id, model.is_moe, cal, count, split, framework
     )
     fixed = math.ceil(prompt / ubatch) * model.layers * pp_us_per_layer * 1e-6
-    return prefill_flops(model, prompt, depth) / flops_per_s + fixed
+    linear, attention = prefill_flops_split(model, prompt, depth)
+    return (linear + attention / cal.prefill.attention_share(backend)) / flops_per_s + fixed
 
 
 _PREFILL_RATES: dict[
