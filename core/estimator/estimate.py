@@ -292,7 +292,9 @@ def _row(
     ttft = None
     remedy = None
     if request.offload:
-        forced = forced_offload(request, usable, backend, quant_id, weights, ctx, depth, catalog, split)
+        forced = forced_offload(
+            request, usable, backend, quant_id, weights, ctx, depth, catalog, split, framework
+        )
         status, remedy = forced.status, forced.plan
         weights_gpu, kv, total = forced.weights_gpu, forced.kv_gpu, forced.gpu_bytes
         overhead = total - weights_gpu - kv
@@ -326,7 +328,9 @@ def _row(
     else:
         # The offload plan is part of the way out too: worked out once for both.
         plan = layer_plan(request, usable, weights, ctx, catalog)
-        remedy = find_remedy(request, usable, backend, quant_id, weights, ctx, depth, catalog, plan, split)
+        remedy = find_remedy(
+            request, usable, backend, quant_id, weights, ctx, depth, catalog, plan, split, framework
+        )
         if plan.layers_on_gpu == 0:
             notes.append(Note("row.no_gpu_layers"))
     return Row(

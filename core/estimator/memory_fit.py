@@ -152,6 +152,7 @@ class _NoFitRow(NamedTuple):
     cal: speed.Calibration
     band: speed.Band  # the decode band for this card and backend, the same for every way out
     split: str  # "layer" | "tensor": how the table's row spreads over the cards, the way outs alike
+    framework: str  # the table's framework: its fitted factor prices the way outs too
 
 
 def _no_fit_row(
@@ -164,6 +165,7 @@ def _no_fit_row(
     depth: int,
     catalog: Catalog,
     split: str = "layer",
+    framework: str = "llama.cpp",
 ) -> _NoFitRow:
     model = request.model
     const = constants(catalog)
@@ -177,7 +179,7 @@ def _no_fit_row(
         usable.total_gib * GIB, const.smooth_fraction, buffer, kv_bytes,
         weights.gpu_bytes_full_offload + kv_bytes + buffer * request.setup.count,
         active_kv, bytes_per_token(weights.active_bytes_per_token, active_kv),
-        cal, speed.band_for(request.setup.gpu, backend, cal), split,
+        cal, speed.band_for(request.setup.gpu, backend, cal), split, framework,
     )  # fmt: skip
 
 
@@ -194,7 +196,7 @@ def _decode(
     setup, model = row.request.setup, row.request.model
     seconds = speed.token_seconds(
         setup.gpu, row.backend, model.layers, gpu_bytes, host_bytes, model.is_moe, quant_id or row.quant_id,
-        row.cal, count or setup.count, row.split, setup.host.bandwidth_gbs * host_scale,
+        row.cal, count or setup.count, row.split, setup.host.bandwidth_gbs * host_scale, row.framework,
     )  # fmt: skip
     band = row.band
     low, high = band.low, band.high
@@ -331,9 +333,10 @@ def _layer_offload(row: _NoFitRow, plan: LayerPlan, host_room: float) -> Remedy 
 
 
 def _lower_quant(row: _NoFitRow) -> Remedy | None:
-    """4. The best lower quant of the same format that fits (none for a natively quantized release:
-    its own format is the only one published)."""
-    if row.request.model.native_quant:
+    """4. The best lower quant of the same format that fits (none for a release quantized natively in
+    a GGUF type, gpt-oss MXFP4: its own format is the only one published)."""
+    native = row.catalog.quants.get(row.request.model.native_quant or "")
+    if native is not None and native.format == "gguf":
         return None
     # _fits() inlined: this loop walks up to a dozen quants for every no-fit row.
     usable_bytes, kv_bytes = row.usable_bytes, row.kv_bytes
@@ -409,11 +412,12 @@ def forced_offload(
     depth: int,
     catalog: Catalog,
     split: str = "layer",
+    framework: str = "llama.cpp",
 ) -> ForcedOffload:
     """Price the row with the offload the request names; decode reads each part at its memory's
     bandwidth (token_bytes), prefill streams the RAM-resident weights to the GPU once per ubatch
     (llama.cpp offloads large-batch matmuls) or, CPU only, runs at the CPU's matrix rate."""
-    row = _no_fit_row(request, usable, backend, quant_id, weights, ctx, depth, catalog, split)
+    row = _no_fit_row(request, usable, backend, quant_id, weights, ctx, depth, catalog, split, framework)
     model, rules = request.model, _host_rules(catalog)
     mode = request.offload
     moe_layers = model.layers - (model.dense_layers or 0)
@@ -472,8 +476,9 @@ def _forced_prefill(row: _NoFitRow, mode: str, host_weights: float, rules: _Host
     if mode == "cpu":
         return 2.0 * model.active_params_b * 1e9 * prompt / (rules.cpu_prefill_gflops * 1e9)
     gpu_seconds = speed.prefill_seconds(
-        setup.gpu, row.backend, model, row.quant_id, prompt, row.depth, row.cal, setup.count, row.split
-    )
+        setup.gpu, row.backend, model, row.quant_id, prompt, row.depth, row.cal, setup.count, row.split,
+        row.framework,
+    )  # fmt: skip
     ubatches = math.ceil(prompt / rules.offload_ubatch)
     return gpu_seconds + ubatches * max(host_weights, 0.0) / (rules.pcie_gbs * 1e9)
 
@@ -489,12 +494,13 @@ def find_remedy(
     catalog: Catalog,
     plan: LayerPlan | None = None,
     split: str = "layer",
+    framework: str = "llama.cpp",
 ) -> Remedy:
     """The best way out of a row that doesn't fit, with the others as its alternatives (ranked).
 
     `plan`: this row's `layer_plan` when the caller already has it (the estimator does); `split`:
     how the row's cards share the model, so each way out is priced the way the table prices it."""
-    row = _no_fit_row(request, usable, backend, quant_id, weights, ctx, depth, catalog, split)
+    row = _no_fit_row(request, usable, backend, quant_id, weights, ctx, depth, catalog, split, framework)
     options = [_kv_quant(row)]
     if request.setup.gpu.unified_memory:
         # No system RAM apart from the GPU's to offload to, and no card to add.
