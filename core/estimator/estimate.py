@@ -117,13 +117,11 @@ def default_quants(model: Model, framework: str, catalog: Catalog) -> tuple[str,
     else:
         names = list(ladder["gguf_large"] if model.params_b >= ladder["large_params_b"] else ladder["gguf"])
         native = catalog.quants.get(model.native_quant or "")
-        if native is not None and ladder.get("native_first", True):
+        if native is not None and native.format == "gguf" and ladder.get("native_first", True):
             # A release quantized natively in a GGUF type (gpt-oss MXFP4) is published in its own
             # format: a Q6_K / IQ3 "ladder" of it is the same bytes under other names. An FP8 release
-            # (DeepSeek) leads a ladder of the GGUF quants people make of it.
-            names = (
-                [native.id] if native.format == "gguf" else [native.id] + [n for n in names if n != native.id]
-            )
+            # (DeepSeek) is no GGUF: its GGUF table is the quants people make of it.
+            names = [native.id]
     return tuple(n for n in names if n in catalog.quants)
 
 
