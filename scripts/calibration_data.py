@@ -9,7 +9,9 @@ from __future__ import annotations
 import csv
 import re
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 from core.catalog.loader import Catalog  # the scripts put the repository on sys.path first
 
@@ -237,7 +239,19 @@ def load_all_rows(catalog: Catalog) -> tuple[list[SetupRow], dict[str, int]]:
     return out, skipped
 
 
-def _concurrency(m: object) -> int:
-    notes = str(getattr(m, "notes", ""))
-    c = re.search(r"(?:concurrency|B|batch|-np)\s*=?\s*(\d+)", notes)
-    return int(c.group(1)) if c and getattr(m, "setup", "") == "concurrency>1" else 1
+@cache
+def _concurrency_column(path: str) -> dict[int, int]:
+    """line -> the `concurrency` column (parallel sequences) of a measurement file."""
+    out: dict[int, int] = {}
+    with Path(path).open(newline="", encoding="utf-8") as fh:
+        for line, r in enumerate(csv.DictReader(fh), start=2):
+            text = (r.get("concurrency") or "1").strip()
+            out[line] = int(text) if text.isdigit() else 1
+    return out
+
+
+def _concurrency(m: Any) -> int:
+    import bench_accuracy_setups as setups
+
+    path = next((p for p in setups.DEFAULT_CSVS if p.name == m.file), None)
+    return _concurrency_column(str(path)).get(m.line, 1) if path else 1

@@ -22,6 +22,7 @@ Needs numpy and scipy (`pip install -e .[fit]`); the bot itself does not.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import sys
 from collections import defaultdict
@@ -38,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from calibration_data import REPO, SetupRow, load_all_rows  # noqa: E402
 
 from core.catalog.loader import Catalog, default_catalog  # noqa: E402
-from core.estimator import speed  # noqa: E402
+from core.estimator import concurrency, speed  # noqa: E402
 from core.estimator.memory import kv_read_bytes  # noqa: E402
 from core.estimator.token_bytes import bytes_per_token  # noqa: E402
 from core.estimator.weights import weight_breakdown  # noqa: E402
@@ -321,6 +322,7 @@ def report(
 
 
 def render_toml(
+    conc: dict[str, float],
     d: Fitted,
     p: Fitted,
     bands: dict[str, dict[str, dict[str, float]]],
@@ -354,6 +356,9 @@ def render_toml(
             lines.append(f"[{phase}.{term}]")
             lines += [f'"{k}" = {v:.4f}' for k, v in sorted(fitted.factors[term].items())]
             lines.append("")
+    lines.append("[concurrency]")
+    lines += [f"{k} = {v}" for k, v in conc.items()]
+    lines.append("")
     lines.append("[seen]")
     lines += [f"{k} = {sorted(v)!r}".replace("'", '"') for k, v in seen.items()]
     lines.append("")
@@ -384,6 +389,45 @@ def _split_bands(
             by_fw[s.framework].append(r)
     out |= {f"framework/{f}": band(rs) for f, rs in by_fw.items() if len(rs) >= BAND_MIN_ROWS}
     return out
+
+
+def fit_concurrency(rows: Sequence[SetupRow], catalog: Catalog) -> dict[str, float]:
+    """The batch efficiency of `core.estimator.concurrency` (matmul share reached by N streams at
+    once): a 1-D search minimizing the squared log error of aggregate tok/s over the concurrent rows
+    on one card that the catalog maps (llama-batched-bench, SGLang serving), train split only."""
+    cal = speed.calibration(catalog)
+    cases = []
+    for sr in rows:
+        row = sr.row
+        if sr.setup != "concurrency>1" or sr.gpu_count != 1 or sr.held_out or sr.concurrency < 2:
+            continue
+        gpu, model = catalog.gpus[row.gpu_id], catalog.models[row.model_id]
+        weights = weight_breakdown(model, catalog.quants[row.quant], catalog)
+        kv = kv_read_bytes(model, row.depth, "f16", catalog)
+        cases.append((sr, gpu, model, weights, kv))
+    if not cases:
+        return {"batch_eff": 0.3, "rows": 0}
+
+    def errors(batch_eff: float) -> list[float]:
+        trial = dataclasses.replace(cal, concurrency={"batch_eff": batch_eff})
+        out = []
+        for sr, gpu, model, weights, kv in cases:
+            est = concurrency.concurrent_speed(
+                gpu, sr.row.backend, model, sr.row.quant, sr.concurrency, weights.active_bytes_per_token,
+                weights.expert_bytes, kv, trial, sr.framework,
+            )  # fmt: skip
+            out.append(math.log(est.aggregate_tps) - math.log(sr.row.tps))
+        return out
+
+    grid = np.exp(np.linspace(math.log(0.02), math.log(1.0), 80))
+    best = min(grid, key=lambda b: float(np.sum(np.square(errors(float(b))))))
+    res = errors(float(best))
+    print(
+        f"concurrency: batch_eff {best:.3f} on {len(cases)} rows, median |err| "
+        f"{np.median([abs(math.exp(r) - 1) for r in res]) * 100:.1f}%"
+        f" (batch_eff 1.0, memory only: {np.median([abs(math.exp(r) - 1) for r in errors(1.0)]) * 100:.1f}%)"
+    )
+    return {"batch_eff": round(float(best), 4), "rows": len(cases)}
 
 
 def tier_of(
@@ -490,8 +534,14 @@ def main() -> None:
         "rows": len(tg_train) + len(pp_train),
         "held_out_rows": len(tg_held) + len(pp_held),
     }
+    conc = fit_concurrency(rows, catalog)
     text = render_toml(
-        decode, prefill, {"decode": d_bands, "prefill": p_bands}, {k: list(v) for k, v in seen.items()}, meta
+        conc,
+        decode,
+        prefill,
+        {"decode": d_bands, "prefill": p_bands},
+        {k: list(v) for k, v in seen.items()},
+        meta,
     )
     if args.dry_run:
         print(text)
