@@ -38,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from calibration_data import REPO, SetupRow, load_all_rows  # noqa: E402
 
+from core.catalog.gpu import Gpu  # noqa: E402
 from core.catalog.loader import Catalog, default_catalog  # noqa: E402
 from core.estimator import concurrency, speed  # noqa: E402
 from core.estimator.memory import kv_read_bytes  # noqa: E402
@@ -58,6 +59,7 @@ RIDGE = {
     "hbm": 1.2,
     "framework": 1.6,
     "framework_moe": 2.4,
+    "full_rate_tensor": 1.2,
 }
 TERMS = speed.TERMS
 assert set(RIDGE) == set(TERMS), "a ridge weight per speed-model term"
@@ -91,9 +93,13 @@ class Sample:
     prompt: int
 
 
-def _keys(backend: str, arch: str, kind: str, moe: bool, hbm: bool, framework: str) -> dict[str, str]:
+def _keys(backend: str, gpu: Gpu, kind: str, moe: bool, framework: str) -> dict[str, str]:
     """term -> key, exactly what the estimate looks up (`speed.efficiency_keys`)."""
-    return dict(speed.efficiency_keys(backend, arch, kind, moe, hbm, framework))
+    return dict(
+        speed.efficiency_keys(
+            backend, gpu.arch_family, kind, moe, speed.is_hbm(gpu), framework, speed.is_full_rate_gddr(gpu)
+        )
+    )
 
 
 def build_samples(rows: Sequence[SetupRow], test: str, catalog: Catalog) -> list[Sample]:
@@ -120,7 +126,7 @@ def build_samples(rows: Sequence[SetupRow], test: str, catalog: Catalog) -> list
                 row.model_id,
                 row.backend,
                 sr.framework,
-                _keys(row.backend, gpu.arch_family, kind, model.is_moe, speed.is_hbm(gpu), sr.framework),
+                _keys(row.backend, gpu, kind, model.is_moe, sr.framework),
                 gpu.bandwidth_gbs,
                 model.layers,
                 work,

@@ -45,6 +45,7 @@ TERMS = (
     "hbm",
     "framework",
     "framework_moe",
+    "full_rate_tensor",
 )
 # Frameworks that run llama.cpp's own kernels: priced as llama.cpp itself. Ollama is not here: it
 # runs some models (gpt-oss, Qwen3 MoE, gemma3) on its own engine and measures apart.
@@ -52,7 +53,7 @@ LLAMA_CPP_KERNELS = frozenset({"llama.cpp", "lmstudio"})
 
 
 def efficiency_keys(
-    backend: str, arch: str, kind: str, moe: bool, hbm: bool, framework: str
+    backend: str, arch: str, kind: str, moe: bool, hbm: bool, framework: str, full_rate: bool = False
 ) -> tuple[tuple[str, str], ...]:
     """(term, key) pairs that apply to one setup, in `TERMS` order; the fit uses the same function,
     so the estimate looks up exactly what was fitted."""
@@ -67,6 +68,7 @@ def efficiency_keys(
         ("hbm", "hbm" if hbm else ""),
         ("framework", fw),
         ("framework_moe", fw if moe else ""),
+        ("full_rate_tensor", "full_rate" if full_rate else ""),
     )
     return tuple(k for k in keys if k[1])
 
@@ -221,7 +223,9 @@ def decode_efficiency(
     hit = _EFFICIENCY.get(key)
     if hit is not None and hit[1] is gpu and hit[2] is cal:
         return hit[0]
-    keys = efficiency_keys(backend, gpu.arch_family, quant_kind(quant_id), moe, is_hbm(gpu), framework)
+    keys = efficiency_keys(
+        backend, gpu.arch_family, quant_kind(quant_id), moe, is_hbm(gpu), framework, is_full_rate_gddr(gpu)
+    )
     eff = min(cal.decode.efficiency(backend, keys), 0.95)
     if len(_EFFICIENCY) >= 65536:
         _EFFICIENCY.clear()
@@ -231,6 +235,18 @@ def decode_efficiency(
 
 def is_hbm(gpu: Gpu) -> bool:
     return gpu.memory_type.upper().startswith("HBM")
+
+
+def is_full_rate_gddr(gpu: Gpu) -> bool:
+    """An NVIDIA GDDR card listing FP16 with FP32 accumulate at the full tensor rate (RTX 6000 Ada,
+    A40, RTX PRO 6000): llama.cpp's prefill reaches about what the GeForce sibling does, so the
+    listed rate, twice the GeForce one, needs its own factor."""
+    return (
+        gpu.vendor == "NVIDIA"
+        and bool(gpu.fp16_tflops)
+        and not gpu.fp16_fp32acc_half_rate
+        and not is_hbm(gpu)
+    )
 
 
 def token_seconds(
@@ -376,7 +392,9 @@ def _prefill_rate(
     hit = _PREFILL_RATES.get(key)
     if hit is not None and hit[1] is gpu and hit[2] is cal:
         return hit[0]
-    keys = efficiency_keys(backend, gpu.arch_family, quant_kind(quant_id), moe, is_hbm(gpu), framework)
+    keys = efficiency_keys(
+        backend, gpu.arch_family, quant_kind(quant_id), moe, is_hbm(gpu), framework, is_full_rate_gddr(gpu)
+    )
     flops_per_s = matrix_tflops(gpu, cal) * 1e12 * cal.prefill.efficiency(backend, keys)
     if count > 1 and split == "tensor":
         flops_per_s *= count * cal.tp_eff

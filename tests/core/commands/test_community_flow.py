@@ -37,7 +37,8 @@ async def test_far_from_estimate_is_accepted_but_flagged(h):
     sub = await h.storage.get_submission(submission_id(r.text))
     assert "far_from_estimate" in sub.flags and "reviewer" in r.text
     [_, card] = await h.say("bob", "/review")
-    assert "far from the estimate: measured 6 tok/s, estimated 17.2" in card.text
+    # The estimated range moves with every refit of the speed model (scripts/fit_calibration.py).
+    assert "far from the estimate: measured 6 tok/s, estimated " in card.text
 
 
 async def test_duplicate_and_rate_limit(h):
