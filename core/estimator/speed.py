@@ -2,14 +2,17 @@
 
 decode time per token = layers x fixed cost per layer (kernel launches, syncs)
                       + bytes read per token / (bandwidth x efficiency)
-where bytes = active weights + the KV cache read at the current depth. Efficiency is the product of
-a per-backend base, a per-architecture-family factor and a per-quant-kind factor; all come from
-`catalogs/calibration.toml`, written by `scripts/fit_calibration.py` from real measurements. A card
-the data never saw still gets its backend's and family's values (shrunk toward the backend's), so
-the model generalizes from specs. The (low, high) band is the spread of cross-validated residuals,
-wider when the family had no measurement.
+where bytes = active weights + the KV cache read at the current depth.
+prefill time = (matmul FLOPs + attention FLOPs at depth / attention share) / (matrix TFLOPS x eff)
+             + ubatches x layers x fixed cost per layer and ubatch.
 
-prefill time per token = (2 x active params + attention FLOPs at that depth) / (matrix TFLOPS x eff).
+Each efficiency is a backend's base times one factor per `TERMS` key that applies (architecture
+family, backend x family, quant kind, backend x quant kind, MoE overall and per backend, HBM, the
+framework and the framework on MoE, full-rate tensor listings); `efficiency_keys` says which apply,
+and scripts/fit_calibration.py fits them on all three measurement files with a ridge toward the
+parent, so a key the data never saw is 1 and a card the data never saw is priced from its specs.
+The (low, high) band is the spread of cross-validated residuals per tier (`band_for`). Concurrent
+users: `core/estimator/concurrency.py`.
 """
 
 from __future__ import annotations
