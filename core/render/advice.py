@@ -103,8 +103,14 @@ def remedy_text(remedy: Remedy, lang: Lang) -> str:
         "n": remedy.cpu_moe_layers,
         "cards": remedy.cards,
         "host": f"{remedy.host_gib:g}",
+        "ctx": ctx_label(remedy.context) if remedy.context else "",
+        "mb": remedy.wired_limit_mb,
     }
-    return translate(f"reply.remedy.{kind}", lang, **params)
+    text = translate(f"reply.remedy.{kind}", lang, **params)
+    if remedy.quality_warning:
+        # 1-2-bit quants run but answer noticeably worse: said next to the figure, never hidden.
+        text += " " + translate("reply.remedy.low_bit_warning", lang)
+    return text
 
 
 def ways_out(rows_by_quant: dict[str, list[Row]], order: list[str], lang: Lang, limit: int = 2) -> list[str]:

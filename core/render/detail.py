@@ -133,8 +133,9 @@ def speculative_view(est: Estimate, quant: str | None, catalog: Catalog, lang: L
         if not texts:
             continue
         parts.append(Para(translate("reply.spec.option", lang, kind=opt.kind, text=" ".join(texts))))
-        if opt.flags:
-            parts.append(Cmd(opt.flags))
+        # The whole command, program included (a bare "-md … -ngld 99" can't be pasted and run).
+        if opt.command or opt.flags:
+            parts.append(Cmd(opt.command or opt.flags))
             shown += 1
     if not shown:
         parts.append(Para(translate("reply.spec.none", lang)))
