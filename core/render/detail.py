@@ -70,7 +70,7 @@ def quant_detail(est: Estimate, quant: str | None, catalog: Catalog, lang: Lang)
     if notes:
         parts.append(Para("; ".join(notes[:3])))
     focus = _focus(est, quant)
-    advice = advise(est, focus, catalog, lang)
+    advice = advise(est, focus, catalog, lang, est.request.framework)
     parts.append(Para(advice.line))
     if advice.command:
         parts.append(Cmd(advice.command))
@@ -117,7 +117,7 @@ def speculative_view(est: Estimate, quant: str | None, catalog: Catalog, lang: L
     from core.estimator.speculative import speculative_options
 
     row = _focus(est, quant)
-    framework = advise(est, row, catalog, lang).framework or est.framework
+    framework = advise(est, row, catalog, lang, est.request.framework).framework or est.framework
     fw = catalog.frameworks.get(framework)
     parts: list[Part] = [
         Para(
