@@ -7,8 +7,8 @@ A chat sends a pasted llama-bench table as one message; a terminal delivers it l
   them); a blank line ends a message;
 - piped input (not a tty, no timing to go by): one message per line, except that a line that looks
   like tool output (a table row, a llama.cpp / ollama / vLLM log line) starts a pasted block that runs
-  to the next blank line, or past it when the next line is still that tool's output (llama-bench's
-  `build: ...` line comes after a blank one);
+  while the lines are still that tool's output, across blank lines too (llama-bench's `build: ...`
+  line comes after a blank one): the first line that is not ends it, and is the next message;
 - either way, a line ending in a backslash continues on the next one (scripts written for that).
 """
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 import queue
 import re
 import threading
+import time
 from collections import deque
 from typing import TextIO
 
@@ -42,8 +43,24 @@ _TOOL_OUTPUT = re.compile(
 )
 
 
+# What a line inside such output may look like besides those: "Mean TTFT (ms): 41.2" (a vLLM summary),
+# "      total time = ..." (llama.cpp timings), a rule of = or - (block headers).
+_TOOL_OUTPUT_MORE = re.compile(
+    r"^\s*(?:[A-Za-z][\w /()%.,-]*\s*[:=]\s*[-+\d.]+|[=\-_*#]{3,}.*|total\s+time\s*=)", re.IGNORECASE
+)
+
+
+_Arrived = tuple[float, str | None]  # (time.monotonic() when read, the raw line or None at the end)
+
+
 def looks_like_tool_output(line: str) -> bool:
+    """Whether a line can start pasted tool output."""
     return bool(_TOOL_OUTPUT.match(line))
+
+
+def continues_tool_output(line: str) -> bool:
+    """Whether a line can be part of pasted tool output that already started."""
+    return bool(_TOOL_OUTPUT.match(line) or _TOOL_OUTPUT_MORE.match(line))
 
 
 def _clean(line: str) -> str:
@@ -99,48 +116,60 @@ class PipedMessages:
         return _Continuation.join(lines)
 
     def _read_paste(self, lines: list[str]) -> None:
+        """The rest of a pasted block: while lines are the tool's output, across blank lines too
+        (llama-bench's `build:` line); anything else is the next message."""
         while True:
             upcoming = self._peek_non_blank()
-            if upcoming is None:
+            if upcoming is None or not continues_tool_output(upcoming):
                 return
-            if self._ahead and self._ahead[0] is not None and not self._ahead[0].strip():
-                # A blank line: the paste ends here unless the tool's output goes on after it.
-                if not looks_like_tool_output(upcoming):
-                    self._next()
-                    return
-                while self._ahead and self._ahead[0] is not None and not self._ahead[0].strip():
-                    self._next()
+            while self._ahead and self._ahead[0] is not None and not self._ahead[0].strip():
+                self._next()
             line = self._next()
             assert line is not None
             lines.append(line)
 
 
 class TerminalMessages:
-    """Messages from a terminal: a thread reads lines as they come; lines that arrive together, or
-    inside bracketed-paste markers, are one message."""
+    """Messages from a terminal: a thread reads lines as they come, each with the time it arrived;
+    lines that arrived together (however late they are read), or inside bracketed-paste markers,
+    are one message."""
 
     def __init__(self, stdin: TextIO, gap_s: float = PASTE_GAP_S):
         self.gap_s = gap_s
-        self._lines: queue.Queue[str | None] = queue.Queue()
-        self._back: deque[str | None] = deque()
+        self._lines: queue.Queue[_Arrived] = queue.Queue()
+        self._back: deque[_Arrived] = deque()
+        self._last = 0.0  # when the line read last arrived
         self._reader = threading.Thread(target=self._read_all, args=(stdin,), daemon=True)
         self._reader.start()
 
     def _read_all(self, stdin: TextIO) -> None:
         while True:
-            raw = stdin.readline()
-            self._lines.put(raw if raw else None)
+            try:
+                raw = stdin.readline()
+            except (OSError, ValueError):  # the terminal went away (EIO) or stdin was closed
+                raw = ""
+            self._lines.put((time.monotonic(), raw if raw else None))
             if not raw:
                 return
 
-    def _get(self, timeout: float | None) -> str | None:
-        """The next raw line ("" when none came within `timeout`; None at the end)."""
+    def _get(self, within: float | None) -> str | None:
+        """The next raw line; with `within`, only one that arrived at most that long after the last
+        one read ("" otherwise: nothing more came together with it). None at the end."""
         if self._back:
-            return self._back.popleft()
-        try:
-            return self._lines.get(timeout=timeout)
-        except queue.Empty:
+            item = self._back.popleft()
+        elif within is None:
+            item = self._lines.get()
+        else:
+            try:
+                item = self._lines.get(timeout=max(0.0, self._last + within - time.monotonic()))
+            except queue.Empty:
+                return ""
+        arrived, raw = item
+        if within is not None and raw is not None and arrived - self._last > within:
+            self._back.appendleft(item)  # it came later: the next message's
             return ""
+        self._last = arrived
+        return raw
 
     def read(self) -> str | None:
         """The next message (blocking; run it off the event loop); None at the end of the input."""
@@ -155,7 +184,7 @@ class TerminalMessages:
                 lines[-1] = lines[-1][:-1]
             raw = self._get(None if continued or bracketed else self.gap_s)
             if raw is None:
-                self._back.append(None)  # the end, seen again by the next read
+                self._back.append((self._last, None))  # the end, seen again by the next read
                 break
             if raw == "":
                 break  # nothing more arrived together with it: the message is complete
@@ -171,5 +200,5 @@ class TerminalMessages:
         `build:` line). A line that isn't is left for the next message."""
         raw = self._get(self.gap_s)
         if raw:
-            self._back.append(raw)
-        return raw is not None and raw != "" and looks_like_tool_output(_clean(raw))
+            self._back.append((self._last, raw))
+        return raw is not None and raw != "" and continues_tool_output(_clean(raw))

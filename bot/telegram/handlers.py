@@ -21,6 +21,7 @@ import time
 from typing import Any
 
 from telegram import (
+    CallbackQuery,
     Chat,
     InlineQueryResultArticle,
     InlineQueryResultsButton,
@@ -44,7 +45,7 @@ from telegram.ext import (
 
 from bot.app import App
 from bot.telegram.replies import NO_PREVIEW, Destination, Replier, plain
-from core.commands.registry import COMMANDS, SPECS
+from core.commands.registry import COMMANDS, SPECS, is_slow_action
 from core.commands.spec import Place
 from core.commands.types import Invocation, Response, Where
 from core.i18n import Lang, translate
@@ -53,6 +54,7 @@ from core.records import Actor
 log = logging.getLogger(__name__)
 
 TARGET = "telegram"
+CALLBACK_TEXT_MAX = 200  # Telegram's limit for a callback answer's notice
 INLINE_CACHE_SECONDS = 30  # answers change only when anchors do; short so a new anchor shows soon
 # Deep-link payload -> the command /help explains: the commands that only work in a private chat
 # (their refusal in a group links here with `Response.private_chat_topic`).
@@ -182,10 +184,11 @@ class Handlers:
         query = update.callback_query
         if query is None:
             return
-        try:  # first, always: until answered the button shows a spinner
-            await query.answer()
-        except TelegramError as exc:  # too old to answer: the action itself may still work
-            log.info("callback answer failed", extra={"update_id": update.update_id, "error": str(exc)})
+        # Until answered the button shows a spinner: a slow action (a chart) is answered at once; a
+        # quick one after it ran, so its acknowledgement (a vote noted) is the button's own notice.
+        slow = is_slow_action(query.data or "")
+        if slow:
+            await self._answer_callback(query, update.update_id)
         message = query.message
         if message is None:  # a button under an inline-mode message: we never put any there
             return
@@ -195,6 +198,10 @@ class Handlers:
         # someone who is not a moderator is refused and audited there, never pre-filtered here).
         inv = Invocation(actor_of(user), where_of(chat), "", query.data or "", lang_of(user), TARGET)
         responses = await self.router.handle_action(inv)
+        if not slow:
+            toasts = [r for r in responses if r.toast and r.text]
+            await self._answer_callback(query, update.update_id, " ".join(r.text for r in toasts))
+            responses = [r for r in responses if not (r.toast and r.text)]
         private = chat.type == ChatType.PRIVATE
         to = Destination(
             chat.id,
@@ -209,6 +216,13 @@ class Handlers:
         )
         await self.replier.send(to, responses)
         self._log(update.update_id, f"button:{inv.text.partition(':')[0]}", inv, responses, started)
+
+    @staticmethod
+    async def _answer_callback(query: CallbackQuery, update_id: int, text: str = "") -> None:
+        try:
+            await query.answer(text[:CALLBACK_TEXT_MAX] or None)
+        except TelegramError as exc:  # too old to answer: the action itself may still work
+            log.info("callback answer failed", extra={"update_id": update_id, "error": str(exc)})
 
     # --- inline mode ---------------------------------------------------------------------------
     async def on_inline(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

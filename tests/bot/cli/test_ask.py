@@ -5,8 +5,21 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
+
 from bot.cli.ask import run_ask
 from bot.cli.main import build_parser
+
+
+@pytest.fixture(autouse=True)
+def elsewhere(tmp_path, monkeypatch):
+    """Run where nothing is: `ask` must not create a database (or anything) in the working directory."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TOKBOT_DB_PATH", raising=False)
+    monkeypatch.delenv("TOKBOT_DATABASE_URL", raising=False)
+    yield
+    left = {p.name for p in tmp_path.iterdir()}
+    assert left <= {"t.db", "t.db-wal", "t.db-shm"}, "nothing but a database it was given"
 
 
 def _run(*argv: str) -> tuple[int, str]:
@@ -20,7 +33,7 @@ def test_json_shape() -> None:
     code, out = _run("V100 32G 27B 多少 token", "--json")
     assert code == 0
     data = json.loads(out)
-    assert set(data) == {"status", "query", "candidates", "reply"}
+    assert {"status", "query", "candidates", "reply"} <= set(data), "fields may be added, never dropped"
     assert data["status"] == "answer"
     q = data["query"]
     # A stable interface: fields may be added, never renamed or dropped.
@@ -49,3 +62,26 @@ def test_targets_and_lang() -> None:
 def test_help_exit_code() -> None:
     code, out = _run("hello there")
     assert code == 1 and out.strip()
+
+
+def test_the_published_anchors_are_shown_as_in_a_chat() -> None:
+    code, out = _run("4090 llama 2 7b")
+    assert code == 0
+    assert "Measured: 3 runs" in out and "no measurement yet" not in out
+    assert "[!1 " in out and "👍 Helpful] [!" in out, "buttons listed as in the console"
+
+
+def test_the_approved_community_anchors_of_the_database_are_shown(tmp_path, monkeypatch) -> None:
+    from argparse import Namespace
+
+    from bot.cli.console import run_console
+
+    monkeypatch.setenv("TOKBOT_MODERATORS", "console:bob")
+    db = str(tmp_path / "t.db")
+    said = io.StringIO()
+    line = '/submit gpu=4090 model="llama 3 8b" quant=Q4_K_M decode=120\n'
+    run_console(Namespace(user="alice", db=db), io.StringIO(line), said)
+    sid = said.getvalue().split("Received as #")[1].split(":")[0]
+    run_console(Namespace(user="bob", db=db), io.StringIO(f"/approve {sid}\n"), io.StringIO())
+    code, text = _run("4090 llama 3 8b", "--db", db)
+    assert code == 0 and "by alice" in text

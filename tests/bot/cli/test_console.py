@@ -118,3 +118,23 @@ def test_a_command_typed_instead_of_the_prompts_answer_runs_and_drops_the_questi
     bob = session(db, "bob", f"/reject {sid}", "/help", "no command line given")
     assert "Why reject" in bob and "/submit" in bob, "/help ran as a command"
     assert f"Rejected #{sid}" not in bob, "the question was dropped: the last line is a question to tokbot"
+
+
+def test_an_answer_keeps_its_buttons_after_one_is_pressed(db):
+    out = session(db, "alice", "V100 32G gemma 3 27b", "!2", "!3", "!7", "!8", "!2")
+    assert "[!7 👍 Helpful] [!8 👎 Not helpful]" in out
+    assert "no button" not in out, "every button of the answer still works after the first press"
+    assert "Thanks: noted as helpful." in out and "Changed: now noted as not helpful" in out
+    assert out.count("llama-server") >= 3, "the frameworks view, twice"
+
+
+def test_review_cards_stay_until_each_is_decided(db):
+    sids = []
+    for model, decode in (("llama 3 8b", 120), ("qwen2.5 7b", 130), ("gemma 3 27b", 40)):
+        out = session(db, "alice", f'/submit gpu=4090 model="{model}" quant=Q4_K_M decode={decode}')
+        sids.append(out.split("Received as #")[1].split(":")[0])
+    # Cards: #1 [!1 approve][!2 reject], #2 [!3][!4], #3 [!5][!6]. Approve the first, reject the third
+    # (its reason on the next line), then approve the second: each card's buttons outlive the others'.
+    bob = session(db, "bob", "/review", "!1", "!6", "no log attached", "!3", "!1")
+    assert f"Approved #{sids[0]}" in bob and f"Rejected #{sids[2]}" in bob and f"Approved #{sids[1]}" in bob
+    assert bob.rstrip().endswith("no button !1"), "a decided card's buttons are gone"
