@@ -97,7 +97,8 @@ async def test_ask_builds_dynamic_buttons_from_response(adapter):
     assert kwargs["ephemeral"] is False and "```" in kwargs["content"]
     items = kwargs["view"].children
     assert items and all(isinstance(item, ActionButton) for item in items)
-    assert all(item.item.custom_id == item.action and item.action.startswith("v:") for item in items)
+    assert all(item.item.custom_id == item.action and item.action.startswith(("v:", "h:")) for item in items)
+    assert [item.action[:2] for item in items][-2:] == ["h:", "h:"], "👍 / 👎 last, under the follow-ups"
     assert kwargs["view"].timeout is None
 
 
