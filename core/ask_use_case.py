@@ -31,7 +31,7 @@ from core.render.doc import Doc, Para, Part, fits, render_first_fitting, truncat
 from core.render.overview import gpu_overview, model_overview
 from core.understanding.language import decide_language
 from core.understanding.parse import ParsedQuestion, parse_question
-from core.understanding.resolve import Resolution
+from core.understanding.resolve import HubNeed, Resolution, model_need
 
 ReplyStatus = Literal["answer", "clarify", "help", "error"]
 View = Literal["quant", "frameworks", "speculative"]
@@ -47,6 +47,10 @@ class Reply:
     candidates: dict[str, list[str]] = field(default_factory=dict)
     text: str = ""
     rows: tuple[dict[str, Any], ...] = ()  # an intent reply's table as objects (core/intent_answer.py)
+    # A model name the catalog doesn't hold (or holds only as a neighbour): what the command layer
+    # looks up on the Hub before answering again (core/commands/model_lookup.py).
+    hub: HubNeed | None = None
+    model: tuple[str, str] | None = None  # (name, repo) of the model answered about
 
     def as_dict(self) -> dict[str, Any]:
         """The stable JSON shape of `python -m bot ask --json`; an intent reply adds its `rows`."""
@@ -59,6 +63,10 @@ class Reply:
         }
         if self.rows:
             out["rows"] = [dict(row) for row in self.rows]
+        if self.model is not None:
+            out["model"] = {"name": self.model[0], "repo": self.model[1]}
+        if self.hub is not None:
+            out["hub"] = {"kind": self.hub.kind, "name": self.hub.name}
         return out
 
 
@@ -451,19 +459,52 @@ def answer(
     query: AskQuery | None = None
     candidates: dict[str, list[str]] = {"gpu": [], "model": []}
     rows: tuple[dict[str, Any], ...] = ()
+    need: HubNeed | None = None
     try:
-        parsed = parse_question(raw, catalog)
+        parsed, need = _model_step(parse_question(raw, catalog), catalog)
         query = with_intent(parsed, query_of(parsed, chosen, target, catalog, default_os), catalog)
         candidates = _candidates(parsed)
         _use_index(anchors)
-        by_intent = _decide_intent(parsed, query, catalog, anchors)
-        if by_intent is not None:
+        by_intent = None if need is not None else _decide_intent(parsed, query, catalog, anchors)
+        if need is not None:
+            status, reply = hub_pending(need, query, catalog)
+        elif by_intent is not None:
             status, reply, rows = by_intent
         else:
             status, reply = _decide(parsed, query, catalog, anchors)
     except Exception:  # noqa: BLE001 - a chat bot answers calmly, whatever went wrong inside
         status, reply = "error", _error_text(chosen, target)
-    return Reply(status, query, candidates, _with_notes(query, status, reply), rows)
+    model = _model_named(query, catalog)
+    return Reply(status, query, candidates, _with_notes(query, status, reply), rows, need, model)
+
+
+# --- the model-resolution step: names the catalog doesn't hold (issue 9) -------------------------
+
+
+def _model_step(parsed: ParsedQuestion, catalog: Catalog) -> tuple[ParsedQuestion, HubNeed | None]:
+    """The parsed question with its model reading held to the Hub rule (core.understanding.resolve
+    .model_need): a neighbour that lacks part of the typed name is never answered in its place."""
+    res, need = model_need(parsed.raw, parsed.model, catalog)
+    if res is parsed.model:
+        return parsed, need
+    return replace(parsed, model=res), need
+
+
+def _model_named(query: AskQuery | None, catalog: Catalog) -> tuple[str, str] | None:
+    if query is None or query.model_id is None or query.model_id not in catalog.models:
+        return None
+    model = catalog.models[query.model_id]
+    return model.name, model.hf_repo
+
+
+def hub_pending(need: HubNeed, query: AskQuery, catalog: Catalog, why: str = "") -> tuple[ReplyStatus, str]:
+    """The reply while a name is not in the catalog and no Hub answered it: what was looked for,
+    why the Hub didn't answer (`why`: a sentence, default "no Hub is configured"), and the catalog's
+    nearest readings, said to be other models."""
+    lang = query.lang
+    reason = why or translate("hub.why.not_configured", lang)
+    lines = [Para(translate(f"hub.unknown.{need.kind}", lang, name=need.name, why=reason))]
+    return "error", _text(tuple(lines), query.target)
 
 
 # --- follow-ups ----------------------------------------------------------------------------------

@@ -21,6 +21,8 @@ from huggingface_hub.errors import (
     RepositoryNotFoundError,
     RevisionNotFoundError,
 )
+from huggingface_hub.utils._headers import build_hf_headers
+from huggingface_hub.utils._http import get_session, hf_raise_for_status
 
 from core.catalog.from_config import ConfigError, read_config
 from core.model_source import FailureKind, ModelSourceError, Provenance, RepoFile, RepoHit, SourcedModel
@@ -135,10 +137,30 @@ def read_repo(repo: str, settings: HubSettings) -> SourcedModel:
 
 
 def search_repos(query: str, limit: int, settings: HubSettings) -> tuple[RepoHit, ...]:
-    """Repos whose id matches `query`, most downloaded first."""
-    api = HfApi(endpoint=settings.endpoint, token=settings.token)
+    """Repos whose id matches `query`, most downloaded first.
+
+    One GET of the listing huggingface_hub's `list_models(search=, sort="downloads")` reads, on the
+    library's own session and headers: `list_models` pages through `http_backoff`, which retries a
+    refused connection five times over ~23 s -- far past the question's budget, in a thread that
+    can't be stopped. One page of `limit` hits is all a question needs."""
+    url = f"{settings.endpoint}/api/models"
+    params: dict[str, str | int] = {"search": query, "sort": "downloads", "direction": -1, "limit": limit}
     try:
-        found = api.list_models(search=query, sort="downloads", limit=limit)
-        return tuple(RepoHit(m.id, m.downloads or 0) for m in found)
+        response = get_session().get(
+            url, params=params, headers=build_hf_headers(token=settings.token), timeout=settings.timeout_s
+        )
+        hf_raise_for_status(response)
+        found = response.json()
+        if not isinstance(found, list):
+            raise ModelSourceError("malformed", query, "the search answer is not a list")
+        return tuple(
+            RepoHit(str(m.get("id") or m.get("modelId")), int(m.get("downloads") or 0))
+            for m in found[:limit]
+            if isinstance(m, dict) and (m.get("id") or m.get("modelId"))
+        )
+    except ModelSourceError:
+        raise
+    except ValueError as exc:  # not JSON
+        raise ModelSourceError("malformed", query, f"the search answer: {exc}") from exc
     except _HUB_ERRORS as exc:
         raise ModelSourceError(_kind_of(exc), query, f"{type(exc).__name__}: {exc}") from exc

@@ -15,7 +15,7 @@ from core.ask_query import AskQuery
 from core.ask_use_case import Reply, answer, answer_query, chart, estimate_for, follow_up
 from core.catalog.kv_cache import KvCacheType, is_kv_cache_type
 from core.catalog.loader import Catalog
-from core.commands import feedback
+from core.commands import feedback, model
 from core.commands import help as help_cmd
 from core.commands.context import BotContext
 from core.commands.spec import ActionSpec, Arg, ArgKind, CommandSpec, arg_text
@@ -106,8 +106,9 @@ async def run(bot: BotContext, inv: Invocation) -> list[Response]:
 
 async def respond(bot: BotContext, inv: Invocation, text: str, lang: Lang) -> list[Response]:
     """The answer to `text` in `lang`, with its buttons (`python -m bot ask --lang` comes in here with
-    the language it was told)."""
-    reply = _answer(bot, text, lang, inv.target)
+    the language it was told). A model the catalog doesn't hold is looked up through the model
+    source first (core.commands.model, issue 9)."""
+    reply = await model.answer_for(bot, text, lang, inv.target)
     if reply.status == "help" and not text:
         return await help_cmd.run(bot, inv)
     status = {"answer": "ok", "help": "ok"}.get(reply.status, reply.status)

@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING, Any
 from core.ask_query import AskQuery
 from core.catalog.loader import Catalog
 from core.commands.answer_log import AnswerLog
+from core.commands.model_lookup import HubModels
 from core.commands.prompts import PendingPrompts
 from core.commands.types import Invocation, PlatformCapabilities
 from core.community.moderators import ModeratorPolicy
 from core.i18n import Lang
+from core.model_source import ModelSource
 from core.storage.interface import Storage
 
 if TYPE_CHECKING:
@@ -113,6 +115,10 @@ class BotContext:
     default_os: str | None = None  # assumed when a question names no OS (None: the card decides)
     # Metrics hook: (platform, command, status, seconds) after every handled invocation or action.
     observe: Callable[[str, str, str, float], None] | None = None
+    # Models the catalog doesn't hold, read through the model source (core.model_source; None: no
+    # Hub configured) and kept as an overlay of the catalog (core.commands.model_lookup.HubModels).
+    model_source: ModelSource | None = None
+    hub_models: HubModels = field(default_factory=HubModels)
 
     def capabilities(self, platform: str) -> PlatformCapabilities:
         return self.platforms.get(platform) or PlatformCapabilities()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from core.commands import accuracy, ask, export, help, review, submit, subscribe
+from core.commands import accuracy, ask, export, help, model, review, submit, subscribe
 from core.commands.spec import ActionSpec, CommandSpec
 
 SPECS: tuple[CommandSpec, ...] = (
@@ -16,6 +16,7 @@ SPECS: tuple[CommandSpec, ...] = (
     *subscribe.SPECS,
     accuracy.SPEC,
     export.SPEC,
+    model.SPEC,
     help.SPEC,
 )
 COMMANDS: tuple[str, ...] = tuple(spec.name for spec in SPECS)

@@ -8,13 +8,16 @@ Every function returns a `Resolution` and never raises on odd input: an unknown 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from rapidfuzz import fuzz, process
 
 from core.catalog.loader import Catalog
+from core.catalog.model import Model
+from core.model_source import RepoRef, parse_repo_ref
 from core.understanding.name_index import (
     Index,
     ModelFacts,
@@ -329,3 +332,185 @@ def resolve_framework(text: str, catalog: Catalog) -> Resolution:
         return _resolve_simple(text, index.framework_exact, catalog.frameworks)
     except Exception:  # noqa: BLE001 - see resolve_gpu
         return NOTHING
+
+
+# --- names the catalog may not hold: the Hub look-up rule (issue 9) -------------------------------
+#
+# Order: a catalog alias exact -> a Hub repo id or URL named in the question -> the catalog's fuzzy
+# reading, only when the typed name carries nothing that reading lacks (a size, "coder", "vl",
+# "a3b", a version 3.2 vs 3.1, "2507", "distill" ...) -> a Hub search for the name as typed. Core
+# decides and never touches the network: a `HubNeed` says what the command layer must look up.
+
+_RUN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]*")
+_PART = re.compile(r"[^a-z0-9.]+")
+_LETTERS_THEN_VERSION = re.compile(r"^([a-z]{2,})(\d+(?:\.\d+)*)$")
+_SIZE_PART = re.compile(r"^(\d+(?:\.\d+)?)b$")
+_ACTIVE_PART = re.compile(r"^a(\d+(?:\.\d+)?)b$")
+_HAS_DIGIT = re.compile(r"\d")
+# Not model words: context lengths, memory sizes, counts, quant codes.
+_NOT_NAME = re.compile(
+    r"^(?:\d+k|\d+(?:\.\d+)?(?:g|gb|gib|m)|\d+x|x\d+|i?q\d(?:_[a-z0-9_]+)?|[a-z]?\d+bit|\d+(?:\.\d+)?t/?s)$"
+)
+TYPO_SCORE = 70.0  # a typed word at least this close to a candidate's word is that word misspelt
+
+
+@dataclass(frozen=True, slots=True)
+class HubNeed:
+    """What to look up on the Hub: a repo named in the question, or a search for the typed name."""
+
+    kind: Literal["repo", "search"]
+    name: str  # "Qwen/Qwen3-Coder-30B-A3B-Instruct", or the name as typed ("qwen3-coder-30b-a3b")
+    quant: str = ""  # an Ollama hf.co/…:Q4_K_M tag's quant
+
+
+def _hub_words(catalog: Catalog, key: str) -> frozenset[str]:
+    names = catalog.tables.get("hub", {}).get("names", {})
+    return frozenset(str(w).lower() for w in names.get(key, ()))
+
+
+def name_parts(text: str) -> tuple[str, ...]:
+    """A model name as comparable parts: "Qwen3-Coder-30B-A3B" -> qwen, 3, coder, 30b, a3b."""
+    parts: list[str] = []
+    for piece in _PART.split(text.lower()):
+        piece = piece.strip(".")
+        if not piece:
+            continue
+        m = _LETTERS_THEN_VERSION.match(piece)
+        parts.extend((m.group(1), m.group(2)) if m else (piece,))
+    return tuple(parts)
+
+
+def _model_parts(model: Model) -> frozenset[str]:
+    names = (model.id, model.name, *model.aliases, model.hf_repo.split("/")[-1], model.ollama_tag)
+    return frozenset(p for name in names if name for p in name_parts(name))
+
+
+def _close(value: float, target: float, share: float) -> bool:
+    return target > 0 and abs(value - target) <= share * target
+
+
+def lacking(name: str, model: Model, catalog: Catalog) -> tuple[str, ...]:
+    """The parts of a typed name that `model` lacks: a size or active count it doesn't have, a
+    version or date it doesn't carry, a variant word ("coder", "vl") or a family word it isn't."""
+    have = _model_parts(model)
+    compact = "".join(sorted(have)) + _compact_simple(model.name)
+    ignore, variant = _hub_words(catalog, "ignore"), _hub_words(catalog, "variant")
+    missing: list[str] = []
+    for token, part in ((t, p) for t in name.split() for p in name_parts(t)):
+        if part in have or part in ignore:
+            continue
+        if not _HAS_DIGIT.search(part) and part not in variant and len(name_parts(token)) < 2:
+            # A lone word beside the name ("deploy DeepSeek-V3") may be any word; one joined to the
+            # name ("seed-oss-36b") is part of it.
+            continue
+        if m := _SIZE_PART.match(part):
+            if _close(float(m.group(1)), model.params_b, 0.06):
+                continue
+        elif m := _ACTIVE_PART.match(part):
+            if _close(float(m.group(1)), model.active_params_b, 0.12):
+                continue
+        elif not _HAS_DIGIT.search(part) and part not in variant:
+            # A family word: a misspelling of one of the model's words is still that model.
+            if len(part) >= 4 and part in compact:
+                continue
+            if any(fuzz.ratio(part, w) >= TYPO_SCORE for w in have if not _HAS_DIGIT.search(w)):
+                continue
+        missing.append(part)
+    return tuple(missing)
+
+
+def typed_model_name(raw: str, catalog: Catalog) -> str:
+    """The model name as the question typed it, cards, quants, sizes of memory and filler removed:
+    "4090跑qwen3-coder-30b-a3b" -> "qwen3-coder-30b-a3b"; the longest run of model words wins."""
+    names = typed_model_names(raw, catalog)
+    return names[0] if names else ""
+
+
+def typed_model_names(raw: str, catalog: Catalog) -> tuple[str, ...]:
+    """Every run of model words in the question ("qwen3 32b 和 gemma3 27b": two), longest first."""
+    index = index_for(catalog)
+    vocab = index.vocab
+    ignore = _hub_words(catalog, "ignore") | vocab.noise_words
+    runs: list[list[str]] = [[]]
+    end = 0
+    for m in _RUN.finditer(raw[:500]):
+        word = m.group(0).strip(".:/-")
+        low = word.lower()
+        card = gpu_key(word, vocab)
+        gap, end = raw[end : m.start()], m.end()
+        skip = (
+            not low
+            or low in ignore
+            or low in vocab.quant_synonyms
+            or _NOT_NAME.match(low)
+            or (low.isdigit() and len(low) != 4)  # a count or a length; 4 digits: a date ("2507")
+            or not card.base
+            or card.base in index.gpu_exact
+            or gpu_full_key(card) in index.gpu_exact
+        )
+        if skip:
+            if runs[-1]:
+                runs.append([])
+            continue
+        if runs[-1] and gap.strip():  # a CJK word between two names splits them
+            runs.append([])
+        runs[-1].append(word)
+    runs = [r for r in runs if r]
+    runs.sort(key=lambda r: (sum(len(w) for w in r if not _HAS_DIGIT.fullmatch(w)), len(r)), reverse=True)
+    return tuple(" ".join(r) for r in runs)
+
+
+def repo_in_question(raw: str) -> RepoRef | None:
+    """A Hub repo the question names: a URL (huggingface.co/…, hf.co/…:Q4_K_M) or "org/name"."""
+    for m in _RUN.finditer(raw[:500]):
+        word = m.group(0)
+        if "/" in word:
+            ref = parse_repo_ref(word)
+            if ref is not None:
+                return ref
+    return None
+
+
+def _catalog_repo(repo: str, catalog: Catalog) -> str | None:
+    low = repo.lower()
+    for mid, model in catalog.models.items():
+        if model.hf_repo.lower() == low or mid == low or low in (a.lower() for a in model.aliases):
+            return mid
+    return None
+
+
+def model_need(
+    raw: str, res: Resolution | None, catalog: Catalog
+) -> tuple[Resolution | None, HubNeed | None]:
+    """The model reading after the Hub rule: (resolution, what to look up on the Hub or None).
+
+    A repo named in the question is that repo (the catalog's model when it is one); a catalog
+    reading that lacks a part of the typed name is not taken (a silent swap), its candidates are
+    kept only when they lack nothing; a name the catalog doesn't hold at all is a Hub search."""
+    ref = repo_in_question(raw)
+    if ref is not None:
+        mid = _catalog_repo(ref.repo, catalog)
+        if mid is not None:
+            return Resolution(mid, ((mid, 100.0),), True), None
+        return Resolution(None), HubNeed("repo", ref.repo, ref.quant)
+    if res is None:
+        return None, None
+    names = typed_model_names(raw, catalog)
+    if not names:
+        return res, None
+    name = names[0]
+    kept = tuple(
+        (mid, s)
+        for mid, s in res.candidates
+        if mid in catalog.models and not lacking(name, catalog.models[mid], catalog)
+    )
+    if res.best_id is not None and res.best_id in catalog.models:
+        # Two models named ("qwen3 32b 和 gemma3 27b"): the reading fits one of them.
+        if any(not lacking(n, catalog.models[res.best_id], catalog) for n in names):
+            return res, None
+    elif kept:
+        return res, None  # a name that asks back among readings that all fit it ("llama")
+    if kept:
+        best = kept[0][0]
+        return Resolution(best, kept, False, None, tuple(m for m, _ in kept[1:3])), HubNeed("search", name)
+    return Resolution(None, ()), HubNeed("search", name)
