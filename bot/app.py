@@ -37,6 +37,7 @@ class App:
         """Open the database (migrations), seed the published anchors, load the anchor index."""
         await self.storage.open()
         await load_anchors(self)
+        await load_models(self)
 
     async def close(self) -> None:
         await self.storage.close()
@@ -52,6 +53,20 @@ async def load_anchors(app: App) -> None:
     if added:
         log.info("seeded %d published anchors", added)
     await refresh_anchors(app)
+
+
+async def load_models(app: App) -> None:
+    """Models read from the Hub earlier (by any process on this database) join the catalog overlay."""
+    from core.commands.model import load_stored
+
+    try:
+        stored = await app.storage.cached_models()
+    except Exception:  # noqa: BLE001 - without them a model is looked up again when asked
+        log.exception("could not read the stored Hub models")
+        return
+    added = await load_stored(app.bot, [payload for _key, payload, _at in stored])
+    if added:
+        log.info("loaded %d models read from the Hub earlier", added)
 
 
 async def refresh_anchors(app: App) -> bool:
@@ -113,6 +128,9 @@ def build_app(
         default_lang=settings.default_lang,
         default_os=settings.default_os,
     )
+    from bot.hub.select import model_source_from_env
+
+    bot.model_source = model_source_from_env()  # the Hugging Face Hub, when the deployment turns it on
     worker = OutboxWorker(storage, {}, catalog, OutboxSettings.from_catalog(catalog), clock)
     bot.on_outbox = worker.wake
     return App(settings, catalog, storage, bot, CommandRouter(bot), worker)

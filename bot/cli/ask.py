@@ -43,17 +43,15 @@ def _build(args: argparse.Namespace) -> App:
 async def _ask(args: argparse.Namespace, out: TextIO) -> int:
     from bot.cli.console import CAPABILITIES
     from bot.cli.console_buttons import ButtonBoard
-    from core.ask_use_case import answer
-    from core.commands import ask, feedback
+    from core.commands import ask, feedback, model
 
     app = _build(args)
     await app.start()
     try:
         question = " ".join(args.question)
         if args.json:
-            bot = app.bot
-            reply = answer(question, app.catalog, lang=args.lang, target=args.target, anchors=bot.anchors,
-                           default_os=bot.default_os)  # fmt: skip
+            # The same resolution as chat: a model the catalog doesn't hold is looked up (issue 9).
+            reply = await model.answer_for(app.bot, question, args.lang, args.target)
             print(json.dumps(reply.as_dict(), ensure_ascii=False), file=out)
             return 0 if reply.status == "answer" else 1
         app.bot.platforms["console"] = CAPABILITIES

@@ -772,6 +772,16 @@ class PostgresStorage:
                         f"COALESCE((SELECT MAX(id) FROM {table}), 0) + 1, false)"
                     )
 
+    # --- models resolved outside the catalog: every one, for the catalog overlay at start ------
+    async def cached_models(self, limit: int = 10000) -> list[tuple[str, str, datetime]]:
+        async with self._connection() as con:
+            rows = await con.fetch(
+                "SELECT key, payload, resolved_at FROM resolved_models "
+                "ORDER BY resolved_at DESC, key DESC LIMIT $1",
+                limit,
+            )
+        return [(r["key"], r["payload"], utc(r["resolved_at"])) for r in rows]
+
 
 def _affected(status: str) -> int:
     """asyncpg's command tag ("UPDATE 3") as a count."""

@@ -50,7 +50,7 @@ async def load_stored(bot: BotContext, payloads: list[str]) -> int:
     return added
 
 
-async def answer_for(bot: BotContext, text: str, lang: Lang, target: str) -> Reply:
+async def answer_for(bot: BotContext, text: str, lang: Lang | None, target: str) -> Reply:
     """The reply to a question; the catalog overlay grows by the model the Hub gave, if any."""
     how = AskSettings(lang, target, bot.anchors, bot.default_os)
 

@@ -223,7 +223,7 @@ def _not_found(reply: Reply, query: AskQuery, need: HubNeed, searched: str, endp
 
 @dataclass
 class AskSettings:
-    lang: Lang
+    lang: Lang | None  # None: decided from the question (`python -m bot ask --json` without --lang)
     target: str
     anchors: Any = None
     default_os: str | None = None

@@ -231,3 +231,7 @@ class Storage(Protocol):
 
     async def unhelpful_feedback(self, limit: int = 20) -> list[Feedback]:
         """The answers voted unhelpful, newest vote first (moderators' /review feedback)."""
+
+    # --- models resolved outside the catalog: every one, for the catalog overlay at start ------
+    async def cached_models(self, limit: int = 10000) -> list[tuple[str, str, datetime]]:
+        """Every (key, payload, when it was resolved) kept by cache_model, newest first."""

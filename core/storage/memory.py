@@ -532,3 +532,8 @@ class MemoryStorage:
             )
             data = pickle.dumps(state)
         Path(destination).write_bytes(data)
+
+    # --- models resolved outside the catalog: every one, for the catalog overlay at start ------
+    async def cached_models(self, limit: int = 10000) -> list[tuple[str, str, datetime]]:
+        rows = [(key, payload, at) for key, (payload, at) in self._resolved.items()]
+        return sorted(rows, key=lambda r: (r[2], r[0]), reverse=True)[:limit]

@@ -912,6 +912,16 @@ class SqliteStorage:
                     ],
                 )
 
+    # --- models resolved outside the catalog: every one, for the catalog overlay at start ------
+    async def cached_models(self, limit: int = 10000) -> list[tuple[str, str, datetime]]:
+        rows = await _fetchall(
+            self._read(),
+            "SELECT key, payload, resolved_at FROM resolved_models "
+            "ORDER BY resolved_at DESC, key DESC LIMIT ?",
+            (limit,),
+        )
+        return [(str(r["key"]), str(r["payload"]), _rows.as_time(r["resolved_at"])) for r in rows]
+
 
 def _sqlite_value(kind: str, value: Any) -> Any:
     if value is None:

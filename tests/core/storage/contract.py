@@ -713,3 +713,13 @@ class StorageContract:
         assert json.loads(newest.query) == {"gpu_id": "v100-32g", "model_id": "gemma-3-27b"}
         assert (newest.engine_version, newest.lang, newest.chat_id) == ("cal-3", "zh", "chat-111")
         assert newest.voter == Actor("telegram", "111", "alice")
+
+    # --- models resolved outside the catalog: all of them (the catalog overlay at start) ----------
+    async def test_cached_models_lists_every_resolved_model(self, storage: Storage) -> None:
+        run = f"{id(storage):x}"
+        await storage.cache_model(f"{run}/a", '{"v": 1}', T0)
+        await storage.cache_model(f"{run}/b", '{"v": 2}', T0 + timedelta(hours=1))
+        await storage.cache_model(f"{run}/a", '{"v": 3}', T0 + timedelta(hours=2))
+        mine = [r for r in await storage.cached_models() if r[0].startswith(run)]
+        assert [(k, json.loads(p)["v"]) for k, p, _ in mine] == [(f"{run}/a", 3), (f"{run}/b", 2)]
+        assert mine[0][2] == T0 + timedelta(hours=2) and mine[0][2].tzinfo is not None
