@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from core.ask_query import AskQuery
-from core.ask_use_case import Reply, answer, hub_pending
+from core.ask_use_case import Reply, ReplyStatus, answer, hub_pending
 from core.catalog.from_config import ParamCount
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
@@ -162,15 +162,22 @@ def rank_hits(hits: tuple[RepoHit, ...], name: str, catalog: Catalog) -> tuple[R
     return tuple(r[2] for r in ranked)
 
 
-async def _find(source: ModelSource, need: HubNeed, catalog: Catalog) -> tuple[SourcedModel | None, str]:
-    """(the model, the search query used); None when a search found no repo of the name."""
+@dataclass(frozen=True, slots=True)
+class Found:
+    model: SourcedModel | None  # None: the search found no repo of the name
+    query: str  # what was searched (or the repo read)
+    others: tuple[str, ...] = ()  # repos the search gave that are not the model named
+
+
+async def _find(source: ModelSource, need: HubNeed, catalog: Catalog) -> Found:
     if need.kind == "repo":
-        return await source.lookup(need.name), need.name
+        return Found(await source.lookup(need.name), need.name)
     query = "-".join(need.name.split())
-    hits = rank_hits(await source.search(query, SEARCH_LIMIT), need.name, catalog)
+    found = await source.search(query, SEARCH_LIMIT)
+    hits = rank_hits(found, need.name, catalog)
     if not hits:
-        return None, query
-    return await source.lookup(hits[0].repo), query
+        return Found(None, query, tuple(h.repo for h in found[:3]))
+    return Found(await source.lookup(hits[0].repo), query)
 
 
 # --- replies ------------------------------------------------------------------------------------
@@ -216,9 +223,15 @@ def _failed(reply: Reply, query: AskQuery, need: HubNeed, why: str, catalog: Cat
     return replace(reply, status=status, text=text)
 
 
-def _not_found(reply: Reply, query: AskQuery, need: HubNeed, searched: str, endpoint: str) -> Reply:
-    text = translate("hub.not_found", query.lang, name=need.name, query=searched, endpoint=endpoint)
-    return replace(reply, status="error", text=_line(text, query.target))
+def _not_found(reply: Reply, query: AskQuery, need: HubNeed, found: Found, endpoint: str) -> Reply:
+    """Nothing of that name on the Hub: say what was searched, and offer what the search did give."""
+    lines = [translate("hub.not_found", query.lang, name=need.name, query=found.query, endpoint=endpoint)]
+    status: ReplyStatus = "error"
+    if found.others:
+        lines.append(translate("hub.candidates", query.lang, names=", ".join(found.others)))
+        status = "clarify"
+    text = "\n".join(_line(line, query.target) for line in lines)
+    return replace(reply, status=status, text=text)
 
 
 @dataclass
@@ -254,15 +267,15 @@ async def answer_with_hub(
     if source is None:
         return reply, catalog
     try:
-        sourced, searched = await asyncio.wait_for(_find(source, need, catalog), QUESTION_BUDGET_S)
+        found = await asyncio.wait_for(_find(source, need, catalog), QUESTION_BUDGET_S)
     except TimeoutError:
         exc = ModelSourceError("timeout", need.name, f"no answer within {QUESTION_BUDGET_S:g} s")
         return _failed(reply, query, need, why_failed(exc, source, query.lang), catalog), catalog
     except ModelSourceError as exc:
         return _failed(reply, query, need, why_failed(exc, source, query.lang), catalog), catalog
-    if sourced is None:
-        return _not_found(reply, query, need, searched, _endpoint(source)), catalog
-    kept = hub.add(sourced, alias=need.name if need.kind == "search" else "")
+    if found.model is None:
+        return _not_found(reply, query, need, found, _endpoint(source)), catalog
+    kept = hub.add(found.model, alias=need.name if need.kind == "search" else "")
     if on_found is not None:
         await on_found(kept)
     catalog = hub.apply(catalog)

@@ -215,6 +215,13 @@ async def test_a_name_the_hub_has_no_repo_of(hub: FakeHub, source: HuggingFaceSo
     assert reply.status == "error" and "zorblax-9000-13b" in reply.text and "found no repo" in reply.text
 
 
+async def test_search_hits_that_are_other_models_are_offered(hub: FakeHub, source: HuggingFaceSource) -> None:
+    # "qwen2.5-vl-3": the search gives the 32B (a substring match); it is offered, not answered.
+    reply, _ = await _ask("4090 qwen2.5-vl-3", source)
+    assert reply.status == "clarify" and hub.count("model_info") == 0
+    assert "found no repo" in reply.text and "Repos found:" in reply.text and VL32 in reply.text
+
+
 ISSUE_EXAMPLES = {
     # question -> (a word the first line must carry, the status)
     "4090跑qwen3-coder-30b-a3b": ("Qwen3-Coder-30B-A3B", "answer"),
