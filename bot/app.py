@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from bot.settings import Settings
 from core.anchors.anchor_index import AnchorIndex
@@ -108,8 +110,11 @@ def warm_calibration(app: App) -> None:
 
 
 def build_app(
-    settings: Settings, storage: Storage | None = None, catalog: Catalog | None = None, clock=utcnow
-) -> App:  # noqa: ANN001 - a zero-argument callable returning an aware datetime
+    settings: Settings,
+    storage: Storage | None = None,
+    catalog: Catalog | None = None,
+    clock: Callable[[], datetime] = utcnow,  # a zero-argument callable returning an aware datetime
+) -> App:
     catalog = catalog or default_catalog()
     if storage is None:
         # PostgreSQL when TOKBOT_DATABASE_URL is set, else the SQLite file (checked here, so a bad

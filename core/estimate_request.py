@@ -160,7 +160,9 @@ def _setup(query: EstimateQuery, catalog: Catalog) -> Setup:
                 catalog, query.os, query.ram, query.ram_type, query.ram_channels, query.sockets
             )
         gpu_res = resolve_gpu(query.gpu, catalog)
-        if gpu_res.best_id is None:
+        # A stable interface answers only for a card it is sure of: "RTX 6090" is not a 3090 (the
+        # closest candidates go back with the error instead of a silent swap).
+        if gpu_res.best_id is None or not gpu_res.confident:
             raise _unknown("gpu", "GPU", query.gpu, gpu_res, catalog.gpus)
         return build_setup(
             catalog.gpus[gpu_res.best_id], catalog, query.count or 1, query.memory or gpu_res.memory_gib,

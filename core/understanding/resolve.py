@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from rapidfuzz import fuzz, process
@@ -426,8 +427,19 @@ def typed_model_name(raw: str, catalog: Catalog) -> str:
     return names[0] if names else ""
 
 
+@lru_cache(maxsize=4)
+def _card_like(catalog: Catalog) -> re.Pattern[str] | None:
+    pattern = catalog.tables.get("understanding", {}).get("unknown_card", {}).get("pattern")
+    return re.compile(pattern) if pattern else None
+
+
 def typed_model_names(raw: str, catalog: Catalog) -> tuple[str, ...]:
     """Every run of model words in the question ("qwen3 32b 和 gemma3 27b": two), longest first."""
+    # A card-like name the catalog doesn't know ("RTX 9999") is a card, not the start of a model
+    # name: blanked first, so "RTX 9999 qwen3 8b" names Qwen3-8B (and the reply names the card).
+    card_like = _card_like(catalog)
+    if card_like is not None:
+        raw = card_like.sub(lambda m: " " * len(m.group(0)), raw[:500])
     index = index_for(catalog)
     vocab = index.vocab
     ignore = _hub_words(catalog, "ignore") | vocab.noise_words

@@ -294,3 +294,14 @@ def test_payload_round_trip() -> None:
         and back.params == sourced.params
         and back.provenance == sourced.provenance
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "model_id"),
+    [("RTX 9999 qwen3 8b", "qwen3-8b"), ("Radeon RX 9990 跑 llama 3.1 8b", "llama-3.1-8b")],
+)
+def test_an_unknown_card_name_is_not_read_into_the_model_name(question: str, model_id: str) -> None:
+    """The card-like name stays a card (the reply names it as unknown); the model is the catalog's."""
+    reply = answer(question, default_catalog())
+    assert reply.hub is None
+    assert reply.query is not None and reply.query.model_id == model_id

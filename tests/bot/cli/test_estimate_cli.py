@@ -102,3 +102,17 @@ def test_module_entry_point_runs():
     )
     assert proc.returncode == 0, proc.stderr
     assert "Q4_K_M" in proc.stdout
+
+
+def test_a_card_name_it_is_not_sure_of_exits_1_with_candidates() -> None:
+    """`estimate` is a stable interface: "RTX 6090" is refused with the closest cards, never a 3090."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "estimate", "--gpu", "RTX 6090", "--model", "qwen3 8b", "--json"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 1
+    err = json.loads(done.stderr)
+    assert "RTX 6090" in err["error"] and "rtx-3090" in err["candidates"]["gpu"]

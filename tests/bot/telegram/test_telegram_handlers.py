@@ -113,7 +113,9 @@ async def test_moderator_review_approve_button_edits_card(tg: Harness, app):
     assert edit.params["message_id"] == card.message["message_id"]
     assert f"Approved #{sid}" in edit.params["text"]
     # The approve/reject buttons go once decided; only the moderator's Undo is left.
-    assert edit.params["reply_markup"]["inline_keyboard"] == [[{"callback_data": f"m:u:{sid}", "text": "Undo"}]]
+    assert edit.params["reply_markup"]["inline_keyboard"] == [
+        [{"callback_data": f"m:u:{sid}", "text": "Undo"}]
+    ]
     assert (await app.storage.get_submission(sid)).status == "approved"
 
 
