@@ -12,4 +12,9 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test]"
+# Hygiene first (ruff check + format, mypy strict on core/, complexity <= 25): CI fails on any of
+# them. TOKBOT_SKIP_CHECKS=1 skips them for a quick local run of a few tests.
+if [ "${TOKBOT_SKIP_CHECKS:-0}" != "1" ]; then
+  bash scripts/check_code.sh
+fi
 exec .venv/bin/python -m pytest "$@"
