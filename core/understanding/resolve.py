@@ -364,6 +364,7 @@ class HubNeed:
     quant: str = ""  # an Ollama hf.co/…:Q4_K_M tag's quant
 
 
+@lru_cache(maxsize=16)
 def _hub_words(catalog: Catalog, key: str) -> frozenset[str]:
     names = catalog.tables.get("hub", {}).get("names", {})
     return frozenset(str(w).lower() for w in names.get(key, ()))
@@ -381,6 +382,7 @@ def name_parts(text: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
+@lru_cache(maxsize=1024)
 def _model_parts(model: Model) -> frozenset[str]:
     names = (model.id, model.name, *model.aliases, model.hf_repo.split("/")[-1], model.ollama_tag)
     return frozenset(p for name in names if name for p in name_parts(name))
@@ -390,6 +392,7 @@ def _close(value: float, target: float, share: float) -> bool:
     return target > 0 and abs(value - target) <= share * target
 
 
+@lru_cache(maxsize=8192)  # the same (typed name, candidate) pairs recur across questions
 def lacking(name: str, model: Model, catalog: Catalog) -> tuple[str, ...]:
     """The parts of a typed name that `model` lacks: a size or active count it doesn't have, a
     version or date it doesn't carry, a variant word ("coder", "vl") or a family word it isn't."""
