@@ -15,6 +15,7 @@ from typing import Any
 
 from core.ask_query import AskQuery, CardSpec
 from core.catalog.loader import Catalog
+from core.estimator.concurrency import ConcurrentSpeed, concurrent_for
 from core.i18n import Lang, translate
 from core.render import compare, ttft, which_hardware, which_model
 from core.render.doc import Doc, Para
@@ -258,7 +259,14 @@ def _ttft(query: AskQuery, catalog: Catalog) -> IntentReply:
         *ttft.ttft_doc(rows, title, model.name, prompt, lang, reference or query.model_id is None),
     )
     if query.intent == "concurrency":
-        doc = (*doc, *ttft.concurrency_lines(rows, query.users, ctx, lang))
+        speed_of = None
+        if not reference:
+            setup, users = _setup(query, card, catalog), query.users or 1
+
+            def speed_of(quant: str) -> ConcurrentSpeed:
+                return concurrent_for(setup, model, quant, users, ctx, catalog)
+
+        doc = (*doc, *ttft.concurrency_lines(rows, query.users, ctx, lang, speed_of))
     return IntentReply(doc, tuple(ttft.ttft_json(rows)), query.intent)
 
 

@@ -15,8 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.catalog.gpu import Gpu
+from core.catalog.kv_cache import FULL_PRECISION_KV, KvCacheType
+from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.estimator import speed
+from core.estimator.estimate import Setup
+from core.estimator.memory import kv_read_bytes
+from core.estimator.weights import weight_breakdown
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,3 +93,23 @@ def concurrent_speed(
     )  # fmt: skip
     users = max(1, users)
     return ConcurrentSpeed(users, round(users / seconds, 1), round(1.0 / seconds, 1))
+
+
+def concurrent_for(
+    setup: Setup,
+    model: Model,
+    quant_id: str,
+    users: int,
+    depth: int,
+    catalog: Catalog,
+    framework: str = "llama.cpp",
+    kv_type: KvCacheType = FULL_PRECISION_KV,
+) -> ConcurrentSpeed:
+    """`concurrent_speed` for a setup as the chat knows it: the card's usual backend, the quant's
+    weight breakdown and each user's KV cache read at `depth` tokens."""
+    weights = weight_breakdown(model, catalog.quants[quant_id], catalog)
+    return concurrent_speed(
+        setup.gpu, speed.choose_backend(setup.gpu, setup.os, catalog), model, quant_id, users,
+        float(weights.active_bytes_per_token), float(weights.expert_bytes),
+        kv_read_bytes(model, depth, kv_type, catalog), speed.calibration(catalog), framework, setup.count,
+    )  # fmt: skip

@@ -7,10 +7,12 @@ cache N users need at the context (N × one user's), against the card's usable m
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from core.catalog.loader import Catalog
+from core.estimator.concurrency import ConcurrentSpeed
 from core.estimator.estimate import Row, Setup
 from core.i18n import Lang, translate
 from core.render.doc import Doc, Para, Pre
@@ -111,12 +113,34 @@ def ttft_doc(
     return tuple(parts)
 
 
-def concurrency_lines(rows: tuple[TtftRow, ...], users: int | None, ctx: int, lang: Lang) -> Doc:
-    """The honest part of a concurrency answer: single-user figures, and N users' KV cache."""
+def concurrency_lines(
+    rows: tuple[TtftRow, ...],
+    users: int | None,
+    ctx: int,
+    lang: Lang,
+    speed_of: Callable[[str], ConcurrentSpeed] | None = None,
+) -> Doc:
+    """A concurrency answer: N users' aggregate and per-user tok/s from the engine's batched model
+    (`speed_of(quant)`, for a named card), and N users' KV cache against usable memory."""
     if users is None:
         return (Para(translate("intent.concurrency.single_any", lang)),)
-    parts = [Para(translate("intent.concurrency.single", lang, users=users))]
     row = next((r.row for r in rows if runs(r.row)), None)
+    if speed_of is not None and row is not None and users > 1:
+        got = speed_of(row.quant)
+        parts = [
+            Para(
+                translate(
+                    "intent.concurrency.speed",
+                    lang,
+                    users=users,
+                    quant=row.quant,
+                    agg=got.aggregate_tps,
+                    each=got.per_user_tps,
+                )  # fmt: skip
+            )
+        ]
+    else:
+        parts = [Para(translate("intent.concurrency.single", lang, users=users))]
     if row is not None:
         kv = row.kv_gib * users
         total = row.total_gib + row.kv_gib * (users - 1)

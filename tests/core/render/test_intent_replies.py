@@ -84,12 +84,24 @@ def test_compare_one_card_two_models() -> None:
     assert reply.query.gpu_id == "rtx-4090"
 
 
-def test_concurrency_is_said_to_be_single_user() -> None:
+def test_concurrency_gives_aggregate_and_per_user_speed_from_the_engine() -> None:
     reply = answer("4090 qwen3 32b 16并发 吞吐", CATALOG)
-    assert "单用户" in reply.text and "暂不估算" in reply.text
+    assert "16 个并发" in reply.text and "总吞吐约" in reply.text and "每用户约" in reply.text
     assert reply.query is not None and reply.query.users == 16
     en = answer("a100 80g llama 3.1 8b with 32 concurrent users throughput", CATALOG)
-    assert "single-user" in en.text and "32 users" in en.text
+    import re
+
+    m = re.search(r"32 users at once .*?~(\d+) tok/s in all, ~(\d+) tok/s each", en.text)
+    assert m, en.text
+    total, each = float(m.group(1)), float(m.group(2))
+    # Batching: the aggregate beats one user's speed, and each user gets less than alone.
+    single = next(r["decode_tps"] for r in en.rows if r["decode_tps"])
+    assert total > single > each > 0
+
+
+def test_concurrency_without_a_card_stays_single_user() -> None:
+    reply = answer("16并发下 ttft 和吞吐量", CATALOG)
+    assert "单用户" in reply.text and "暂不估算" in reply.text
 
 
 def test_ttft_uses_the_prompt() -> None:
