@@ -13,8 +13,10 @@ then the worst rows, and the same headline figures for the train and held-out pa
 catalogs/measurements/holdout.toml. Rows flagged QUESTIONABLE or ANOMALY are counted and left out.
 
 What the estimator can't take is said, not guessed: it has no backend input (it picks its own, and
-the table counts rows where that differs), no CPU-only or concurrent setup, and offloaded rows are
-scored on the matching way out (`expert_offload` / `offload`) of a row that doesn't fit.
+the table counts rows where that differs) and no concurrent setup. Offloaded and CPU-only rows are
+asked with the offload they ran (`offload` experts / layers / cpu, `--n-cpu-moe` from the notes) and
+the host RAM type, channels and sockets their `ram` column (or, unstated, their CPU) gives, and
+scored on the decode and prefill figures of that forced setup, as `python -m bot estimate` prints.
 """
 
 from __future__ import annotations
@@ -29,16 +31,16 @@ import time
 import tomllib
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.catalog.loader import Catalog, default_catalog  # noqa: E402
 from core.estimate_request import EstimateQuery, QueryError, resolve_request  # noqa: E402
 from core.estimator.estimate import Estimate, estimate  # noqa: E402
-from core.estimator.memory_fit import Remedy  # noqa: E402
 from core.understanding.resolve import resolve_framework, resolve_gpu, resolve_model, resolve_quant  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -74,14 +76,32 @@ PHASES = ("decode", "prefill")
 # Frameworks the estimator has no entry for, priced as the engine they are built on (stats keep
 # them apart: the gap to llama.cpp's figure is what a fit for them would have to close).
 PRICED_AS = {"ik_llama.cpp": "llama.cpp", "ktransformers": "llama.cpp"}
-# The way out that prices each offloaded setup (core/estimator/memory_fit.py `Remedy.kind`).
-REMEDY_FOR_SETUP = {"expert offload": "expert_offload", "layer offload": "offload"}
+# The `offload` the estimator is asked with for each offloaded setup (EstimateQuery.offload).
+OFFLOAD_FOR_SETUP = {"expert offload": "experts", "layer offload": "layers", "CPU only": "cpu"}
 # RAM size passed for an offloaded row whose source does not state it (only the room check uses it).
 UNSTATED_RAM_GIB = 1536.0
+# The memory a host CPU's platform runs when the row's `ram` column does not say: (CPU name pattern,
+# RAM type, channels per socket). Only platforms the measured rows name; the first match wins.
+PLATFORM_RAM: tuple[tuple[re.Pattern[str], str, int], ...] = (
+    (re.compile(r"EPYC 9\d55"), "DDR5-6000", 12),  # Zen 5 Turin
+    (re.compile(r"EPYC 9\d\d4"), "DDR5-4800", 12),  # Zen 4 Genoa
+    (re.compile(r"Xeon (?:Gold|Platinum)"), "DDR5-4800", 8),  # Sapphire Rapids
+    (re.compile(r"Threadripper PRO 79"), "DDR5-5600", 8),
+    (re.compile(r"i9-10900X"), "DDR4-2933", 4),
+)
 _HOST_WORDS = re.compile(r"xeon|epyc|threadripper|ryzen|core i\d|i\d-\d|cpu|ddr", re.I)
 
 
 # --- reading the CSVs -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class HostMemory:
+    """The host RAM a row states (or its CPU's platform implies); None where neither says."""
+
+    ram_type: str | None  # "DDR5-4800", "LPDDR5X" (a bare type: the estimator's usual speed)
+    channels: int | None  # per socket
+    sockets: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +129,8 @@ class Measured:
     ram_gib: float | None
     source: str
     notes: str
+    host: HostMemory = field(default_factory=lambda: HostMemory(None, None, None))
+    cpu_moe_layers: int | None = None  # llama.cpp --n-cpu-moe, from the notes
 
     @property
     def flagged(self) -> str:
@@ -215,6 +237,46 @@ def ram_gib(text: str) -> float | None:
     return float(m.group(1)) if m else None
 
 
+_RAM_TYPE = re.compile(r"\b((?:LP)?DDR\dX?)(?:[- ]?(\d{4}))?", re.I)
+_CHANNEL_WORDS = {"single": 1, "dual": 2, "triple": 3, "quad": 4, "hexa": 6, "octa": 8}
+_CHANNELS = re.compile(r"(\d+|single|dual|triple|quad|hexa|octa)[- ]?(?:ch\b|channels?)(\s+total)?", re.I)
+_BUS_BITS = re.compile(r"(\d{3})-bit")
+_SOCKETS = re.compile(r"(\d)\s*sockets?")
+_TWO_CPUS = re.compile(r"\b2x (?:AMD|Intel|Xeon)")
+_CPU_MOE = re.compile(r"--n-cpu-moe[ =](\d+)")
+
+
+def _channels(ram: str, sockets: int) -> int | None:
+    """Channels per socket: "8 channels per socket", "dual-channel", "12 channels total" over 2
+    sockets, a unified "256-bit" bus (64 bits a channel)."""
+    if (m := _CHANNELS.search(ram)) is not None:
+        word = m.group(1).lower()
+        n = _CHANNEL_WORDS[word] if word in _CHANNEL_WORDS else int(word)
+        return max(1, n // sockets) if m.group(2) else n
+    if (bus := _BUS_BITS.search(ram)) is not None:
+        return int(bus.group(1)) // 64
+    return None
+
+
+def host_memory(ram: str, gpu: str) -> HostMemory:
+    """RAM type, channels per socket and sockets from the `ram` column ("512 DDR4-2666 (2 sockets,
+    12 channels total)"), what it leaves out from the CPU the `gpu` column names (`PLATFORM_RAM`,
+    "+ 2x AMD EPYC 9355")."""
+    so = _SOCKETS.search(ram)
+    sockets = int(so.group(1)) if so else (2 if _TWO_CPUS.search(gpu) else None)
+    kind = _RAM_TYPE.search(ram)
+    ram_type = (kind.group(1).upper() + (f"-{kind.group(2)}" if kind.group(2) else "")) if kind else None
+    channels = _channels(ram, sockets or 1)
+    implied = next(((t, c) for pattern, t, c in PLATFORM_RAM if pattern.search(gpu)), None)
+    if implied is not None:
+        # A stated type wins; the platform's channel count holds only for its own RAM generation.
+        if ram_type is None:
+            ram_type, channels = implied[0], channels or implied[1]
+        elif channels is None and implied[0].startswith(ram_type.split("-")[0]):
+            channels = implied[1]
+    return HostMemory(ram_type, channels, sockets)
+
+
 def _float(text: str) -> float | None:
     try:
         return float(text)
@@ -264,6 +326,8 @@ def read_csv(path: Path) -> list[Measured]:
                     ram_gib=ram_gib(r.get("ram", "")),
                     source=r["source"],
                     notes=r["notes"],
+                    host=host_memory(r.get("ram", ""), r["gpu"]),
+                    cpu_moe_layers=int(n.group(1)) if (n := _CPU_MOE.search(r["notes"])) else None,
                 )
             )
     return out
@@ -448,8 +512,6 @@ def _pre_check(row: Measured, catalog: Catalog) -> str:
         return f"excluded: {row.flagged}"
     if row.phase == "other":
         return f"test kind {row.test!r} (not tg/pp/agg)"
-    if row.setup == "CPU only":
-        return "unsupported setup: CPU only (the estimator needs a card)"
     if row.setup == "concurrency>1":
         return "unsupported setup: concurrency > 1"
     if _second_card(row.gpu, catalog):
@@ -457,14 +519,41 @@ def _pre_check(row: Measured, catalog: Catalog) -> str:
     return ""
 
 
-def _query(row: Measured, catalog: Catalog) -> EstimateQuery | str:
-    """The estimate request for a row, or the reason there is none."""
+def _card(row: Measured, catalog: Catalog) -> tuple[str | None, float | None] | str:
+    """(card name or id, memory GiB named) the row is asked with, (None, None) for a CPU-only run,
+    or why the card is not known."""
+    if row.setup == "CPU only":
+        return None, None
     curated = row.file == DEFAULT_CSVS[0].name
     # The curated file names each card and model as a user would (gpu_query / model_query), and
     # bench_accuracy.py asks by those names: "M3 16G" carries the memory size the id does not.
     gpu = (row.gpu or row.gpu_id, None) if curated else find_gpu(row.gpu.split(" + ")[0], catalog)
     if gpu is None or (curated and not row.gpu_id):
         return "unknown card"
+    return gpu
+
+
+def _host_fields(row: Measured) -> dict[str, Any]:
+    """The offload and host RAM fields of the request: none for a row fully on the GPU (asked
+    exactly as bench_accuracy.py asks), the forced offload and the stated host for the others."""
+    offload = OFFLOAD_FOR_SETUP.get(row.setup)
+    if offload is None:
+        return {"ram": row.ram_gib}
+    # The run proves the RAM held the offloaded part; a user would say how much they have.
+    fields: dict[str, Any] = {"offload": offload, "ram": row.ram_gib or UNSTATED_RAM_GIB}
+    host = row.host
+    fields.update(ram_type=host.ram_type, ram_channels=host.channels, sockets=host.sockets)
+    if offload == "experts" and row.cpu_moe_layers is not None:
+        fields["cpu_moe_layers"] = row.cpu_moe_layers
+    return fields
+
+
+def _query(row: Measured, catalog: Catalog) -> EstimateQuery | str:
+    """The estimate request for a row, or the reason there is none."""
+    curated = row.file == DEFAULT_CSVS[0].name
+    gpu = _card(row, catalog)
+    if isinstance(gpu, str):
+        return gpu
     model_id = (row.model or row.model_id) if curated else find_model(row.model, row.params_b, catalog)
     if not model_id or (curated and not row.model_id):
         return "unknown model"
@@ -474,14 +563,10 @@ def _query(row: Measured, catalog: Catalog) -> EstimateQuery | str:
     framework = estimator_framework(row)
     if not resolve_framework(framework, catalog).found:
         return "framework unknown to the estimator"
-    ram = row.ram_gib
-    if ram is None and row.setup in REMEDY_FOR_SETUP:
-        # The run proves the RAM held the offloaded part; a user would say how much they have.
-        ram = UNSTATED_RAM_GIB
     return EstimateQuery(
         gpu=gpu[0],
         model=model_id,
-        count=row.gpu_count,
+        count=row.gpu_count if gpu[0] else None,
         memory=gpu[1],
         quant=[quant],
         ctx=[max(4096, row.depth + max(row.prompt, 512))],
@@ -489,7 +574,7 @@ def _query(row: Measured, catalog: Catalog) -> EstimateQuery | str:
         prompt=max(row.prompt, 1),
         os="linux",
         framework=framework,
-        ram=ram,
+        **_host_fields(row),
     )
 
 
@@ -505,31 +590,18 @@ def estimator_framework(row: Measured) -> str:
     return row.framework_raw.split(" (")[0].split(" ")[0]
 
 
-def _remedy(remedy: Remedy | None, kind: str) -> Remedy | None:
-    if remedy is None:
-        return None
-    for option in (remedy, *remedy.alternatives):
-        if option.kind == kind and option.decode_mid:
-            return option
-    return None
-
-
 def _figures(row: Measured, est: Estimate) -> tuple[float, float, float] | str:
-    """(low, mid, high) the estimate gives for the measured phase and setup, or why it gives none."""
+    """(low, mid, high) the estimate gives for the measured phase, or why it gives none. Offloaded
+    rows are asked with their offload forced, so the row's own figures are the offloaded ones."""
     first = est.rows[0]
-    if row.setup == "fully on GPU":
-        if first.status == "no_fit":
-            return "estimated as not fitting"
-        rng = first.decode_tps if row.phase == "decode" else first.prefill_tps
-        return (rng.low, rng.mid, rng.high) if rng else "no figure"
-    if row.phase == "prefill":
-        return "no prefill figure for offloaded setups"
-    if first.status != "no_fit":
-        return "estimated as fitting on the GPU (no offload figure)"
-    option = _remedy(first.remedy, REMEDY_FOR_SETUP[row.setup])
-    if option is None or option.decode_low is None or option.decode_high is None:
-        return f"no {REMEDY_FOR_SETUP[row.setup]} figure"
-    return option.decode_low, option.decode_mid or 0.0, option.decode_high
+    if first.status == "no_fit":
+        return (
+            "estimated as not fitting"
+            if row.setup == "fully on GPU"
+            else "estimated as not fitting offloaded"
+        )
+    rng = first.decode_tps if row.phase == "decode" else first.prefill_tps
+    return (rng.low, rng.mid, rng.high) if rng else "no figure"
 
 
 def ask(row: Measured, split: str, catalog: Catalog) -> Outcome:
@@ -597,11 +669,7 @@ _SHORT = {
     "unknown quant": "quant",
     "framework unknown to the estimator": "framework",
     "estimated as not fitting": "no-fit",
-    "no prefill figure for offloaded setups": "no-pp-offload",
-    "estimated as fitting on the GPU (no offload figure)": "fits-on-gpu",
-    "no expert_offload figure": "no-expert-fig",
-    "no offload figure": "no-layer-fig",
-    "unsupported setup: CPU only (the estimator needs a card)": "cpu-only",
+    "estimated as not fitting offloaded": "no-fit-offloaded",
     "unsupported setup: concurrency > 1": "concurrency",
     "unsupported setup: two different cards": "mixed-cards",
 }

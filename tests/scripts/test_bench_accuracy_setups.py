@@ -4,6 +4,7 @@ scored, the held-out split, and that it asks the estimator exactly as bench_accu
 from __future__ import annotations
 
 import csv
+import dataclasses
 import importlib.util
 import sys
 from pathlib import Path
@@ -57,7 +58,7 @@ ROWS = [
     # 6: flagged: counted, never scored
     _row(gpu="NVIDIA GeForce RTX 4090", model="Llama-3.1-8B-Instruct", quant="Q4_K_M", test="tg",
          context_or_depth="128", tokens_per_s="20", notes="QUESTIONABLE: paging", source="https://example.org/e"),
-    # 7-8: MoE expert offload: decode priced by the expert_offload way out, prefill has no figure
+    # 7-8: MoE expert offload, asked with the offload and the host RAM the row states
     _row(gpu="NVIDIA GeForce RTX 4090 24GB + AMD EPYC 9654", model="DeepSeek-R1", params_b="671",
          quant="Q4_K_M", test="tg", context_or_depth="128", tokens_per_s="10", offload="experts",
          ram="768 DDR5-4800", source="https://example.org/f"),
@@ -99,22 +100,70 @@ def test_tables_count_rows_mapped_and_reasons(
     assert "card 1" in " ".join(gpu_decode)
     assert _line(out, "setup", "fully on GPU", "prefill")[1:4] == ["1", "0", "1"]
     assert _line(out, "setup", "expert offload", "decode")[1:4] == ["1", "0", "1"]
-    assert _line(out, "setup", "expert offload", "prefill")[1:4] == ["1", "0", "0"]
-    assert _line(out, "setup", "CPU only", "decode")[1:4] == ["1", "0", "0"]
+    assert _line(out, "setup", "expert offload", "prefill")[1:4] == ["1", "0", "1"]
+    assert _line(out, "setup", "CPU only", "decode")[1:4] == ["1", "0", "1"]
     assert _line(out, "setup", "concurrency>1", "decode")[1:4] == ["1", "0", "0"]
     assert _line(out, "backend", "CPU", "decode")[1] == "1"
     reasons = out.split("== rows not scored, by reason")[1].split("\n== ")[0]
     assert "excluded: QUESTIONABLE" in reasons and "unknown card" in reasons
-    assert "no prefill figure for offloaded setups" in reasons
+    assert "cpu-only" not in out and "CPU only" not in reasons
     worst = out.split("== worst 3 scored rows")[1].split("\ntime:")[0].strip().splitlines()[1:]
     assert len(worst) == 3 and all("measured" in w and "https://example.org/" in w for w in worst)
 
 
-def test_offloaded_decode_is_scored_on_the_expert_offload_way_out(csv_path: Path) -> None:
+def test_offloaded_rows_are_asked_with_their_offload_and_host_ram(csv_path: Path) -> None:
     rows = bench.read_csv(csv_path)
-    outcome = bench.ask(rows[6], "train", bench.default_catalog())
-    assert rows[6].setup == "expert offload" and rows[6].ram_gib == 768
-    assert outcome.scored and outcome.low < outcome.mid < outcome.high
+    catalog = bench.default_catalog()
+    decode, prefill = rows[6], rows[7]
+    assert decode.setup == "expert offload" and decode.ram_gib == 768
+    # The stated type, the EPYC 9654 platform's 12 channels the column leaves out.
+    assert decode.host == bench.HostMemory("DDR5-4800", 12, None)
+    query = bench._query(decode, catalog)
+    assert isinstance(query, bench.EstimateQuery)
+    assert (query.offload, query.ram_type, query.ram_channels) == ("experts", "DDR5-4800", 12)
+    for row in (decode, prefill):
+        outcome = bench.ask(row, "train", catalog)
+        assert outcome.scored and outcome.low < outcome.mid < outcome.high, outcome.reason
+    # The host is really used: the same row on a slow dual-channel DDR4 box decodes slower.
+    slow = dataclasses.replace(decode, host=bench.HostMemory("DDR4-2133", 2, None))
+    assert bench.ask(slow, "train", catalog).mid < bench.ask(decode, "train", catalog).mid
+
+
+def test_cpu_only_row_is_scored_without_a_card(csv_path: Path) -> None:
+    row = bench.read_csv(csv_path)[3]
+    catalog = bench.default_catalog()
+    query = bench._query(row, catalog)
+    assert isinstance(query, bench.EstimateQuery) and query.gpu is None and query.offload == "cpu"
+    outcome = bench.ask(row, "train", catalog)
+    assert outcome.scored and outcome.low < outcome.mid < outcome.high, outcome.reason
+    assert outcome.est_backend == "cpu"
+
+
+@pytest.mark.parametrize(
+    ("ram", "gpu", "expected"),
+    [
+        ("512 DDR4-2666 (2 sockets, 12 channels total)", "CPU only (2x Intel Xeon Gold 6138)",
+         ("DDR4-2666", 6, 2)),
+        ("DDR5 dual-channel (size/speed not stated)", "CPU only (AMD Ryzen 9 7950X)", ("DDR5", 2, None)),
+        ("768 DDR5-5600 (TR Pro 8-channel platform)", "RTX 5090 + AMD Threadripper PRO 7985WX",
+         ("DDR5-5600", 8, None)),
+        ("", "NVIDIA GeForce RTX 5090 32GB + 2x AMD EPYC 9355", ("DDR5-6000", 12, 2)),
+        ("128 LPDDR5X-8000 (unified, 256-bit)", "CPU only (AMD Ryzen AI Max+ 395)",
+         ("LPDDR5X-8000", 4, None)),
+        ("2x DDR4-2133 2ch", "NVIDIA GeForce RTX 3070", ("DDR4-2133", 2, None)),
+        ("31 GB (type not stated)", "NVIDIA GeForce RTX 5070 12GB", (None, None, None)),
+    ],
+)  # fmt: skip
+def test_host_memory(ram: str, gpu: str, expected: tuple[str | None, int | None, int | None]) -> None:
+    assert bench.host_memory(ram, gpu) == bench.HostMemory(*expected)
+
+
+def test_n_cpu_moe_from_the_notes_is_passed(csv_path: Path) -> None:
+    row = dataclasses.replace(bench.read_csv(csv_path)[6], cpu_moe_layers=40)
+    query = bench._query(row, bench.default_catalog())
+    assert isinstance(query, bench.EstimateQuery) and query.cpu_moe_layers == 40
+    match = bench._CPU_MOE.search("llama-server --n-cpu-moe 40 -ngl 99")
+    assert match is not None and match.group(1) == "40"
 
 
 def test_holdout_split_is_by_source_and_reproducible(csv_path: Path, tmp_path: Path) -> None:
