@@ -39,39 +39,6 @@ def expert_share_read(model: Model, users: int) -> float:
     return 1.0 - (1.0 - k_over_e) ** users
 
 
-def step_seconds(
-    gpu: Gpu,
-    backend: str,
-    model: Model,
-    quant_id: str,
-    users: int,
-    active_bytes: float,
-    expert_bytes: float,
-    kv_bytes_per_user: float,
-    cal: speed.Calibration,
-    framework: str = "llama.cpp",
-    count: int = 1,
-    split: str = "layer",
-) -> float:
-    """Seconds of one decode step for `users` streams. `active_bytes`: weights one token reads (routed
-    experts pro rata, `WeightBreakdown.active_bytes_per_token`); `expert_bytes`: all routed-expert
-    bytes (`WeightBreakdown.expert_bytes`, 0 for dense); `kv_bytes_per_user` at the users' depth."""
-    users = max(1, users)
-    # The part every token reads whatever it routes to, plus the experts the whole batch touches.
-    shared = active_bytes - expert_bytes * expert_share_read(model, 1)
-    weights_read = shared + expert_bytes * expert_share_read(model, users)
-    memory = speed.token_seconds(
-        gpu, backend, model.layers, weights_read + users * kv_bytes_per_user, 0.0, model.is_moe,
-        quant_id, cal, count, split, framework=framework,
-    )  # fmt: skip
-    if users == 1:
-        return memory
-    batch_eff = float(cal.concurrency.get("batch_eff", 0.3))
-    flops = 2.0 * model.active_params_b * 1e9 * users
-    compute = flops / (speed.matrix_tflops(gpu, cal) * 1e12 * max(count, 1) * batch_eff)
-    return memory + compute
-
-
 def concurrent_speed(
     gpu: Gpu,
     backend: str,
@@ -86,12 +53,22 @@ def concurrent_speed(
     count: int = 1,
     split: str = "layer",
 ) -> ConcurrentSpeed:
-    """Aggregate and per-user decode tok/s for `users` parallel streams (see `step_seconds`)."""
-    seconds = step_seconds(
-        gpu, backend, model, quant_id, users, active_bytes, expert_bytes, kv_bytes_per_user, cal,
-        framework, count, split,
-    )  # fmt: skip
+    """Aggregate and per-user decode tok/s for `users` parallel streams, from the seconds of one
+    decode step. `active_bytes`: weights one token reads (routed experts pro rata,
+    `WeightBreakdown.active_bytes_per_token`); `expert_bytes`: all routed-expert bytes
+    (`WeightBreakdown.expert_bytes`, 0 for dense); `kv_bytes_per_user` at the users' depth."""
     users = max(1, users)
+    # The part every token reads whatever it routes to, plus the experts the whole batch touches.
+    shared = active_bytes - expert_bytes * expert_share_read(model, 1)
+    weights_read = shared + expert_bytes * expert_share_read(model, users)
+    seconds = speed.token_seconds(
+        gpu, backend, model.layers, weights_read + users * kv_bytes_per_user, 0.0, model.is_moe,
+        quant_id, cal, count, split, framework=framework,
+    )  # fmt: skip
+    if users > 1:
+        batch_eff = float(cal.concurrency.get("batch_eff", 0.3))
+        flops = 2.0 * model.active_params_b * 1e9 * users
+        seconds += flops / (speed.matrix_tflops(gpu, cal) * 1e12 * max(count, 1) * batch_eff)
     return ConcurrentSpeed(users, round(users / seconds, 1), round(1.0 / seconds, 1))
 
 
