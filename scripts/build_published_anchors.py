@@ -8,8 +8,12 @@ and keeps the decode (tg) rows that map to catalog ids: the card and model are i
 the quant resolves to a catalog quant id. A tg row is paired with the pp row of the same source and
 setup (same prompt length preferred, else pp512), so one anchor carries both speeds. Rows flagged
 in catalogs/anchors.toml [published].skip_flags, end-to-end rows and rows without a citable URL are
-left out. The output is a data file in the repo because CI has no ../shared; core/anchors/seed.py
-turns it into submissions with origin "published".
+left out. Then the same for ../shared/reference/measured_calibration_backends.csv and
+catalogs/measurements/published_extra.csv, whose names calibration_data.load_all_rows maps to catalog
+ids with its guards: only rows run fully on the cards by one stream (no offload, no concurrency),
+with an https source, and no number a curated anchor already carries. The output is a data file in
+the repo because CI has no ../shared; core/anchors/seed.py turns it into submissions with origin
+"published".
 """
 
 from __future__ import annotations
@@ -27,11 +31,22 @@ from urllib.parse import urlparse
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from calibration_data import backend_of, resolve_quant_id  # noqa: E402  (scripts/ is on the path when run)
+from calibration_data import (  # noqa: E402  (scripts/ is on the path when run)
+    CALIBRATION_CSV,
+    SetupRow,
+    backend_of,
+    load_all_rows,
+    resolve_quant_id,
+)
 
 from core.catalog.loader import Catalog, default_catalog  # noqa: E402
 
 SOURCE_CSV = REPO.parent / "shared" / "reference" / "measured_calibration.csv"
+# The other measurement files (catalogs/measurements/README.md); calibration_data maps their names.
+EXTRA_CSVS = (
+    REPO.parent / "shared" / "reference" / "measured_calibration_backends.csv",
+    REPO / "catalogs" / "measurements" / "published_extra.csv",
+)
 OUT_CSV = REPO / "catalogs" / "published_anchors.csv"
 
 COLUMNS = (
@@ -72,8 +87,14 @@ def _framework(raw: str) -> str:
         return "ollama"
     if r.startswith("exllamav2"):
         return "exllamav2"
+    if r.startswith("exllamav3"):
+        return "exllamav3"
     if "mlx" in r:
         return "mlx"
+    if r.startswith("lm studio"):
+        return "lmstudio"
+    if r.startswith("sglang"):
+        return "sglang"
     return raw.strip()
 
 
@@ -116,19 +137,40 @@ def _num(text: str) -> str:
     return f"{float(text):g}"
 
 
-def build(rows: list[dict[str, str]], catalog: Catalog, skip_flags: tuple[str, ...]) -> list[dict[str, str]]:
-    usable = _usable(rows, catalog, skip_flags)
+def build(
+    rows: list[dict[str, str]],
+    catalog: Catalog,
+    skip_flags: tuple[str, ...],
+    extra: list[tuple[dict[str, str], str]] | None = None,
+) -> list[dict[str, str]]:
+    """Anchors of the curated rows, then those of `extra` (rows of the other files, already mapped)
+    that do not repeat a number already kept."""
+    out = _anchors(_usable(rows, catalog, skip_flags))
+    seen = {_identity(a) for a in out}
+    for anchor in _anchors(extra or []):
+        if _identity(anchor) not in seen:
+            seen.add(_identity(anchor))
+            out.append(anchor)
+    out.sort(key=lambda x: (x["gpu_id"], x["model_id"], x["quant"], x["test"], x["key"]))
+    return out
+
+
+def _anchors(usable: list[tuple[dict[str, str], str]]) -> list[dict[str, str]]:
     prefill: dict[tuple[str, ...], list[dict[str, str]]] = defaultdict(list)
     for r, quant in usable:
         if r["test"] == "pp":
             prefill[_setup_key(r, quant)].append(r)
-    out = [
+    return [
         _anchor(r, quant, _paired_prefill(r, prefill.get(_setup_key(r, quant), [])))
         for r, quant in usable
         if r["test"] == "tg"
     ]
-    out.sort(key=lambda x: (x["gpu_id"], x["model_id"], x["quant"], x["test"], x["key"]))
-    return out
+
+
+def _identity(anchor: dict[str, str]) -> tuple[str, ...]:
+    """One published decode number: the other files repeat some curated rows (with another URL form
+    or label), and the same number on the same card, model, quant and backend is the same run."""
+    return tuple(anchor[k] for k in ("gpu_id", "gpu_count", "model_id", "quant", "backend", "decode_tps"))
 
 
 def _usable(
@@ -206,6 +248,86 @@ def _key(row: dict[str, str], r: dict[str, str]) -> str:
     return hashlib.sha256(ident.encode()).hexdigest()[:16]
 
 
+# --- the other measurement files -------------------------------------------------------------------
+
+_AT_DEPTH = re.compile(r"^(\d+)\s*@\s*d(\d+)$")
+_ISL_OSL = re.compile(r"^(\d+)\s*/\s*\d+$")
+_NOT_BENCH = re.compile(r"server|completion|cli\b")
+
+
+def extra_rows(catalog: Catalog, skip_flags: tuple[str, ...]) -> list[tuple[dict[str, str], str]]:
+    """The rows of EXTRA_CSVS that calibration_data.load_all_rows maps to a catalog card, model and
+    quant (its guards: model numbers, family word and size agree; doubtful rows dropped), run fully
+    on the cards by one stream (offload and concurrency rows left out), with an https source link and
+    no skipped flag, shaped like curated rows."""
+    raw = _raw_rows()
+    out: list[tuple[dict[str, str], str]] = []
+    for s in load_all_rows(catalog)[0]:
+        if s.file == CALIBRATION_CSV.name or s.setup != "fully on GPU" or s.concurrency != 1:
+            continue
+        r = raw.get(
+            _raw_key(s.file, s.row.source, s.row.gpu_query, s.row.model_query, s.row.notes, s.row.tps)
+        )
+        # A plain-http link is a mirror site (webkkk.net for a GitHub thread): not shown as a source.
+        url = _URL.search(r["source"]) if r is not None else None
+        if r is None or r["test"] not in ("tg", "pp") or url is None or not url.group(0).startswith("https"):
+            continue
+        if any(f in r["notes"] for f in skip_flags):
+            continue
+        out.append((_as_curated(r, s), s.row.quant))
+    return out
+
+
+def _raw_key(file: str, source: str, gpu: str, model: str, notes: str, tps: float) -> tuple[str, ...]:
+    return (file, source, gpu, model, notes, f"{tps:g}")
+
+
+def _raw_rows() -> dict[tuple[str, ...], dict[str, str]]:
+    """The CSV rows of EXTRA_CSVS by what a SetupRow keeps of them (it drops date and flash_attn)."""
+    out: dict[tuple[str, ...], dict[str, str]] = {}
+    for path in EXTRA_CSVS:
+        with path.open(newline="", encoding="utf-8") as fh:
+            for r in csv.DictReader(fh):
+                try:
+                    tps = float(r["tokens_per_s"])
+                except ValueError:
+                    continue
+                key = _raw_key(path.name, r["source"], r["gpu"], r["model"], r["notes"], tps)
+                out.setdefault(key, r)
+    return out
+
+
+def _as_curated(r: dict[str, str], s: SetupRow) -> dict[str, str]:
+    """The row with the curated file's columns: catalog ids, the start depth as context_or_depth (a tg
+    and its pp of the same setup share it) and the test name in the notes where only the context says it."""
+    # llama-server / llama-completion print a run after a prompt, not llama-bench's tgN from empty.
+    llama_bench = s.framework in ("llama.cpp", "ik_llama.cpp") and not _NOT_BENCH.search(r["framework"])
+    depth, name = _depth_and_test(r["test"], r["context_or_depth"].strip(), llama_bench)
+    notes = r["notes"] if _TEST.search(r["notes"]) or not name else f"test={name}; {r['notes']}"
+    return {
+        **r,
+        "gpu_id": s.row.gpu_id,
+        "gpu_count": str(s.gpu_count),
+        "model_id": s.row.model_id,
+        "quant_query": s.row.quant,
+        "context_or_depth": depth,
+        "notes": notes,
+    }
+
+
+def _depth_and_test(test: str, ctx: str, llama_bench: bool) -> tuple[str, str]:
+    """(depth when the measured phase starts, test name) from the context column: "2048@d32768" is
+    ppN at depth D, llama-bench's bare number its test length, a framework's bare number (or ISL/OSL)
+    the prompt before decoding; "" where the source does not say."""
+    if (at := _AT_DEPTH.match(ctx)) is not None:
+        return at.group(2), f"{test}{at.group(1)}@d{at.group(2)}"
+    if ctx.isdigit():
+        return ("0", f"{test}{ctx}") if llama_bench else (ctx, f"pp{ctx}" if test == "pp" else "")
+    if (io := _ISL_OSL.match(ctx)) is not None:
+        return io.group(1), f"pp{io.group(1)}" if test == "pp" else ""
+    return "", ""
+
+
 def render(rows: list[dict[str, str]]) -> str:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
@@ -223,7 +345,7 @@ def main() -> int:
     skip = tuple(catalog.tables.get("anchors", {}).get("published", {}).get("skip_flags", ()))
     with args.source.open(newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
-    text = render(build(rows, catalog, skip))
+    text = render(build(rows, catalog, skip, extra_rows(catalog, skip)))
     if args.check:
         same = OUT_CSV.exists() and OUT_CSV.read_text(encoding="utf-8") == text
         print("up to date" if same else f"{OUT_CSV} is stale: run the script")
@@ -232,6 +354,10 @@ def main() -> int:
     n = text.count("\n") - 1
     with_pp = sum(1 for line in csv.DictReader(io.StringIO(text)) if line["prefill_tps"])
     print(f"wrote {n} anchors ({with_pp} with prefill) to {OUT_CSV.relative_to(REPO)}")
+    by_source: dict[str, int] = defaultdict(int)
+    for line in csv.DictReader(io.StringIO(text)):
+        by_source[line["source_label"]] += 1
+    print(f"{len(by_source)} sources")
     return 0
 
 

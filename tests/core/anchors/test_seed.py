@@ -20,7 +20,9 @@ REFERENCE = REPO.parent / "shared" / "reference" / "measured_calibration.csv"
 
 def test_rows_map_to_catalog_and_are_published() -> None:
     subs = published_anchors(CATALOG)
-    assert len(subs) > 50
+    # 139 from measured_calibration.csv, 178 from measured_calibration_backends.csv (43) and
+    # catalogs/measurements/published_extra.csv (134): fully on the cards, one stream.
+    assert len(subs) == 316
     for s in subs:
         m = s.measurement
         assert m.gpu_id in CATALOG.gpus and m.model_id in CATALOG.models and m.quant in CATALOG.quants
@@ -42,6 +44,23 @@ def test_known_row_and_date() -> None:
     row = next(s for s in subs if s.submitter.name == "XiongjieDai" and s.source_date == "2024-05")
     assert row.created_at == datetime(2024, 5, 1, tzinfo=UTC)
     assert row.measurement.framework == "llama.cpp" and row.submitter.user_id == "github.com"
+
+
+def test_rows_of_the_other_measurement_files() -> None:
+    """published_extra.csv: llama.cpp's DGX Spark bench, tg32 @ d32768 paired with its pp2048."""
+    subs = published_anchors(CATALOG)
+    row = next(
+        s
+        for s in subs
+        if s.measurement.gpu_id == "dgx-spark-gb10"
+        and s.measurement.model_id == "gpt-oss-20b"
+        and s.measurement.depth == 32768
+    )
+    m = row.measurement
+    assert (m.decode_tps, m.prefill_tps, m.prompt_tokens) == (59.85, 1899.37, 2048)
+    assert m.framework == "llama.cpp" and m.backend == "cuda" and m.flash_attn is True
+    assert (row.source or "").endswith("/benches/dgx-spark.md") and row.source_date == "2025-11"
+    assert row.submitter.name == "ggml-org"
 
 
 def test_rows_outside_the_catalog_are_dropped(tmp_path: Path) -> None:
