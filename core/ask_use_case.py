@@ -539,7 +539,13 @@ def follow_up(
         if anchors is not None:
             est, calibration = calibrate(est, anchors, catalog)
             section = anchor_section(est, anchors, catalog, lang, calibration, (quant,) if quant else ())
-        doc = _view(est, view, quant, catalog, lang)
+        if view == "sources":
+            from core.render.sources import sources_view
+
+            # Where each figure came from; the anchor lines are the links themselves here.
+            doc, section = sources_view(est, catalog, lang, anchors), ()
+        else:
+            doc = _view(est, view, quant, catalog, lang)
         if doc is None:
             return Reply("help", query, {}, _text((Para(translate("reply.help", lang)),), target))
         return Reply("answer", query, {}, truncate((*doc, *section), target))

@@ -27,7 +27,9 @@ from core.render.message import one
 from core.understanding.language import decide_language, english_words
 from core.understanding.os_names import os_family
 
-VIEWS = {"f": "frameworks", "s": "speculative", "q": "quant", "c": "chart", "o": "os", "k": "kv"}
+VIEWS = {
+    "f": "frameworks", "s": "speculative", "q": "quant", "c": "chart", "o": "os", "k": "kv", "r": "sources",
+}  # fmt: skip
 OS_CHOICES = ("linux", "windows")
 KV_CHOICES: tuple[KvCacheType, ...] = ("f16", "q8_0")
 Rows = tuple[tuple[Button, ...], ...]
@@ -70,6 +72,7 @@ def buttons_for(key: str, query: AskQuery, catalog: Catalog) -> Rows:
         switches.append(Button(translate(f"ask.button.os.{other}", lang), f"v:o:{key}:{other}"))
     other_kv = KV_CHOICES[1] if query.kv_type == KV_CHOICES[0] else KV_CHOICES[0]
     switches.append(Button(translate("ask.button.kv", lang, kv=other_kv), f"v:k:{key}:{other_kv}"))
+    switches.append(Button(translate("ask.button.sources", lang), f"v:r:{key}"))
     return (tuple(views), tuple(switches))
 
 
