@@ -539,6 +539,7 @@ def follow_up(
         if anchors is not None:
             est, calibration = calibrate(est, anchors, catalog)
             section = anchor_section(est, anchors, catalog, lang, calibration, (quant,) if quant else ())
+        doc: Doc | None
         if view == "sources":
             from core.render.sources import sources_view
 
