@@ -431,6 +431,12 @@ def typed_model_name(raw: str, catalog: Catalog) -> str:
 
 
 @lru_cache(maxsize=4)
+def _tools_pattern(catalog: Catalog) -> re.Pattern[str]:
+    words = sorted(_hub_words(catalog, "tools"), key=len, reverse=True)
+    return re.compile("|".join(re.escape(w) for w in words) or "(?!)", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4)
 def _card_like(catalog: Catalog) -> re.Pattern[str] | None:
     pattern = catalog.tables.get("understanding", {}).get("unknown_card", {}).get("pattern")
     return re.compile(pattern) if pattern else None
@@ -443,6 +449,7 @@ def typed_model_names(raw: str, catalog: Catalog) -> tuple[str, ...]:
     card_like = _card_like(catalog)
     if card_like is not None:
         raw = card_like.sub(lambda m: " " * len(m.group(0)), raw[:500])
+    raw = _tools_pattern(catalog).sub(lambda m: " " * len(m.group(0)), raw)
     index = index_for(catalog)
     vocab = index.vocab
     ignore = _hub_words(catalog, "ignore") | vocab.noise_words
@@ -481,17 +488,55 @@ def repo_in_question(raw: str) -> RepoRef | None:
         word = m.group(0)
         if "/" in word:
             ref = parse_repo_ref(word)
-            if ref is not None:
+            if ref is not None and (_is_url(word) or _looks_like_repo(ref.repo)):
                 return ref
     return None
+
+
+def _is_url(word: str) -> bool:
+    return "huggingface.co/" in word.lower() or "hf.co/" in word.lower()
+
+
+def _looks_like_repo(repo: str) -> bool:
+    """A bare "org/name" is a repo only when the name looks like one ("Qwen3-Coder-30B-A3B-Instruct",
+    "gpt-oss-20b"): "tok/s", "tokens/s", "A100/A800" or "3090/4090" are units and alternatives."""
+    owner, _, name = repo.partition("/")
+    return len(owner) >= 2 and len(name) >= 3 and any(c in name for c in "-_.") and not name.isdigit()
 
 
 def _catalog_repo(repo: str, catalog: Catalog) -> str | None:
     low = repo.lower()
     for mid, model in catalog.models.items():
-        if model.hf_repo.lower() == low or mid == low or low in (a.lower() for a in model.aliases):
+        repos = (model.hf_repo.lower(), model.gguf_repo.lower())
+        if low in repos or mid == low or low in (a.lower() for a in model.aliases):
             return mid
     return None
+
+
+_SIZE_LIKE = re.compile(r"^(?:a?\d+(?:\.\d+)?[bm]|\d+x\d+(?:\.\d+)?b|v?\d+\.\d+(?:\.\d+)?|r\d)$")
+
+
+def _release_date(part: str) -> bool:
+    """A release date in a name: YYMM ("2507", "2503") or MMDD ("0528")."""
+    if len(part) != 4 or not part.isdigit():
+        return False
+    yy_mm = 23 <= int(part[:2]) <= 29 and 1 <= int(part[2:]) <= 12
+    mm_dd = 1 <= int(part[:2]) <= 12 and 1 <= int(part[2:]) <= 31
+    return yy_mm or mm_dd
+
+
+def _distinguishing(name: str, model: Model, catalog: Catalog) -> tuple[str, ...]:
+    """The parts `model` lacks that would make the typed name another model: a variant word, a size
+    or active count, a version, a release date, or a family word of its own ("zorblax-9000-13b" is
+    no Llama 2). Other pieces with digits are counts, cards and units ("4090s", "8xh100", "ddr4")."""
+    variant = _hub_words(catalog, "variant")
+
+    def names_another(p: str) -> bool:
+        if p in variant or _SIZE_LIKE.match(p) or _release_date(p):
+            return True
+        return len(p) >= 3 and not _HAS_DIGIT.search(p)
+
+    return tuple(p for p in lacking(name, model, catalog) if names_another(p))
 
 
 def model_need(
@@ -520,8 +565,15 @@ def model_need(
         if mid in catalog.models and not lacking(name, catalog.models[mid], catalog)
     )
     if res.best_id is not None and res.best_id in catalog.models:
+        best_model = catalog.models[res.best_id]
         # Two models named ("qwen3 32b 和 gemma3 27b"): the reading fits one of them.
-        if any(not lacking(n, catalog.models[res.best_id], catalog) for n in names):
+        if any(not lacking(n, best_model, catalog) for n in names):
+            return res, None
+        # A confident reading is kept unless the name carries something that makes it another
+        # model (a size, an active count, a version, a release date, a variant word). Words the
+        # run picked up around the name ("two 4090s", "8xH100", "ddr4", "llama-server", "7900 xtx
+        # rocm", a glued "qwq32b") are not that.
+        if res.confident and any(not _distinguishing(n, best_model, catalog) for n in names):
             return res, None
     elif kept:
         return res, None  # a name that asks back among readings that all fit it ("llama")

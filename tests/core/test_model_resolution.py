@@ -305,3 +305,30 @@ def test_an_unknown_card_name_is_not_read_into_the_model_name(question: str, mod
     reply = answer(question, default_catalog())
     assert reply.hub is None
     assert reply.query is not None and reply.query.model_id == model_id
+
+
+@pytest.mark.parametrize(
+    ("question", "model_id"),
+    [
+        ("two 4090s llama 3.3 70b how fast", "llama-3.3-70b"),
+        ("M3 Max 128G 跑 gpt-oss 120b 多少 tok/s", "gpt-oss-120b"),
+        ("ollama qwen3:30b 4090 多少 token/s", "qwen3-30b-a3b"),
+        ("RTX4090跑Qwen3-32B-Q4_K_M多少token", "qwen3-32b"),
+        ("DeepSeek-R1-0528 8xH100 fp8", "deepseek-r1"),
+        ("qwq32b 3090 24g 速度", "qwq-32b"),
+        ("3060 12g 32g ram ddr4 qwen3 30b a3b", "qwen3-30b-a3b"),
+        ("3090 llama-server qwen3 32b --cache-type-k q8_0", "qwen3-32b"),
+        ("两张A100/A800 80G 跑 qwen3 235b", "qwen3-235b-a22b"),
+        ("7900 xtx rocm qwen3 30b a3b", "qwen3-30b-a3b"),
+        # Unseen phrasings of the same traps: units, counts, tools and cards around the name.
+        ("how many t/s for mistral small 3.1 on 3x 3090s with ddr5", "mistral-small-3.1-24b"),
+        ("llama-cli gemma 3 27b 在 6700xt vulkan 上 多少 tokens/s", "gemma-3-27b"),
+        ("4090 hf.co/bartowski/Qwen_Qwen3-8B-GGUF:Q4_K_M", "qwen3-8b"),
+    ],
+)
+def test_words_around_a_confident_name_do_not_send_it_to_the_hub(question: str, model_id: str) -> None:
+    """Only a size, active count, version, release date or variant word makes a name another model;
+    units ("tok/s"), counts ("two 4090s", "8xH100"), tools ("llama-server") and cards do not."""
+    reply = answer(question, default_catalog())
+    assert reply.hub is None, reply.text
+    assert reply.query is not None and reply.query.model_id == model_id
