@@ -332,3 +332,20 @@ def test_words_around_a_confident_name_do_not_send_it_to_the_hub(question: str, 
     reply = answer(question, default_catalog())
     assert reply.hub is None, reply.text
     assert reply.query is not None and reply.query.model_id == model_id
+
+
+def test_no_corpus_question_with_a_catalog_model_is_sent_to_the_hub() -> None:
+    """Every question of the understanding corpus whose model is in the catalog is answered about
+    that model, not held for a Hub look-up (a guard on the Hub rule over ~280 real-looking phrasings)."""
+    corpus = Path(__file__).parent / "understanding" / "corpus.jsonl"
+    held = []
+    for line in corpus.read_text(encoding="utf-8").splitlines():
+        case = json.loads(line) if line.strip() else None
+        if not case or not case.get("model") or case["model"] not in CATALOG.models:
+            continue
+        if case.get("model_sure") is False:  # the parse's candidate, not the model asked for
+            continue
+        reply = answer(case["q"], CATALOG)
+        if reply.hub is not None:
+            held.append((case["q"], reply.hub.name))
+    assert held == []
