@@ -31,7 +31,7 @@ from core.render.doc import Doc, Para, Part, fits, render_first_fitting, truncat
 from core.render.overview import gpu_overview, model_overview
 from core.understanding.language import decide_language
 from core.understanding.parse import ParsedQuestion, parse_question
-from core.understanding.resolve import HubNeed, Resolution, model_need
+from core.understanding.resolve import HubNeed, Resolution, card_like_pattern, model_need
 
 ReplyStatus = Literal["answer", "clarify", "help", "error"]
 View = Literal["quant", "frameworks", "speculative"]
@@ -418,15 +418,9 @@ def _decide(
         return "error", _text((Para(translate("reply.error", lang, reason=str(exc))),), target)
 
 
-@lru_cache(maxsize=4)
-def _unknown_card_pattern(catalog: Catalog) -> re.Pattern[str] | None:
-    pattern = catalog.tables.get("understanding", {}).get("unknown_card", {}).get("pattern")
-    return re.compile(pattern) if pattern else None
-
-
 def _unknown_card(raw: str, catalog: Catalog) -> str:
     """The card-like name in a question whose card the catalog didn't recognise ("" if none)."""
-    pattern = _unknown_card_pattern(catalog)
+    pattern = card_like_pattern(catalog)
     m = pattern.search(raw) if pattern else None
     return " ".join(m.group(0).split()) if m else ""
 

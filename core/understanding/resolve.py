@@ -345,8 +345,6 @@ def resolve_framework(text: str, catalog: Catalog) -> Resolution:
 _RUN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]*")
 _PART = re.compile(r"[^a-z0-9.]+")
 _LETTERS_THEN_VERSION = re.compile(r"^([a-z]{2,})(\d+(?:\.\d+)*)$")
-_SIZE_PART = re.compile(r"^(\d+(?:\.\d+)?)b$")
-_ACTIVE_PART = re.compile(r"^a(\d+(?:\.\d+)?)b$")
 _HAS_DIGIT = re.compile(r"\d")
 # Not model words: context lengths, memory sizes, counts, quant codes.
 _NOT_NAME = re.compile(
@@ -407,10 +405,10 @@ def lacking(name: str, model: Model, catalog: Catalog) -> tuple[str, ...]:
             # A lone word beside the name ("deploy DeepSeek-V3") may be any word; one joined to the
             # name ("seed-oss-36b") is part of it.
             continue
-        if m := _SIZE_PART.match(part):
+        if m := SIZE_TOKEN.match(part):
             if _close(float(m.group(1)), model.params_b, 0.06):
                 continue
-        elif m := _ACTIVE_PART.match(part):
+        elif m := ACTIVE_TOKEN.match(part):
             if _close(float(m.group(1)), model.active_params_b, 0.12):
                 continue
         elif not _HAS_DIGIT.search(part) and part not in variant:
@@ -437,7 +435,8 @@ def _tools_pattern(catalog: Catalog) -> re.Pattern[str]:
 
 
 @lru_cache(maxsize=4)
-def _card_like(catalog: Catalog) -> re.Pattern[str] | None:
+def card_like_pattern(catalog: Catalog) -> re.Pattern[str] | None:
+    """A card-like name ("RTX 9999", "RX 9090 XT"): understanding.toml [unknown_card]."""
     pattern = catalog.tables.get("understanding", {}).get("unknown_card", {}).get("pattern")
     return re.compile(pattern) if pattern else None
 
@@ -446,7 +445,7 @@ def typed_model_names(raw: str, catalog: Catalog) -> tuple[str, ...]:
     """Every run of model words in the question ("qwen3 32b 和 gemma3 27b": two), longest first."""
     # A card-like name the catalog doesn't know ("RTX 9999") is a card, not the start of a model
     # name: blanked first, so "RTX 9999 qwen3 8b" names Qwen3-8B (and the reply names the card).
-    card_like = _card_like(catalog)
+    card_like = card_like_pattern(catalog)
     if card_like is not None:
         raw = card_like.sub(lambda m: " " * len(m.group(0)), raw[:500])
     raw = _tools_pattern(catalog).sub(lambda m: " " * len(m.group(0)), raw)
