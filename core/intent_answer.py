@@ -15,7 +15,7 @@ from typing import Any
 
 from core.ask_query import AskQuery, CardSpec
 from core.catalog.loader import Catalog
-from core.estimator.concurrency import ConcurrentSpeed, concurrent_for
+from core.estimator.concurrency import concurrent_for
 from core.i18n import Lang, translate
 from core.render import compare, ttft, which_hardware, which_model
 from core.render.doc import Doc, Para
@@ -244,9 +244,10 @@ def _ttft(query: AskQuery, catalog: Catalog) -> IntentReply:
         title = quant
     else:
         quants = query.quants or tuple(str(q) for q in cfg.get("quants", ("Q8_0", "Q4_K_M")))
+        setup = _setup(query, card, catalog)
         rows = ttft.ttft_rows(
             catalog,
-            _setup(query, card, catalog),
+            setup,
             model_id,
             tuple(q for q in quants if q in catalog.quants),
             prompt,
@@ -259,13 +260,9 @@ def _ttft(query: AskQuery, catalog: Catalog) -> IntentReply:
         *ttft.ttft_doc(rows, title, model.name, prompt, lang, reference or query.model_id is None),
     )
     if query.intent == "concurrency":
-        speed_of = None
-        if not reference:
-            setup, users = _setup(query, card, catalog), query.users or 1
-
-            def speed_of(quant: str) -> ConcurrentSpeed:
-                return concurrent_for(setup, model, quant, users, ctx, catalog)
-
+        # Aggregate figures need one card to price; the reference table (no card named) has many.
+        users = query.users or 1
+        speed_of = None if reference else (lambda q: concurrent_for(setup, model, q, users, ctx, catalog))
         doc = (*doc, *ttft.concurrency_lines(rows, query.users, ctx, lang, speed_of))
     return IntentReply(doc, tuple(ttft.ttft_json(rows)), query.intent)
 
