@@ -116,3 +116,15 @@ def test_a_card_name_it_is_not_sure_of_exits_1_with_candidates() -> None:
     assert done.returncode == 1
     err = json.loads(done.stderr)
     assert "RTX 6090" in err["error"] and "rtx-3090" in err["candidates"]["gpu"]
+
+
+def test_a_made_up_card_of_another_vendor_is_refused_too() -> None:
+    """An unseen spelling of the same trap: "GTX 2090" is no RTX 2080 or 3090."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "estimate", "--gpu", "GTX 2090", "--model", "qwen3 8b", "--json"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 1 and "GTX 2090" in json.loads(done.stderr)["error"]

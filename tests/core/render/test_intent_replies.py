@@ -134,3 +134,17 @@ def test_chart_labels_in_the_language_the_server_can_draw(monkeypatch: pytest.Mo
     monkeypatch.setattr(chart, "cjk_font", lambda: "Noto Sans CJK SC")
     assert chart.label_language("zh") == ("zh", "Noto Sans CJK SC")
     assert chart.label_language("en") == ("en", None)
+
+
+@pytest.mark.parametrize(
+    ("question", "users"),
+    [
+        ("L40S 上 llama 3.1 8b 同时 20 个人用 每人多少 token/s", 20),
+        ("serving 8 users at once on 2x 3090 with qwen2.5 32b, total throughput?", 8),
+        ("llama-server -np 4 on 4090 qwen3 14b", 4),
+    ],
+)
+def test_concurrency_phrasings_get_the_batched_figures(question: str, users: int) -> None:
+    reply = answer(question, CATALOG)
+    assert reply.query is not None and reply.query.intent == "concurrency" and reply.query.users == users
+    assert f"{users} users at once" in reply.text or f"{users} 个并发" in reply.text
