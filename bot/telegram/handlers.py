@@ -143,6 +143,7 @@ class Handlers:
         where, actor, lang = where_of(message.chat), actor_of(user), lang_of(user)
         replied = message.reply_to_message
         text = message.text
+        answering: bool | None = None  # a private chat: the next line may answer a question
         if not private:
             author = replied.from_user if replied is not None else None
             to_bot = author is not None and author.id == self.bot_id
@@ -150,7 +151,13 @@ class Handlers:
                 return
             if self._mention is not None:
                 text = self._mention.sub(" ", text)
-        await self._run(update.update_id, message, Invocation(actor, where, "", text.strip(), lang, TARGET))
+            # In a group only a reply to the question itself answers it (a reject reason): a mention
+            # or a reply to another answer is a question of its own.
+            answering = (
+                replied is not None and to_bot and self.replier.asked(message.chat.id, replied.message_id)
+            )
+        inv = Invocation(actor, where, "", text.strip(), lang, TARGET, answering=answering)
+        await self._run(update.update_id, message, inv)
 
     def _mentioned(self, message: Message) -> bool:
         if not self.username:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import logging
 import re
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from telegram import Bot, ForceReply, InlineKeyboardMarkup, LinkPreviewOptions, Message, ReplyParameters
@@ -26,6 +27,10 @@ _TAG = re.compile(r"<[^>]+>")
 Markup = InlineKeyboardMarkup | ForceReply | None
 # Tables are monospace text, and a link preview card under an estimate only pushes it off screen.
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+# How many group questions (ForceReply messages) are remembered so a reply to one can be told from
+# a reply to any other bot message; older ones fall back to "not an answer", which is harmless
+# (the person is asked again by typing the command).
+ASKED_CAPACITY = 5_000
 
 
 def plain(text: str) -> str:
@@ -50,6 +55,17 @@ class Replier:
     def __init__(self, bot: Bot):
         self.bot = bot
         self.username: str | None = None  # the bot's @name, known after getMe
+        self._asked: OrderedDict[tuple[int, int], None] = OrderedDict()  # (chat, message) questions
+
+    def asked(self, chat_id: int, message_id: int) -> bool:
+        """Whether that group message is a question the bot asked (a ForceReply prompt)."""
+        return (chat_id, message_id) in self._asked
+
+    def _remember_question(self, message: Message) -> Message:
+        self._asked[(message.chat_id, message.message_id)] = None
+        while len(self._asked) > ASKED_CAPACITY:
+            self._asked.popitem(last=False)
+        return message
 
     async def send(self, to: Destination, responses: list[Response]) -> list[Message]:
         sent: list[Message] = []
@@ -127,12 +143,13 @@ class Replier:
         if r.prompt is not None:
             # The router remembers the question; the reply box makes answering it one tap in a group.
             question = r.text or r.prompt.title
-            return await self._text(to, question, force_reply(r.prompt.placeholder), quote)
+            sent = await self._text(to, question, force_reply(r.prompt.placeholder), quote)
+            return self._remember_question(sent)
         if not r.text:
             return None
         if markup is None and r.expects_reply and not to.private:
             # The guided /submit asks a question; in a group only a reply reaches the bot (privacy mode).
-            return await self._text(to, r.text, force_reply(), quote)
+            return self._remember_question(await self._text(to, r.text, force_reply(), quote))
         return await self._text(to, r.text, markup, quote)
 
     async def _text(

@@ -114,7 +114,7 @@ class CommandRouter:
     async def _free_text(self, inv: Invocation) -> list[Response]:
         """A line that is no command: the answer to a question the bot asked, the next step of a
         dialogue, or a question."""
-        command = self.bot.prompts.take(inv, self.bot.clock())
+        command = None if inv.answering is False else self.bot.prompts.take(inv, self.bot.clock())
         if command is not None:
             line = self.parse(inv.actor, inv.where, f"/{command} {inv.text}", inv.hint, inv.target)
             return await self._dispatch(self.prepare(line))

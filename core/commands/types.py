@@ -41,6 +41,12 @@ class Invocation:
     args: Mapping[str, ArgValue] = field(default_factory=dict)
     # The language every reply to this invocation is in: decided once, by the router.
     lang: Lang = "en"
+    # Whether the line was written as the answer to a question the bot asked (a `Prompt`): True (a
+    # reply to the prompt message itself), False (known not to be: in a group, a reply to another
+    # message or a mention), None (the platform can't tell: a private chat, the console). Only a line
+    # that may be the answer takes a pending prompt, so a moderator's question in a group while a
+    # reject reason is pending is answered as a question and the prompt stays.
+    answering: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -135,6 +135,26 @@ async def test_reject_prompt_force_reply_round_trip(tg: Harness, app):
     assert sub.status == "rejected" and sub.reason == "no command line given"
 
 
+async def test_group_prompt_only_taken_by_a_reply_to_the_question(tg: Harness, app):
+    """A moderator's mention or reply to another bot message, while a reject reason is pending, is a
+    question of its own: the submission stays pending and the prompt still takes the real reply."""
+    alice, bob = tg.fake.user(1001, "Alice"), tg.fake.user(MODERATOR, "Bob")
+    await tg.say(alice, SUBMISSION)
+    sid = submission_id(tg.fake.sent[-1].text)
+    group = tg.fake.group()
+    await tg.say(bob, f"@{BOT_USERNAME} {QUESTION}", group)
+    answer = tg.fake.sent[-1]
+    await tg.say(bob, f"/reject {sid}", group)
+    question = tg.fake.sent[-1]
+    await tg.say(bob, f"@{BOT_USERNAME} and on 2x V100 32G gemma 3 27b?", group)
+    assert "<pre>" in tg.fake.sent[-1].text, "a mention is answered as a question"
+    await tg.say(bob, "what about Q8_0 then", group, reply_to=answer.message)
+    assert (await app.storage.get_submission(sid)).status == "pending"
+    await tg.say(bob, "numbers far above the card's bandwidth", group, reply_to=question.message)
+    sub = await app.storage.get_submission(sid)
+    assert sub.status == "rejected" and sub.reason == "numbers far above the card's bandwidth"
+
+
 async def test_private_prompt_takes_the_next_line(tg: Harness, app):
     alice, bob = tg.fake.user(1001, "Alice"), tg.fake.user(MODERATOR, "Bob")
     await tg.say(alice, SUBMISSION)
