@@ -16,11 +16,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from core.catalog.config_readers.fields import (
+    Config,
+    ConfigError,
+    LayerwiseReading,
+    int_field,
+    opt_int,
+    req,
+)
+from core.catalog.config_readers.gemma4 import read_gemma4
 from core.catalog.model import Model
-
-
-class ConfigError(ValueError):
-    """The config cannot be read as a catalog model; the message names the model_type or field."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +49,6 @@ class ConfigReading:
     model_type: str
 
 
-Config = Mapping[str, Any]
-
 # model_type -> reader family. The text model_type of a wrapper (text_config.model_type) is
 # looked up too, so qwen3_vl_text / gemma3_text need no entry of their own.
 _DENSE = {
@@ -68,11 +71,16 @@ _DENSE = {
 _MOE = {"qwen2_moe", "qwen3_moe", "qwen3_vl_moe", "mixtral", "glm4_moe", "minimax_m2", "gpt_oss"}
 _MLA = {"deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32", "glm_moe_dsa", "kimi_k25"}
 _LINEAR_HYBRID = {"qwen3_next", "qwen3_5", "qwen3_5_moe"}
+# Counted block by block in config_readers/ (their layers are not one mixer + one FFN each).
+_LAYERWISE = {"gemma4", "gemma4_text"}
 # Known families the schema cannot describe yet: named, never approximated.
 _UNSUPPORTED = {
     "deepseek_v4": "compressed sparse attention with hyper-connections (o_lora, compress_ratios)",
-    "gemma4": "per-layer global/local head sizes with a dense MLP beside the experts in each layer",
-    "nemotron_h": "Mamba-2 / attention / MoE blocks that are separate layers (hybrid_override_pattern)",
+    # Counted exactly by config_readers/nemotron_h.py (params, KV and Mamba-2 state), but the schema
+    # has no per-layer block layout, so the weight estimator would size all 52 layers as attention +
+    # MoE (2.2x the real file). Served once Model carries the pattern.
+    "nemotron_h": "Mamba-2 / attention / MoE are separate layers (hybrid_override_pattern); the catalog "
+    "schema has no per-layer block layout, so its weights cannot be sized yet",
     "llama4": "chunked attention with no-rope layers and interleaved MoE (read it by hand)",
 }
 # Families whose q/k/v projections always carry a bias (no config key says so).
@@ -83,23 +91,8 @@ _GEMMA = {"gemma2", "gemma3", "gemma3_text"}
 # ---------------------------------------------------------------- reading fields
 
 
-def _req(cfg: Config, key: str, model_type: str) -> Any:
-    value = cfg.get(key)
-    if value is None:
-        raise ConfigError(f"{model_type}: config.json has no {key!r}")
-    return value
-
-
-def _int(cfg: Config, key: str, model_type: str) -> int:
-    value = _req(cfg, key, model_type)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(f"{model_type}: {key!r} is {value!r}, not an integer")
-    return value
-
-
-def _opt_int(cfg: Config, key: str, default: int | None = None) -> int | None:
-    value = cfg.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else default
+_req, _int, _opt_int = req, int_field, opt_int
+__all__ = ["ConfigError", "ConfigReading", "ParamCount", "merge_into", "read_config"]
 
 
 def _split(config: Config) -> tuple[Config, Config | None, str]:
@@ -123,7 +116,14 @@ def _family(model_type: str, text_type: str) -> str:
     for name in (model_type, text_type):
         if name in _UNSUPPORTED:
             raise ConfigError(f"{name}: not supported yet: {_UNSUPPORTED[name]}")
-    for family, members in (("dense", _DENSE), ("moe", _MOE), ("mla", _MLA), ("linear", _LINEAR_HYBRID)):
+    families = (
+        ("dense", _DENSE),
+        ("moe", _MOE),
+        ("mla", _MLA),
+        ("linear", _LINEAR_HYBRID),
+        ("layerwise", _LAYERWISE),
+    )
+    for family, members in families:
         if model_type in members or text_type in members:
             return family
     raise ConfigError(f"unknown model_type {model_type!r}: no reader for this architecture")
@@ -531,20 +531,30 @@ def _vision_params(mt: str, v: Config) -> int | None:
 # ---------------------------------------------------------------- entry point
 
 
-def read_config(config: Config, *, model_id: str = "", repo: str = "", source: str = "") -> ConfigReading:
-    """Read `config` (a parsed config.json) into a catalog Model and its parameter count.
+def _layerwise(text: Config, vision: Config | None, mt: str, text_type: str) -> LayerwiseReading | None:
+    """Families counted block by block in config_readers/; None for the generic layout."""
+    if "gemma4" in (mt, text_type):
+        return read_gemma4(text, vision, mt)
+    return None
 
-    Raises ConfigError naming the model_type or field when the config cannot be read exactly."""
-    text, vision, model_type = _split(config)
-    text_type = str(text.get("model_type") or model_type)
-    family = _family(model_type, text_type)
-    # Text configs of wrappers carry their own model_type (qwen3_vl_text); the family code keys
-    # its per-family details on the wrapper's type, which names the architecture.
-    mt = model_type
+
+def _generic(text: Config, vision: Config | None, mt: str, family: str) -> LayerwiseReading:
     fields = _READERS[family](text, mt)
-    fields["native_quant"] = _native_quant(config, text)
+    probe = _placeholder(fields, "", "", "")
+    total, active, layer = _decoder_params(text, mt, probe)
+    return LayerwiseReading(
+        fields=fields,
+        total=total,
+        active=active,
+        vision=_vision_params(mt, vision) if vision is not None else 0,
+        mtp=_mtp_params(text, mt, probe, layer),
+        extra={"mtp_layers": _mtp_layer_count(text, mt)},
+    )
+
+
+def _placeholder(fields: dict[str, Any], model_id: str, repo: str, source: str) -> Model:
     name = repo.split("/")[-1] if repo else model_id
-    placeholder = Model(
+    return Model(
         id=model_id or name.lower(),
         family="",
         name=name,
@@ -555,16 +565,29 @@ def read_config(config: Config, *, model_id: str = "", repo: str = "", source: s
         source=source,
         **{k: v for k, v in fields.items() if v is not None},
     )
-    total, active, layer = _decoder_params(text, mt, placeholder)
-    mtp = _mtp_params(text, mt, placeholder, layer)
-    vision_count = _vision_params(mt, vision) if vision is not None else 0
-    params = ParamCount(decoder=total, active=active, mtp=mtp, vision=vision_count)
-    mtp_layers = _mtp_layer_count(text, mt)
+
+
+def read_config(config: Config, *, model_id: str = "", repo: str = "", source: str = "") -> ConfigReading:
+    """Read `config` (a parsed config.json) into a catalog Model and its parameter count.
+
+    Raises ConfigError naming the model_type or field when the config cannot be read exactly."""
+    text, vision, model_type = _split(config)
+    text_type = str(text.get("model_type") or model_type)
+    family = _family(model_type, text_type)
+    # Text configs of wrappers carry their own model_type (qwen3_vl_text); the family code keys
+    # its per-family details on the wrapper's type, which names the architecture.
+    mt = model_type
+    reading = _layerwise(text, vision, mt, text_type) if family == "layerwise" else None
+    if reading is None:
+        reading = _generic(text, vision, mt, family)
+    fields = dict(reading.fields, native_quant=_native_quant(config, text))
+    placeholder = _placeholder(fields, model_id, repo, source)
+    params = ParamCount(decoder=reading.total, active=reading.active, mtp=reading.mtp, vision=reading.vision)
     model = replace(
         placeholder,
-        params_b=_billions(total),
-        active_params_b=_billions(active if placeholder.is_moe else total),
-        mtp_layers=mtp_layers,
+        params_b=_billions(reading.total),
+        active_params_b=_billions(reading.active if placeholder.is_moe else reading.total),
+        mtp_layers=int(reading.extra.get("mtp_layers", 0)),
     )
     return ConfigReading(model=model, params=params, model_type=model_type)
 

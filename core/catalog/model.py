@@ -65,7 +65,9 @@ class Model:
     # linear_hybrid: kind of the linear-attention layers and their shapes. Gated DeltaNet (Qwen3-Next,
     # Qwen3.5): key/value heads and head dims plus the short conv kernel. Lightning (MiniMax-M1) uses
     # heads x head_dim like softmax attention.
-    linear_kind: Literal["", "gated_deltanet", "lightning"] = ""
+    # Mamba-2 (Nemotron-H, Granite 4 hybrid, Falcon-H1): linear_value_heads x linear_value_head_dim is
+    # the SSM width, linear_key_heads x linear_key_head_dim the grouped B/C width (n_groups x d_state).
+    linear_kind: Literal["", "gated_deltanet", "lightning", "mamba2"] = ""
     linear_key_heads: int | None = None
     linear_value_heads: int | None = None
     linear_key_head_dim: int | None = None
@@ -77,6 +79,10 @@ class Model:
     dsa_index_heads: int | None = None
     dsa_index_head_dim: int | None = None
     dsa_index_topk: int | None = None
+    # swa_hybrid whose global layers have their own KV shape (Gemma 4: 4 KV heads of 512 on the full
+    # layers, 16 of 256 on the sliding ones). None: the same as kv_heads / head_dim.
+    global_kv_heads: int | None = None
+    global_head_dim: int | None = None
     notes: str = ""
     source: str = ""
 

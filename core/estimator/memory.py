@@ -102,7 +102,9 @@ def _kv_shape(model: Model) -> KvShape:
     per_layer = 2 * model.kv_heads * model.head_dim  # K and V
     if model.attention == "swa_hybrid" and model.sliding_window and model.global_layers:
         local = model.layers - model.global_layers
-        return KvShape(per_layer * model.global_layers, per_layer * local, model.sliding_window, 0.0)
+        # Gemma 4: the global layers have their own KV head count and size.
+        per_global = 2 * (model.global_kv_heads or model.kv_heads) * (model.global_head_dim or model.head_dim)
+        return KvShape(per_global * model.global_layers, per_layer * local, model.sliding_window, 0.0)
     if model.attention == "linear_hybrid":
         full = model.global_layers or model.layers
         return KvShape(per_layer * full, 0, 0, (model.linear_state_mib or 0.0) * MIB)

@@ -131,7 +131,11 @@ def _attention(model: Model, layer: int) -> list[_Tensor]:
             _Tensor("attn_kv_b", "attn_v", layer, kv_lora, nh * (nope + v_head)),
             _Tensor("attn_output", "attn_output", layer, nh * v_head, h),
         ]
-    q_dim, kv_dim = nh * hd, model.kv_heads * hd
+    kv_heads = model.kv_heads
+    if model.attention == "swa_hybrid" and _is_global(model, layer):
+        # Gemma 4: the global layers have their own head size and KV head count.
+        hd, kv_heads = _opt(model, "global_head_dim") or hd, _opt(model, "global_kv_heads") or kv_heads
+    q_dim, kv_dim = nh * hd, kv_heads * hd
     # Qwen3-Next style output gate: q_proj is twice as wide.
     q_rows = q_dim * (2 if _opt(model, "attn_output_gate") else 1)
     out = [

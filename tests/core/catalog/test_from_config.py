@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from core.catalog.from_config import ConfigError, merge_into, read_config
+from core.catalog.config_readers.nemotron_h import read_nemotron_h
+from core.catalog.from_config import ConfigError, _placeholder, merge_into, read_config
 from core.catalog.loader import CATALOG_DIR, load_catalog
 
 FIXTURES = Path(__file__).parent / "hf_configs"
@@ -41,7 +42,11 @@ PUBLISHED = {
     "moonshotai__Kimi-K2-Instruct": 1_026_470_731_056,
     "zai-org__GLM-5.1": 753_864_139_008,
     "MiniMaxAI__MiniMax-M2.7": 228_703_644_928,
+    "google__gemma-4-31B-it": 31_273_088_876,  # tensor sum in the SOURCE report: exact
 }
+# Model cards that give the text decoder alone (the vision tower quoted apart, "~550M"):
+# google/gemma-4-26B-A4B-it "25.2B total / 3.8B active" (rounded to 0.1B).
+PUBLISHED_DECODER = {"google__gemma-4-26B-A4B": (25_200_000_000, 3_800_000_000)}
 GOAL = 0.005  # derived vs published, relative
 
 
@@ -64,6 +69,15 @@ def test_parameter_count_matches_published_total(folder: Path) -> None:
     assert abs(reading.params.total / published - 1) <= GOAL, (
         f"{folder.name}: derived {reading.params.total:,} vs published {published:,}"
     )
+
+
+@pytest.mark.parametrize("name", sorted(PUBLISHED_DECODER))
+def test_decoder_count_matches_the_model_card(name: str) -> None:
+    reading = read_config(_fixture(name))
+    total, active = PUBLISHED_DECODER[name]
+    assert abs(reading.params.decoder / total - 1) <= GOAL
+    # 3.8B is rounded to 0.05B either way: 1.3 % of 3.8B
+    assert abs(reading.params.active / active - 1) <= 0.05 / 3.8
 
 
 def _shared_dirs() -> list[Path]:
@@ -185,6 +199,70 @@ def test_minimax_m2_mtp_modules_are_not_shipped() -> None:
     reading = read_config(_fixture("MiniMaxAI__MiniMax-M2.7"))
     assert reading.params.mtp == 0 and reading.model.mtp_layers == 0
     assert reading.model.moe_intermediate_size == 1536 and reading.model.experts == 256
+
+
+def test_gemma4_dense_global_layers_have_their_own_kv_shape() -> None:
+    from core.estimator.memory import kv_shape
+
+    reading = read_config(_fixture("google__gemma-4-31B-it"))
+    m = reading.model
+    assert (m.attention, m.sliding_window, m.global_layers) == ("swa_hybrid", 1024, 10)
+    assert (m.kv_heads, m.head_dim, m.global_kv_heads, m.global_head_dim) == (16, 256, 4, 512)
+    assert m.experts is None and m.tied_embeddings
+    assert reading.params.decoder == 30_697_345_340 and reading.params.vision == 575_743_536
+    shape = kv_shape(m)
+    # 10 global layers x K,V x 4 heads x 512; 50 sliding layers x K,V x 16 x 256
+    assert shape.full_values_per_token == 10 * 2 * 4 * 512
+    assert shape.swa_values_per_token == 50 * 2 * 16 * 256 and shape.window == 1024
+
+
+def test_gemma4_moe_dense_mlp_beside_the_experts_is_a_shared_expert() -> None:
+    m = read_config(_fixture("google__gemma-4-26B-A4B")).model
+    assert (m.experts, m.experts_active, m.moe_intermediate_size) == (128, 8, 704)
+    assert m.shared_experts == 3 and m.intermediate_size == 2112  # 2112 = 3 x 704
+    assert (m.global_layers, m.global_kv_heads, m.global_head_dim) == (5, 2, 512)
+
+
+def test_gemma4_per_layer_inputs_are_refused() -> None:
+    config = _fixture("google__gemma-4-31B-it")
+    config["text_config"]["hidden_size_per_layer_input"] = 256  # the E2B / E4B sizes
+    with pytest.raises(ConfigError, match="hidden_size_per_layer_input"):
+        read_config(config)
+
+
+def test_nemotron_h_mamba2_state_and_attention_only_kv() -> None:
+    from core.estimator.memory import kv_shape
+
+    fields = read_nemotron_h(_fixture("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"), "nemotron_h")
+    m = _placeholder(fields.fields, "nemotron-3-nano", "", "")
+    assert (m.attention, m.linear_kind, m.layers, m.global_layers) == ("linear_hybrid", "mamba2", 52, 6)
+    assert (m.experts, m.experts_active, m.ffn_kind) == (128, 6, "plain")
+    # 23 Mamba-2 layers x f32 ((4 - 1) x (4096 + 2 x 8 x 128) conv + 64 x 64 x 128 ssm)
+    assert m.linear_state_mib == pytest.approx(23 * (3 * 6144 + 4096 * 128) * 4 / 2**20)
+    shape = kv_shape(m)
+    assert shape.full_values_per_token == 6 * 2 * 2 * 128 and shape.swa_values_per_token == 0
+    # NVIDIA: "3.2B active (3.6B with embeddings)"; the count keeps the embeddings in
+    assert fields.active == pytest.approx(3.6e9, rel=0.02)
+    assert abs(fields.total / 31.6e9 - 1) <= GOAL  # NVIDIA: "31.6B total"
+
+
+def test_nemotron_h_is_named_unsupported_until_the_weights_can_be_sized() -> None:
+    with pytest.raises(ConfigError, match="nemotron_h: not supported yet: .*per-layer block layout"):
+        read_config(_fixture("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"))
+
+
+def test_nemotron_h_latent_moe_is_refused() -> None:
+    config = _fixture("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16")
+    config["moe_latent_size"] = 1024  # Nemotron 3 Super
+    with pytest.raises(ConfigError, match="LatentMoE"):
+        read_nemotron_h(config, "nemotron_h")
+
+
+def test_nemotron_h_pattern_must_match_the_layer_count() -> None:
+    config = _fixture("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16")
+    config["num_hidden_layers"] = 50
+    with pytest.raises(ConfigError, match="hybrid_override_pattern"):
+        read_nemotron_h(config, "nemotron_h")
 
 
 # Classic families, typed from their Hugging Face configs; the catalog rows were sourced elsewhere.
@@ -342,8 +420,8 @@ def test_missing_expert_count_is_named() -> None:
 
 
 def test_unsupported_family_is_named_not_approximated() -> None:
-    with pytest.raises(ConfigError, match="gemma4: not supported"):
-        read_config(_fixture("google__gemma-4-26B-A4B"))
+    with pytest.raises(ConfigError, match="deepseek_v4: not supported"):
+        read_config({"model_type": "deepseek_v4", "hidden_size": 4096, "compress_ratios": [4, 128]})
 
 
 # ---------------------------------------------------------------- published GGUF files check the weights
@@ -371,3 +449,17 @@ def test_synced_weights_match_published_gguf_files(quant: str) -> None:
     model = CATALOG.models["qwen3-30b-a3b-2507"]
     estimate = weight_breakdown(model, CATALOG.quants[quant], CATALOG).file_bytes / 2**30
     assert abs(estimate / float(rows[0]["size_gib"]) - 1) <= GOAL
+
+
+@pytest.mark.parametrize("model_id", ["gemma-4-26b-a4b", "gemma-4-31b"])
+def test_gemma4_weight_tensors_use_the_global_layer_shapes(model_id: str) -> None:
+    """The per-tensor weights sum to the config's count (global layers: 512-wide heads, fewer KV
+    heads). Within 0.5 %: the schema has no attention_k_eq_v, so the 31B's global layers keep a
+    v_proj the checkpoint does not have (+0.35 %)."""
+    from core.estimator.weights import weight_breakdown
+
+    entry = CATALOG.models[model_id]
+    folder = {"gemma-4-26b-a4b": "google__gemma-4-26B-A4B", "gemma-4-31b": "google__gemma-4-31B-it"}[model_id]
+    decoder = read_config(_fixture(folder)).params.decoder
+    params = weight_breakdown(entry, CATALOG.quants["BF16"], CATALOG).params
+    assert abs(params / decoder - 1) <= GOAL

@@ -52,8 +52,11 @@ def _attention(m: Model, layer: int) -> int:
             rank = m.q_lora_rank or h
             indexer = (rank * m.dsa_index_heads + h) * m.dsa_index_head_dim + h * m.dsa_index_heads
         return q + kv + m.heads * m.v_head_dim * h + indexer
-    q_dim = m.heads * m.head_dim
-    kv_dim = m.kv_heads * m.head_dim
+    dim, kv_heads = m.head_dim, m.kv_heads
+    if m.attention == "swa_hybrid" and _is_global(m, layer):  # Gemma 4: own KV shape on global layers
+        dim, kv_heads = m.global_head_dim or dim, m.global_kv_heads or kv_heads
+    q_dim = m.heads * dim
+    kv_dim = kv_heads * dim
     q = h * q_dim * (2 if m.attn_output_gate else 1)
     bias = q_dim + 2 * kv_dim if m.attn_bias else 0
     return q + 2 * h * kv_dim + q_dim * h + bias
