@@ -26,6 +26,7 @@ from core.catalog.config_readers.fields import (
 )
 from core.catalog.config_readers.gemma4 import read_gemma4
 from core.catalog.model import Model
+from core.i18n import Note
 
 
 @dataclass(frozen=True, slots=True)
@@ -634,3 +635,27 @@ def merge_into(entry: Model, derived: Model) -> Model:
     if derived.source and derived.source not in source:
         source = f"{source} ; {derived.source}" if source else derived.source
     return replace(entry, **changes, rope_scaled_context=scaled, source=source)
+
+
+# ---------------------------------------------------------------- checking a published count
+
+PARAMS_MISMATCH = 0.02  # beyond this the config and the published weights disagree: say so
+
+
+def params_check(derived: int, published: int | None) -> Note | None:
+    """A note when the Hub's safetensors total and the count derived from config.json differ by
+    more than 2 %: the architecture read may be wrong, or the checkpoint stores something else
+    (quantized packing, an extra tower). None when they agree or nothing was published."""
+    if not published or derived <= 0:
+        return None
+    off = derived / published - 1
+    if abs(off) <= PARAMS_MISMATCH:
+        return None
+    return Note(
+        "hub.params_mismatch",
+        {
+            "derived_b": f"{derived / 1e9:.2f}",
+            "published_b": f"{published / 1e9:.2f}",
+            "pct": f"{off * 100:+.1f}",
+        },
+    )

@@ -18,7 +18,7 @@ from typing import Any
 
 from core.ask_query import AskQuery
 from core.ask_use_case import Reply, ReplyStatus, answer, hub_pending
-from core.catalog.from_config import ParamCount
+from core.catalog.from_config import ParamCount, params_check
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.i18n import Lang, translate
@@ -214,6 +214,9 @@ def with_provenance(reply: Reply, hub: HubModels, catalog: Catalog) -> Reply:
     twin = same_architecture(model, catalog, skip=frozenset(hub.found))
     if twin is not None:
         lines.append(translate("hub.same_arch", query.lang, other=twin.name))
+    mismatch = params_check(sourced.params.total, prov.published_params)
+    if mismatch is not None:
+        lines.append(mismatch.text(query.lang))
     head = "\n".join(_line(line, query.target) for line in lines)
     return replace(reply, text=f"{head}\n{reply.text}", model=(model.name, prov.repo))
 

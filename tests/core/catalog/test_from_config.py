@@ -463,3 +463,38 @@ def test_gemma4_weight_tensors_use_the_global_layer_shapes(model_id: str) -> Non
     decoder = read_config(_fixture(folder)).params.decoder
     params = weight_breakdown(entry, CATALOG.quants["BF16"], CATALOG).params
     assert abs(params / decoder - 1) <= GOAL
+
+
+# ---------------------------------------------------------------- the Hub's published total is checked
+
+
+def test_params_check_is_quiet_within_two_percent_and_names_a_bigger_gap() -> None:
+    from core.catalog.from_config import params_check
+
+    assert params_check(30_532_122_624, 30_532_122_624) is None
+    assert params_check(30_532_122_624, None) is None
+    assert params_check(101, 100) is None  # 1 %
+    note = params_check(1_026_470_731_056, 170_738_182_128)  # Kimi K2.5: INT4-packed elements
+    assert note is not None and note.code == "hub.params_mismatch"
+    assert "1026.47B" in note.text("en") and "170.74B" in note.text("en") and "+501.2%" in note.text("en")
+    assert "参数核对" in note.text("zh")
+
+
+@pytest.mark.parametrize(("published", "named"), [(25_000_000_000, True), (31_273_088_876, False)])
+def test_hub_reply_names_a_published_count_that_disagrees(published: int, named: bool) -> None:
+    """A Hub-read Gemma 4 31B whose safetensors total (as the Hub reported it) is 25B: the reply's
+    header says the config gives 31.27B; with the right total it says nothing."""
+    from core.ask_use_case import answer
+    from core.commands.model_lookup import HubModels, with_provenance
+    from core.model_source import Provenance, SourcedModel
+
+    reading = read_config(
+        _fixture("google__gemma-4-31B-it"), model_id="gemma-4-31b", repo="google/gemma-4-31B-it"
+    )
+    prov = Provenance("google/gemma-4-31B-it", "abc", "2026-04-03T00:00:00+00:00", "e", "u", published)
+    hub = HubModels()
+    hub.add(SourcedModel(reading.model, reading.params, prov))
+    catalog = hub.apply(CATALOG)
+    reply = with_provenance(answer("rtx 4090 running gemma 4 31b, speed?", catalog), hub, catalog)
+    assert reply.status == "answer"
+    assert ("config.json gives 31.27B" in reply.text) is named
