@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
 
 from core.catalog.framework import SpecSupport
@@ -74,6 +75,19 @@ def draft_candidates(model: Model, catalog: Catalog) -> tuple[tuple[Model, bool]
     ]
     same.sort(key=lambda m: m.params_b)
     return tuple((d, True) for d in same[:1])
+
+
+@cache
+def _eagle_heads(catalog: Catalog) -> dict[str, str]:
+    """Catalog model id -> its published EAGLE-3 head (catalogs/eagle_drafts.toml)."""
+    rows = catalog.tables.get("eagle_drafts", {}).get("eagle", [])
+    return {str(r["model"]): str(r["repo"]) for r in rows}
+
+
+def eagle_head(model: Model, catalog: Catalog) -> str:
+    """The published EAGLE-3 draft head for `model`, "" when none is known: a head is trained on
+    one target's hidden states, so a neighbour's head (or a placeholder) is no answer."""
+    return _eagle_heads(catalog).get(model.id, "")
 
 
 def _draft_gguf(draft: Model, quant_id: str) -> str:
@@ -161,10 +175,11 @@ def _speculative_options(
                 )
             )  # fmt: skip
 
-    if spec.eagle:
-        values = {"eagle_repo": f"<EAGLE3 draft for {model.hf_repo or model.name}>"}
-        eagle_notes = (Note("fw.spec.eagle", params), gain)
-        out.append(SpecOption("eagle", fw.id, render_command(spec.eagle, values), eagle_notes))
+    head = eagle_head(model, catalog) if spec.eagle else ""
+    if head:
+        eagle_notes = (Note("fw.spec.eagle", params | {"repo": head}), gain)
+        flags = render_command(spec.eagle, {"eagle_repo": head})
+        out.append(SpecOption("eagle", fw.id, flags, eagle_notes, draft_repo=head))
 
     if spec.ngram:
         notes_list = [Note("fw.spec.ngram", params)]

@@ -71,13 +71,36 @@ def test_mtp_unsupported_in_llamacpp(catalog):
     assert mtp.flags == "" and mtp.notes[0].code == "fw.spec.mtp_unsupported"
 
 
-def test_sglang_eagle(catalog):
+def test_sglang_eagle_names_the_published_head(catalog):
+    qwen = catalog.models["qwen3-32b"]
+    opts = by_kind(speculative_options(qwen, "sglang", catalog))
+    assert (
+        "--speculative-algorithm EAGLE3 --speculative-draft-model-path RedHatAI/Qwen3-32B-speculator.eagle3"
+        in opts["eagle"].flags
+    )
+    assert opts["eagle"].draft_repo == "RedHatAI/Qwen3-32B-speculator.eagle3"
+    assert "<" not in opts["eagle"].command, "no placeholder in a launch command"
     opts = by_kind(speculative_options(BIG, "sglang", catalog))
-    assert "--speculative-algorithm EAGLE3" in opts["eagle"].flags
     assert (
         "--speculative-algorithm STANDALONE --speculative-draft-model-path org/Small-1B"
         in opts["draft"].flags
     )
+
+
+def test_no_eagle_option_without_a_published_head(catalog):
+    """A head drafts for its own target only: a model nobody trained one for gets no EAGLE line,
+    and a neighbour's (Qwen3-32B's for Qwen2.5-32B) is never borrowed."""
+    assert "eagle" not in by_kind(speculative_options(BIG, "sglang", catalog))
+    assert "eagle" not in by_kind(speculative_options(catalog.models["qwen2.5-32b"], "vllm", catalog))
+    oss = by_kind(speculative_options(catalog.models["gpt-oss-120b"], "vllm", catalog))["eagle"]
+    assert '"model": "RedHatAI/gpt-oss-120b-speculator.eagle3"' in oss.flags
+    assert "RedHatAI/gpt-oss-120b-speculator.eagle3" in oss.notes[0].text("zh")
+
+
+def test_every_eagle_head_belongs_to_a_catalog_model(catalog):
+    rows = catalog.tables["eagle_drafts"]["eagle"]
+    assert rows and all(r["model"] in catalog.models and r["repo"].count("/") == 1 for r in rows)
+    assert all(r["source"].strip() for r in rows)
 
 
 def test_inferred_draft_from_family_and_vocab(catalog):
