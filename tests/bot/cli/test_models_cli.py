@@ -67,8 +67,9 @@ def test_sync_names_an_unsupported_config_and_writes_nothing(
     catalog: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     before = catalog.read_text(encoding="utf-8")
-    assert main(["models", "sync", str(FIXTURES / "google__gemma-4-26B-A4B"), "--catalog", str(catalog)]) == 1
-    assert "gemma4: not supported" in capsys.readouterr().out
+    folder = FIXTURES / "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"
+    assert main(["models", "sync", str(folder), "--catalog", str(catalog)]) == 1
+    assert "nemotron_h: not supported" in capsys.readouterr().out
     assert catalog.read_text(encoding="utf-8") == before
 
 
