@@ -2,7 +2,11 @@
 
 (a) published GGUF file sizes, ../shared/reference/gguf_sizes.csv (column size_gib) vs `file_bytes`;
 (b) llama-bench's "size" column, measured_calibration.csv model_size_gib vs `total_bytes`.
-Each is also scored for the plain bpw table (params_b x Quant.bpw) for comparison.
+Each is also scored for the plain bpw table (params_b x Quant.bpw) for comparison. The per-tensor
+figure is scored as computed (before a published file replaces it: `computed_total_bytes`), and
+"in use" scores what the estimator now uses (the published file where catalogs/published_gguf.csv
+has one -- in-sample for the rows that file was built from).
+(c) catalogs/published_gguf.csv: GPU weights (the weights column) before / after the published size.
 
     .venv/bin/python scripts/bench_weights.py [--worst N] [--reference DIR] [--bpw-table]
 """
@@ -22,8 +26,9 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from core.catalog.loader import Catalog, default_catalog  # noqa: E402
+from core.catalog.published_files import catalog_files  # noqa: E402
 from core.catalog.quant import Quant  # noqa: E402
-from core.estimator.weights import bpw_bytes, weight_breakdown  # noqa: E402
+from core.estimator.weights import bpw_bytes, gguf_meta_bytes, weight_breakdown  # noqa: E402
 
 DEFAULT_REFERENCE = REPO.parent / "shared" / "reference"
 GIB = 2**30
@@ -52,10 +57,15 @@ class Row:
     actual_gib: float
     estimate_gib: float
     bpw_gib: float
+    used_gib: float = 0.0  # what the estimator uses now (a published file where there is one)
 
     @property
     def err(self) -> float:
         return (self.estimate_gib - self.actual_gib) / self.actual_gib * 100
+
+    @property
+    def used_err(self) -> float:
+        return (self.used_gib - self.actual_gib) / self.actual_gib * 100
 
     @property
     def bpw_err(self) -> float:
@@ -77,9 +87,12 @@ def _rows(
                 skipped += 1
                 continue
             wb = weight_breakdown(model, quant, catalog)
-            est = (wb.file_bytes if use_file_bytes else wb.total_bytes) / GIB
+            computed = wb.computed_total_bytes or wb.total_bytes
+            meta = wb.file_bytes - wb.total_bytes if wb.published is None else gguf_meta_bytes(model.vocab)
+            est = (computed + meta if use_file_bytes else computed) / GIB
+            used = (wb.file_bytes if use_file_bytes else wb.total_bytes) / GIB
             label = f"{model.id} {quant.id} ({rec.get('repo') or rec.get('gpu') or ''})"
-            rows.append(Row(label, float(size), est, bpw_bytes(model, quant) / GIB))
+            rows.append(Row(label, float(size), est, bpw_bytes(model, quant) / GIB, used))
     return rows, skipped
 
 
@@ -107,7 +120,10 @@ def summarize(rows: Iterable[Row]) -> dict[str, float]:
     rows = list(rows)
     errs = [abs(r.err) for r in rows]
     bpw = [abs(r.bpw_err) for r in rows]
+    used = [abs(r.used_err) for r in rows]
     return {
+        "used_median": statistics.median(used),
+        "used_p90": _pct(used, 0.9),
         "n": len(rows),
         "median": statistics.median(errs),
         "p90": _pct(errs, 0.9),
@@ -125,12 +141,49 @@ def _report(title: str, rows: list[Row], skipped: int, worst: int) -> None:
         f"mean signed {s['mean_signed']:+.2f} %"
     )
     print(f"bpw table : median |err| {s['bpw_median']:.2f} %  p90 {s['bpw_p90']:.2f} %")
+    print(f"in use    : median |err| {s['used_median']:.2f} %  p90 {s['used_p90']:.2f} %")
     print(f"worst {worst}:")
     for r in sorted(rows, key=lambda r: -abs(r.err))[:worst]:
         print(
             f"  {r.err:+7.2f} %  est {r.estimate_gib:8.2f}  actual {r.actual_gib:8.2f} GiB"
             f"  (bpw {r.bpw_err:+6.1f} %)  {r.label}"
         )
+
+
+def published_report(catalog: Catalog, worst: int) -> None:
+    """The weights column (GPU bytes with -ngl 99) before and after each curated published file."""
+    changes: list[tuple[float, float, float, str]] = []
+    unused: list[str] = []
+    for model_id, files in sorted(catalog_files().items()):
+        model = catalog.models.get(model_id)
+        for quant_id, found in sorted(files.items()):
+            quant = catalog.quants.get(quant_id)
+            if model is None or quant is None:
+                unused.append(f"{model_id} {quant_id} (not in the catalog)")
+                continue
+            wb = weight_breakdown(model, quant, catalog)
+            if wb.published is None:
+                unused.append(
+                    f"{model_id} {quant_id} {found.bytes / GIB:.2f} GiB ({found.repo}): implausible"
+                )
+                continue
+            before = wb.computed_total_bytes - wb.host_bytes_full_offload
+            before += wb.output_bytes if wb.output_tied else 0
+            after = wb.gpu_bytes_full_offload
+            changes.append(
+                ((after - before) / before * 100, before / GIB, after / GIB, f"{model_id} {quant_id}")
+            )
+    deltas = [abs(c[0]) for c in changes]
+    print(f"\n== published_gguf.csv: {len(changes)} files in use, {len(unused)} not used")
+    if deltas:
+        print(
+            f"GPU weights after vs before: median |change| {statistics.median(deltas):.2f} %  "
+            f"p90 {_pct(deltas, 0.9):.2f} %  mean signed {statistics.fmean(c[0] for c in changes):+.2f} %"
+        )
+    for c in sorted(changes, key=lambda c: -abs(c[0]))[:worst]:
+        print(f"  {c[0]:+7.2f} %  before {c[1]:8.2f}  after {c[2]:8.2f} GiB  {c[3]}")
+    for line in unused:
+        print(f"  not used: {line}")
 
 
 def bpw_table(catalog: Catalog, models: tuple[str, ...]) -> None:
@@ -157,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     _report("gguf_sizes.csv (file size vs file_bytes)", rows, skipped, args.worst)
     rows, skipped = calibration_rows(args.reference, catalog)
     _report("measured_calibration.csv model_size_gib (vs total_bytes)", rows, skipped, args.worst)
+    published_report(catalog, args.worst)
     return 0
 
 

@@ -8,7 +8,7 @@ from core.catalog.loader import Catalog
 from core.estimator.estimate import Estimate, Range, Row, launch_command
 from core.estimator.memory import GIB
 from core.estimator.memory_fit import Remedy
-from core.estimator.weights import weight_breakdown
+from core.estimator.weights import WeightBreakdown, weight_breakdown
 from core.i18n import Lang
 
 
@@ -44,17 +44,32 @@ def _remedy(r: Remedy | None) -> dict[str, Any] | None:
     return out
 
 
+def _file_source(wb: WeightBreakdown) -> dict[str, Any] | None:
+    """Where `file_gib` came from: the published file (repo, parts, link); None when computed."""
+    found = wb.published
+    if found is None:
+        return None
+    return {
+        "repo": found.repo,
+        "files": list(found.files),
+        "bytes": found.bytes,
+        "url": found.source or found.url,
+    }
+
+
 def row_dict(est: Estimate, row: Row, catalog: Catalog, lang: Lang = "en") -> dict[str, Any]:
     launch_notes, command = launch_command(est, row, catalog)
+    wb = weight_breakdown(est.request.model, catalog.quants[row.quant], catalog)
+    # A published file is the download itself; otherwise every tensor once, computed.
+    file_bytes = wb.published.bytes if wb.published is not None else wb.total_bytes
     return {
         "quant": row.quant,
         "context": row.context,
         "depth": row.depth,
         # The download (the GGUF file: every tensor, token embeddings included) next to what sits on
         # the GPU; they differ by the embedding table llama.cpp keeps in RAM and by offload.
-        "file_gib": round(
-            weight_breakdown(est.request.model, catalog.quants[row.quant], catalog).total_bytes / GIB, 2
-        ),
+        "file_gib": round(file_bytes / GIB, 2),
+        "file_source": _file_source(wb),
         "weights_gib": row.weights_gib,
         "kv_gib": row.kv_gib,
         "overhead_gib": row.overhead_gib,

@@ -15,17 +15,22 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
+from core.catalog.published_files import PublishedFile, published_file
 from core.catalog.quant import GgmlType, Quant, RecipeRule
 
 # GGUF header + metadata beyond the tensors: mostly the tokenizer (token strings, scores/types,
 # BPE merges). Fitted on published file sizes (scripts/bench_weights.py): ~ bytes per vocab entry.
 GGUF_META_BYTES_PER_TOKEN = 40
 GGUF_META_BASE_BYTES = 1 << 20
+
+# A published file whose tensors weigh this far from the per-tensor figure is no file of this model
+# under this quant (a mislabelled listing, a different variant): it is not used.
+PUBLISHED_PLAUSIBLE = (0.8, 1.25)
 
 # DeepSeek-V3/Kimi-K2 query LoRA rank when the catalog does not give one.
 _DEFAULT_Q_LORA_RANK = 1536
@@ -52,6 +57,10 @@ class WeightBreakdown:
     params: int  # parameters counted from the rebuilt tensor list
     bytes_by_type: tuple[tuple[str, int], ...]  # storage type -> bytes, largest first
     derived: tuple[str, ...] = ()  # architecture numbers that were derived, not given
+    # The published file the sizes were taken from (None: computed tensor by tensor), and what the
+    # per-tensor computation gave before (0 when nothing was published).
+    published: PublishedFile | None = None
+    computed_total_bytes: int = 0
 
     @property
     def total_gib(self) -> float:
@@ -88,8 +97,57 @@ def weight_breakdown(model: Model, quant: Quant, catalog: Catalog) -> WeightBrea
     if hit is None and len(_cache) >= 65536:
         _cache.clear()  # an unbounded stream of ad-hoc models must not grow this forever
     result = _compute(model, quant, catalog)
+    if quant.format == "gguf":
+        found = published_file(model, quant.id)
+        if found is not None:
+            result = with_published(result, found, model.vocab)
     _cache[key] = (result, catalog, model)  # keeps both alive so their id()s cannot be reused
     return result
+
+
+def gguf_meta_bytes(vocab: int) -> int:
+    """GGUF header + metadata beyond the tensors (mostly the tokenizer), estimated from the vocab."""
+    return GGUF_META_BASE_BYTES + GGUF_META_BYTES_PER_TOKEN * vocab
+
+
+def with_published(wb: WeightBreakdown, found: PublishedFile, vocab: int) -> WeightBreakdown:
+    """`wb` resized to a published file: its tensors are the file less the GGUF metadata. What a
+    quantizer chose differently (imatrix mixes, unsloth's dynamic layers) sits in the repeating
+    layers, so those are scaled; the embedding table (kept in host RAM by llama.cpp), the output head
+    and norms keep their per-tensor size. Unchanged when the file is implausible for this model.
+
+    A size printed rounded ("12.1 GB") that the per-tensor figure already matches within its
+    rounding keeps the per-tensor bytes (they are the finer figure) and only names the file."""
+    if abs(wb.file_bytes - found.bytes) <= found.tolerance:
+        return replace(wb, published=found, computed_total_bytes=wb.total_bytes)
+    tensors = found.bytes - gguf_meta_bytes(vocab)
+    fixed = wb.token_embd_bytes + (0 if wb.output_tied else wb.output_bytes) + wb.other_bytes
+    layers = sum(wb.layer_bytes)
+    low, high = PUBLISHED_PLAUSIBLE
+    if layers <= 0 or not low <= tensors / max(wb.total_bytes, 1) <= high or tensors <= fixed:
+        return wb
+    scale = (tensors - fixed) / layers
+    layer_bytes = tuple(round(b * scale) for b in wb.layer_bytes)
+    layer_expert = tuple(round(b * scale) for b in wb.layer_expert_bytes)
+    expert = sum(layer_expert)
+    total = fixed + sum(layer_bytes)
+    active_layers = wb.active_bytes_per_token - wb.output_bytes - wb.other_bytes
+    by_type = tuple((t, round(b * total / max(wb.total_bytes, 1))) for t, b in wb.bytes_by_type)
+    return replace(
+        wb,
+        total_bytes=total,
+        file_bytes=found.bytes,
+        layer_bytes=layer_bytes,
+        layer_expert_bytes=layer_expert,
+        expert_bytes=expert,
+        gpu_bytes_full_offload=total
+        - wb.host_bytes_full_offload
+        + (wb.output_bytes if wb.output_tied else 0),
+        active_bytes_per_token=round(active_layers * scale) + wb.output_bytes + wb.other_bytes,
+        bytes_by_type=by_type,
+        published=found,
+        computed_total_bytes=wb.total_bytes,
+    )
 
 
 def bpw_bytes(model: Model, quant: Quant) -> int:
@@ -492,7 +550,7 @@ def _compute(model: Model, quant: Quant, catalog: Catalog) -> WeightBreakdown:
         # memory even with -ngl 99); a tied head is a GPU copy of it.
         gpu = total - token_embd + (output if tied else 0)
         host = token_embd
-        meta = GGUF_META_BASE_BYTES + GGUF_META_BYTES_PER_TOKEN * model.vocab
+        meta = gguf_meta_bytes(model.vocab)
     else:
         gpu, host, meta = total, 0, 0
     frac = (model.experts_active or 0) / model.experts if model.experts else 0.0
