@@ -99,6 +99,9 @@ class AskQuery:
     other_model_id: str | None = None  # compare: the second model
     users: int | None = None  # concurrency: concurrent users asked about
     model_size_b: float | None = None  # the model was named only by a size ("72B", "140亿")
+    # The llama.cpp backend the question named ("on vulkan", "用rocm", "纯CPU" -> cpu), checked against
+    # the card (None: not named, or named but unable to drive the card: a note says so).
+    backend: str | None = None
 
     @property
     def gpu_id(self) -> str | None:
@@ -145,4 +148,5 @@ class AskQuery:
             "prompt": self.prompt,
             "users": self.users,
             "model_size_b": self.model_size_b,
+            "backend": self.backend,
         }

@@ -17,9 +17,13 @@ from typing import Any, Literal
 from core.anchors.anchor_index import AnchorIndex
 from core.anchors.calibrate import calibrate
 from core.ask_query import AskQuery, CardSpec, Hardware, QueryNote
+from core.catalog.gpu import Gpu
 from core.catalog.kv_cache import FULL_PRECISION_KV
 from core.catalog.loader import Catalog
+from core.estimator import speed
 from core.estimator.estimate import Estimate, EstimateRequest, estimate
+from core.estimator.frameworks import backend_names, check_backend
+from core.estimator.memory import default_os
 from core.estimator.setup import SetupError, build_setup
 from core.i18n import Lang, translate
 from core.intent_answer import assumed_card_line, intent_reply, with_intent
@@ -84,6 +88,9 @@ def query_of(
     if os_name is None and cards[0].gpu_id is not None:
         os_name = default_os or None
     hardware = Hardware(cards, parsed.host_ram_gib, parsed.host_ram_type, parsed.machines, parsed.laptop)
+    framework = parsed.framework or _framework_for(parsed.quants, None, catalog)
+    backend, backend_note = _asked_backend(parsed.backend, cards[0].gpu_id, os_name, framework, catalog)
+    notes = _notes(parsed, hardware, catalog)
     return AskQuery(
         hardware=hardware,
         model_id=_sure_id(parsed.model),
@@ -95,8 +102,29 @@ def query_of(
         lang=lang,
         target=target,
         intent=parsed.intent,
-        notes=_notes(parsed, hardware, catalog),
+        notes=notes if backend_note is None else (*notes, backend_note),
+        backend=backend,
     )
+
+
+def _asked_backend(
+    backend: str | None, gpu_id: str | None, os_name: str | None, framework: str | None, catalog: Catalog
+) -> tuple[str | None, QueryNote | None]:
+    """The backend the question named, if it can drive the card on the OS (and the framework it named
+    or its quant implies has it), and the note that says so; one that can't is dropped with a note
+    naming it and what was priced instead (never silently)."""
+    if backend is None or gpu_id is None:
+        return backend, None
+    gpu = catalog.gpus[gpu_id]
+    os_used = os_name or default_os(gpu)
+    names = backend_names(catalog)
+    fw = catalog.frameworks.get(framework or "")
+    if fw is not None and backend not in fw.backends:
+        return None, QueryNote("backend_not_in_framework", names[backend], fw.name)
+    if check_backend(backend, gpu, os_used, catalog).ok:
+        return backend, QueryNote("backend_cpu" if backend == "cpu" else "backend", names[backend])
+    priced = names.get(speed.choose_backend(gpu, os_used, catalog), "")
+    return None, QueryNote("backend_impossible", names[backend], priced)
 
 
 def _machine_cards(parsed: ParsedQuestion, catalog: Catalog) -> tuple[CardSpec, ...]:
@@ -226,8 +254,14 @@ def _estimate(catalog: Catalog, query: AskQuery) -> Estimate:
         prompt=query.prompt,
         framework=query.framework,
         kv_type=query.kv_type,
+        backend=_still_runs(query.backend, setup.gpu, setup.os, catalog),
     )
     return estimate(request, catalog)
+
+
+def _still_runs(backend: str | None, gpu: Gpu, os_name: str, catalog: Catalog) -> str | None:
+    """A follow-up that switches the OS may leave a backend that OS can't run: priced without it."""
+    return backend if backend and check_backend(backend, gpu, os_name, catalog).ok else None
 
 
 def _framework_for(quants: tuple[str, ...], asked: str | None, catalog: Catalog) -> str | None:

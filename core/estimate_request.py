@@ -18,6 +18,7 @@ from core.catalog.kv_cache import KV_CACHE_TYPES, KvCacheType, is_kv_cache_type
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.estimator.estimate import Estimate, EstimateRequest, Setup, estimate
+from core.estimator.frameworks import BACKEND_VENDORS, backend_id, backend_names, check_backend
 from core.estimator.setup import SetupError, build_setup, cpu_only_setup
 from core.understanding.resolve import (
     Resolution,
@@ -82,6 +83,9 @@ class EstimateQuery(BaseModel):
     offload: Literal["experts", "layers", "cpu"] | None = None
     cpu_moe_layers: int | None = Field(default=None, ge=-1, le=1000)  # -1 = all ("all" on input)
     gpu_layers: int | None = Field(default=None, ge=0, le=1000)
+    # The llama.cpp backend to price (cuda | rocm | vulkan | metal | sycl | cann | cpu; "hip" = rocm):
+    # checked against the card and OS in resolve_request, refused when it can't drive them.
+    backend: str | None = Field(default=None, min_length=1, max_length=40)
 
     @field_validator("cpu_moe_layers", mode="before")
     @classmethod
@@ -183,8 +187,51 @@ def _offload(query: EstimateQuery) -> str:
     return "layers" if query.gpu_layers is not None else ""
 
 
+_WHY = {
+    "vendor": "{name} runs on {vendors} GPUs only",
+    "os": "{name} is not built for {os}",
+    "windows_hip": "llama.cpp's Windows HIP build has no kernels for this card ({gfx})",
+    "compute": "llama.cpp's {name} backend does not support this card",
+    "no_gpu": "there is no card in this setup (name one with gpu)",
+}
+
+
+def _backend(query: EstimateQuery, setup: Setup, catalog: Catalog) -> str | None:
+    """The backend the query names, checked against the card and OS: one that can't drive them is
+    refused with what can, never swapped for another."""
+    if query.backend is None:
+        return None
+    known = ", ".join(BACKEND_VENDORS)
+    backend = backend_id(query.backend, catalog)
+    if backend is None:
+        raise QueryError(
+            f"unknown backend {query.backend!r}; known: {known}", {"backend": list(BACKEND_VENDORS)}
+        )
+    if backend == "cpu" and query.offload not in (None, "cpu"):
+        raise QueryError(
+            f"backend 'cpu' runs nothing on the card: it can't go with offload {query.offload!r}"
+        )
+    check = check_backend(backend, setup.gpu, setup.os, catalog)
+    if check.ok:
+        return backend
+    names = backend_names(catalog)
+    why = _WHY.get(check.why, "").format(
+        name=names[backend],
+        vendors=" / ".join(BACKEND_VENDORS[backend]),
+        os=setup.os.split("_")[0],
+        gfx=setup.gpu.gfx_target,
+    )
+    can = ", ".join(check.possible)
+    raise QueryError(
+        f"backend {backend!r} can't drive the {setup.gpu.name} on {setup.os.split('_')[0]}: {why}. "
+        f"This card runs: {can} (say --backend with one of them)",
+        {"backend": list(check.possible)},
+    )
+
+
 def resolve_request(query: EstimateQuery, catalog: Catalog) -> EstimateRequest:
     setup = _setup(query, catalog)
+    backend = _backend(query, setup, catalog)
     model_res = resolve_model(query.model, catalog)
     if model_res.best_id is None:
         raise _unknown("model", "model", query.model, model_res, catalog.models)
@@ -209,6 +256,13 @@ def resolve_request(query: EstimateQuery, catalog: Catalog) -> EstimateRequest:
                 {"framework": [c for c, _ in f.candidates]},
             )
         framework = f.best_id
+    fw = catalog.frameworks.get(framework or "")
+    if backend is not None and fw is not None and backend not in fw.backends:
+        raise QueryError(
+            f"framework {framework!r} has no {backend!r} backend (it has: {', '.join(fw.backends)}); "
+            "llama.cpp has every backend",
+            {"framework": ["llama.cpp"]},
+        )
     return EstimateRequest(
         setup=setup,
         model=model,
@@ -221,6 +275,7 @@ def resolve_request(query: EstimateQuery, catalog: Catalog) -> EstimateRequest:
         offload=_offload(query),
         cpu_moe_layers=query.cpu_moe_layers,
         gpu_layers=query.gpu_layers,
+        backend=backend,
     )
 
 

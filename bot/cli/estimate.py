@@ -31,6 +31,7 @@ FLAG_KEYS = (
     "offload",
     "cpu_moe_layers",
     "gpu_layers",
+    "backend",
 )
 
 

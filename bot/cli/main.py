@@ -46,6 +46,12 @@ def _estimate_parser(sub: Subparsers) -> None:
         "--cpu-moe-layers", default=None, help="experts: layers whose experts sit in RAM, N or all"
     )
     p.add_argument("--gpu-layers", type=int, default=None, help="layers: layers on the GPU (-ngl N)")
+    p.add_argument(
+        "--backend",
+        default=None,
+        help="llama.cpp backend to price: cuda | rocm (hip) | vulkan | metal | sycl | cann | cpu "
+        "(default: the one people run on the card); one that can't drive the card is refused",
+    )
     p.add_argument("--lang", choices=("en", "zh"), default="en", help="language of notes")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--batch", default=None, help="JSONL file: one request per line, one JSON answer per line")

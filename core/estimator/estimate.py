@@ -7,7 +7,7 @@ advice and launch commands come from `frameworks.py`. Everything a row assumed i
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Literal, cast
 
@@ -69,6 +69,10 @@ class EstimateRequest:
     offload: str = ""
     cpu_moe_layers: int | None = None  # experts: layers whose experts sit in RAM; -1 or None = all
     gpu_layers: int | None = None  # layers: layers on the GPU; None = as many as fit
+    # The llama.cpp backend the user named ("cuda", "vulkan", ... ; checked against the card by
+    # frameworks.check_backend before it gets here). None: the one people run on this card
+    # (speed.choose_backend). "cpu" is a CPU-only run: the same as offload "cpu".
+    backend: str | None = None
 
 
 # A speed as (low, mid, high) tokens/s: the same type the speed model returns.
@@ -159,13 +163,18 @@ def _engine(framework: str, catalog: Catalog) -> str:
 
 
 def estimate(request: EstimateRequest, catalog: Catalog) -> Estimate:
+    if request.backend == "cpu" and not request.offload:
+        # One home for "CPU only": a CPU backend is a run with no GPU layers (offload = cpu).
+        request = replace(request, offload="cpu")
     setup = request.setup
     gpu, model = setup.gpu, request.model
     framework = request.framework or _recommended_framework(request, catalog)
     engine = _engine(framework, catalog)
     usable = usable_memory(gpu, setup.memory_gib, setup.count, setup.os, catalog)
     # No GPU layers: the CPU runs it (the speed model prices only the host side then).
-    backend = "cpu" if request.offload == "cpu" else speed.choose_backend(gpu, setup.os, catalog)
+    backend = (
+        "cpu" if request.offload == "cpu" else speed.choose_backend(gpu, setup.os, catalog, request.backend)
+    )
     cal = speed.calibration(catalog)
     quants = request.quants or default_quants(model, framework, catalog)
     contexts = request.contexts or default_contexts(model, catalog)
@@ -182,7 +191,9 @@ def estimate(request: EstimateRequest, catalog: Catalog) -> Estimate:
                 _row(request, usable, backend, split, fixed, framework, quant_id, weights, ctx, cal, catalog)
             )
     assumptions = list(usable.notes)
-    assumptions.append(Note("assume.backend", {"backend": backend, "framework": framework}))
+    # A backend the user named is said as theirs, not as something assumed.
+    code = "assume.backend" if request.backend is None else "assume.backend_given"
+    assumptions.append(Note(code, {"backend": backend, "framework": framework}))
     assumptions.append(
         Note(
             "assume.host",
@@ -413,6 +424,7 @@ def framework_query(
         fits_on_gpu=fits,
         n_gpu_layers=n_gpu_layers,
         n_cpu_moe=n_cpu_moe,
+        backend=request.backend,
     )
 
 

@@ -84,6 +84,9 @@ class FrameworkQuery:
     # MoE: number of layers whose routed experts stay in CPU RAM (llama.cpp --n-cpu-moe);
     # >= model.layers means all of them (--cpu-moe). None/0 = experts on the GPU.
     n_cpu_moe: int | None = None
+    # The backend the user named (estimate --backend, "on vulkan"): a framework runs the setup only
+    # on that backend. None: each framework takes its first backend that drives the card.
+    backend: str | None = None
 
     @property
     def fully_on_gpu(self) -> bool:
@@ -146,20 +149,94 @@ def _first_int(text: str) -> int | None:
     return int(digits) if digits else None
 
 
-def _backend_for(fw: Framework, gpu: Gpu, os: str) -> str | None:
-    """The first backend of the framework that drives this GPU on this OS (CPU is not a choice)."""
-    for backend in fw.backends:
-        if backend == "cpu" or gpu.vendor not in BACKEND_VENDORS.get(backend, ()):
-            continue
-        allowed = fw.backend_os.get(backend)
-        if allowed is not None and os not in allowed:
-            continue
-        if backend == "cuda" and _below_min_compute(fw, gpu):
-            continue
-        if backend == "rocm" and fw.rocm_gfx and gpu.gfx_target and gpu.gfx_target not in fw.rocm_gfx:
+def _backend_for(fw: Framework, gpu: Gpu, os: str, asked: str | None = None) -> str | None:
+    """The first backend of the framework that drives this GPU on this OS (CPU is not a choice), or,
+    when the user named one, that backend if the framework has it for this card and OS (else None:
+    a framework without the asked backend does not run the setup; nothing is swapped in)."""
+    if asked == "cpu":
+        return "cpu" if "cpu" in fw.backends else None
+    for backend in fw.backends if asked is None else (asked,):
+        if backend not in fw.backends or not _drives(fw, backend, gpu, os):
             continue
         return backend
     return None
+
+
+def _drives(fw: Framework, backend: str, gpu: Gpu, os: str) -> bool:
+    """Whether the framework's `backend` drives this GPU on this OS (vendor, OS, compute, ROCm target)."""
+    if backend == "cpu" or gpu.vendor not in BACKEND_VENDORS.get(backend, ()):
+        return False
+    allowed = fw.backend_os.get(backend)
+    if allowed is not None and os not in allowed:
+        return False
+    if backend == "cuda" and _below_min_compute(fw, gpu):
+        return False
+    return not (backend == "rocm" and fw.rocm_gfx and gpu.gfx_target and gpu.gfx_target not in fw.rocm_gfx)
+
+
+@dataclass(frozen=True, slots=True)
+class BackendCheck:
+    """Whether a backend the user named can drive the card on the OS, and if not, why (a code the
+    caller words) and the backends that can."""
+
+    ok: bool
+    why: str = ""  # "unknown" | "vendor" | "os" | "compute" | "windows_hip" | "no_gpu"
+    possible: tuple[str, ...] = ()
+
+
+def backend_names(catalog: Catalog) -> dict[str, str]:
+    """Backend id -> how a reply writes it (catalogs/backends.toml [names])."""
+    names = catalog.tables.get("backends", {}).get("names", {})
+    return {b: str(names.get(b, b)) for b in BACKEND_VENDORS}
+
+
+def backend_id(text: str, catalog: Catalog) -> str | None:
+    """A backend id from a name or alias as typed ("Vulkan", "hip" -> rocm); None when unknown."""
+    key = text.strip().lower()
+    aliases = catalog.tables.get("backends", {}).get("aliases", {})
+    key = str(aliases.get(key, key))
+    return key if key in BACKEND_VENDORS else None
+
+
+def _windows_hip(gpu: Gpu, catalog: Catalog) -> bool:
+    """Whether llama.cpp's Windows HIP build has kernels for this AMD card (unknown target: yes)."""
+    targets = catalog.tables.get("backends", {}).get("windows_hip", {}).get("gfx", ())
+    return not targets or not gpu.gfx_target or gpu.gfx_target in targets
+
+
+def card_backends(gpu: Gpu, os: str, catalog: Catalog) -> tuple[str, ...]:
+    """The backends llama.cpp (the framework with every backend) drives this card with on this OS, in
+    its order of preference, CPU last: what a user may name with --backend."""
+    fw = catalog.frameworks.get("llama.cpp")
+    family = "linux" if os.startswith("linux") else os
+    if fw is None or gpu.memory_gib <= 0:
+        return ("cpu",)  # no card (a CPU-only setup): the CPU is the only backend
+    hip_ok = family != "windows" or _windows_hip(gpu, catalog)
+    out = [b for b in fw.backends if _drives(fw, b, gpu, family) and (b != "rocm" or hip_ok)]
+    return (*out, "cpu")
+
+
+def check_backend(backend: str, gpu: Gpu, os: str, catalog: Catalog) -> BackendCheck:
+    """Can `backend` (an id) drive this card on this OS? Never a substitute: the caller refuses."""
+    possible = card_backends(gpu, os, catalog)
+    if backend in possible:
+        return BackendCheck(True, possible=possible)
+    fw = catalog.frameworks.get("llama.cpp")
+    family = "linux" if os.startswith("linux") else os
+    allowed = fw.backend_os.get(backend) if fw is not None else None
+    if backend not in BACKEND_VENDORS:
+        why = "unknown"
+    elif gpu.memory_gib <= 0:
+        why = "no_gpu"
+    elif gpu.vendor not in BACKEND_VENDORS[backend]:
+        why = "vendor"
+    elif allowed is not None and family not in allowed:
+        why = "os"
+    elif backend == "rocm" and family == "windows":
+        why = "windows_hip"
+    else:
+        why = "compute"  # CUDA below llama.cpp's minimum compute capability, or a ROCm target it lacks
+    return BackendCheck(False, why, possible)
 
 
 def _below_min_compute(fw: Framework, gpu: Gpu) -> bool:
@@ -369,7 +446,7 @@ def evaluate(fw: Framework, q: FrameworkQuery, with_command: bool = True) -> Fra
     blockers, wsl_only = _os_blockers(fw, q, params)
     fmt_ok = _format_blockers(fw, q, params, blockers)
     # Under WSL the GPU is reached as on Linux, so judge the backend for Linux there.
-    backend = _backend_for(fw, q.gpu, "linux" if wsl_only else q.os)
+    backend = _backend_for(fw, q.gpu, "linux" if wsl_only else q.os, q.backend)
     if backend is None and (q.os in fw.os or wsl_only):
         blockers.append(_no_backend(fw, q, params))
     if backend is not None and fmt_ok:
@@ -435,6 +512,8 @@ def _format_blockers(
 def _no_backend(fw: Framework, q: FrameworkQuery, params: dict[str, object]) -> Note:
     """Why no backend of the framework drives this card: compute too old, ROCm target, or none."""
     gpu = q.gpu
+    if q.backend is not None:
+        return Note("fw.gate.asked_backend", params | {"backend": q.backend})
     if gpu.vendor == "NVIDIA" and "cuda" in fw.backends and _below_min_compute(fw, gpu):
         return Note("fw.gate.compute", params)
     rocm_listed = gpu.vendor == "AMD" and "rocm" in fw.backends and fw.rocm_gfx
@@ -452,7 +531,7 @@ def runs(fw: Framework, q: FrameworkQuery) -> bool:
         return False
     if fw.quants and not _quant_in(q.quant, fw.quants):
         return False
-    backend = _backend_for(fw, q.gpu, q.os)
+    backend = _backend_for(fw, q.gpu, q.os, q.backend)
     if backend is None:
         return False
     allowed = fw.format_backends.get(q.quant.format)
