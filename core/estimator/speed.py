@@ -116,9 +116,6 @@ class Calibration:
     layer_split_us: float  # per-token cost of handing activations to the next card (layer split)
     fp32_fallback_ratio: float  # matrix TFLOPS ~ ratio x bandwidth (GB/s) when the card lists none
     tensor_over_fp32: dict[str, float]  # arch family -> FP16 matrix rate / FP32 rate (catalog medians)
-    # arch family -> FP16-accumulate tensor rate / FP32 rate (the GeForce half-rate not applied): the
-    # base of the INT8 rate for a card listing only FP32 (`prefill_matrix_tflops`).
-    fp16acc_over_fp32: dict[str, float]
     backend_choice: dict[str, Any]
     concurrency: dict[str, Any]
 
@@ -137,15 +134,13 @@ def _phase(raw: dict[str, Any]) -> PhaseCalibration:
     )
 
 
-def _tensor_ratios(catalog: Catalog, skip: frozenset[str], halve: bool = True) -> dict[str, float]:
+def _tensor_ratios(catalog: Catalog, skip: frozenset[str]) -> dict[str, float]:
     """Median FP16-matrix / FP32 rate per architecture family over the cards that list both: a card
-    listing only FP32 (DGX Spark's GB10) still has tensor cores, and its prefill runs on them.
-    `halve`: count GeForce cards at their FP32-accumulate rate (half the listed one)."""
+    listing only FP32 (DGX Spark's GB10) still has tensor cores, and its prefill runs on them."""
     ratios: dict[str, list[float]] = {}
     for gpu in catalog.gpus.values():
         if gpu.fp16_tflops and gpu.fp32_tflops and gpu.arch_family not in skip:
-            half = halve and gpu.fp16_fp32acc_half_rate
-            rate = gpu.fp16_tflops / 2 if half else gpu.fp16_tflops
+            rate = gpu.fp16_tflops / 2 if gpu.fp16_fp32acc_half_rate else gpu.fp16_tflops
             ratios.setdefault(gpu.arch_family, []).append(rate / gpu.fp32_tflops)
     return {arch: sorted(v)[len(v) // 2] for arch, v in ratios.items()}
 
@@ -174,7 +169,6 @@ def calibration(catalog: Catalog) -> Calibration:
         layer_split_us=float(t["multi_gpu"]["layer_split_us"]),
         fp32_fallback_ratio=float(t["matrix"]["tflops_per_gbs_fallback"]),
         tensor_over_fp32=_tensor_ratios(catalog, skip),
-        fp16acc_over_fp32=_tensor_ratios(catalog, skip, halve=False),
         backend_choice=t["backend_choice"],
         concurrency=dict(t.get("concurrency", {})),
     )
@@ -336,53 +330,6 @@ def matrix_tflops(gpu: Gpu, cal: Calibration) -> float:
     return gpu.bandwidth_gbs * cal.fp32_fallback_ratio
 
 
-# CUDA compute capability from which llama.cpp's quantized matmuls (MMQ) run on INT8 tensor-core MMA
-# (`turing_mma_available`); Volta and Pascal dequantize to FP16/FP32 for large batches instead.
-_INT8_MMA_CC = 7.5
-_INT8_MMA_FAMILIES = frozenset({"turing", "ampere", "ada", "hopper", "blackwell"})
-
-
-def _int8_mma(gpu: Gpu) -> bool:
-    if gpu.vendor != "NVIDIA":
-        return False
-    if gpu.compute_capability is not None:
-        return gpu.compute_capability >= _INT8_MMA_CC
-    return gpu.arch_family in _INT8_MMA_FAMILIES
-
-
-def prefill_matrix_tflops(gpu: Gpu, backend: str, quant_id: str, cal: Calibration) -> float:
-    """The matrix rate the prefill's weight matmuls run at, by the kernel path llama.cpp takes.
-
-    CUDA on Turing and later: every quantized type goes through MMQ (`ggml_cuda_should_use_mmq`
-    returns true whenever `turing_mma_available`), which multiplies INT8 on the tensor cores. Dense
-    INT8 is twice the FP16-accumulate rate on every sheet in gpus.toml (4090 660.6 vs 330.3, 3090
-    284.7 vs 142.3, A100 624 vs 312, H100 SXM 1979 vs 989, L40S 733 vs 362, RTX A6000 309.7 vs
-    154.8) and GeForce cards are *not* halved there: the half rate is only FP16 with FP32
-    accumulate. So a 4090 and an RTX 6000 Ada (whose listed 364 TFLOPS is the FP32-accumulate one,
-    2.2x the GeForce figure) are ~660 vs ~730 TOPS for a Q4_K_M prefill, not 165 vs 364 TFLOPS.
-    F16 weights go to cuBLAS with FP16 compute (full rate on GeForce as well); BF16 to cuBLAS with
-    FP32 compute (half rate on GeForce: `matrix_tflops`). The rate is returned in FP16 units (see
-    the end). Other backends and older cards keep
-    `matrix_tflops`: their quantized kernels dequantize to FP16 (Metal, Vulkan coopmat, ROCm's
-    hipBLAS path) or use dp4a/FP32 paths whose ratio is the same across a family (fitted)."""
-    if backend != "cuda" or not _int8_mma(gpu):
-        return matrix_tflops(gpu, cal)
-    if quant_id.upper() == "BF16":
-        return matrix_tflops(gpu, cal)
-    if gpu.fp16_tflops:
-        fp16acc = gpu.fp16_tflops
-    elif gpu.fp32_tflops:
-        fp16acc = float(gpu.fp32_tflops) * cal.fp16acc_over_fp32.get(gpu.arch_family, 1.0)
-    else:
-        fp16acc = gpu.bandwidth_gbs * cal.fp32_fallback_ratio
-    if quant_kind(quant_id) == "f16" or not gpu.int8_tops:
-        return fp16acc
-    # In FP16 units: MMQ's INT8 rate is 2x the FP16-accumulate one on every card of this path, a
-    # constant the CUDA base efficiency absorbs. Returning the raw 2x instead would leak into the
-    # quant-kind factors shared with the other backends (tried: ROCm's LOGO 22 % -> 65 %).
-    return float(gpu.int8_tops) / 2.0
-
-
 def attention_flops_per_token(model: Model, depth: float) -> float:
     """QK^T and AV FLOPs for one new token attending to `depth` cached tokens (growing layers)."""
     shape = kv_shape(model)
@@ -454,9 +401,7 @@ def _prefill_rate(
     keys = efficiency_keys(
         backend, gpu.arch_family, quant_kind(quant_id), moe, is_hbm(gpu), framework, is_full_rate_gddr(gpu)
     )
-    flops_per_s = (
-        prefill_matrix_tflops(gpu, backend, quant_id, cal) * 1e12 * cal.prefill.efficiency(backend, keys)
-    )
+    flops_per_s = matrix_tflops(gpu, cal) * 1e12 * cal.prefill.efficiency(backend, keys)
     if count > 1 and split == "tensor":
         flops_per_s *= count * cal.tp_eff
     rate = (flops_per_s, cal.prefill.fixed_us(backend))
