@@ -8,6 +8,8 @@ through the same path as `python -m bot estimate` — at the row's depth and pro
 decode median absolute % error of mid, share of measurements inside [low, high], median band
 half-width, prefill error, and two baselines for scale (the seed page's method and a flat 0.55
 efficiency on weights alone). `--csv` scores another file with the same columns (e.g. held-out data).
+Each row is priced on the backend its `backend` column names (`estimate --backend`);
+`--chosen-backend` prices it on the estimator's own choice instead.
 """
 
 from __future__ import annotations
@@ -32,7 +34,10 @@ from core.estimator.memory import GIB  # noqa: E402
 from core.estimator.weights import weight_breakdown  # noqa: E402
 
 
-def ask(row: Row) -> tuple[EstimateRequest, EstimateRow]:
+def ask(row: Row, row_backend: bool = True) -> tuple[EstimateRequest, EstimateRow]:
+    """Ask the estimate for one row, on the backend the row was measured on (`row_backend`; the
+    estimator's own choice where the row names none or the card check refuses it) or on the
+    estimator's choice."""
     ctx = max(4096, row.depth + max(row.prompt, 512))
     query = EstimateQuery(
         gpu=row.gpu_query or row.gpu_id,
@@ -43,9 +48,15 @@ def ask(row: Row) -> tuple[EstimateRequest, EstimateRow]:
         prompt=max(row.prompt, 1),
         os="linux",
         framework="llama.cpp",
+        backend=(row.backend or None) if row_backend else None,
     )
     catalog = default_catalog()
-    request = resolve_request(query, catalog)
+    try:
+        request = resolve_request(query, catalog)
+    except QueryError:
+        if query.backend is None:
+            raise
+        request = resolve_request(query.model_copy(update={"backend": None}), catalog)
     return request, estimate(request, catalog).rows[0]
 
 
@@ -60,6 +71,11 @@ def main() -> None:
         "--all", action="store_true", help="include flagged rows (APPROXIMATE, crowd-sourced)"
     )
     parser.add_argument("--worst", type=int, default=8)
+    parser.add_argument(
+        "--chosen-backend",
+        action="store_true",
+        help="price every row on the backend the estimator chooses, not the one it was measured on",
+    )
     args = parser.parse_args()
     if args.csv:
         calibration_data.CALIBRATION_CSV = Path(args.csv)
@@ -70,7 +86,7 @@ def main() -> None:
     t0 = time.perf_counter()
     for row in rows:
         try:
-            request, est = ask(row)
+            request, est = ask(row, row_backend=not args.chosen_backend)
         except QueryError as exc:
             unresolved.append(f"{row.gpu_query}/{row.model_query}/{row.quant}: {exc}")
             continue

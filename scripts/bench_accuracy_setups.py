@@ -12,8 +12,11 @@ reason), median absolute % error of mid, share inside [low, high] and the median
 then the worst rows, and the same headline figures for the train and held-out parts of the split in
 catalogs/measurements/holdout.toml. Rows flagged QUESTIONABLE or ANOMALY are counted and left out.
 
-What the estimator can't take is said, not guessed: it has no backend input (it picks its own, and
-the table counts rows where that differs) and no concurrent setup. Offloaded and CPU-only rows are
+Each row is priced on the backend it was measured on (`backend` of the request, as `estimate
+--backend` takes it; rows whose backend column names none are left to the estimator's choice, and
+the bk≠ column counts rows priced on another backend); `--chosen-backend` prices every row on the
+estimator's own choice instead, as before the backend input existed. What the estimator can't take
+is said, not guessed: it has no concurrent setup. Offloaded and CPU-only rows are
 asked with the offload they ran (`offload` experts / layers / cpu, `--n-cpu-moe` from the notes) and
 the host RAM type, channels and sockets their `ram` column (or, unstated, their CPU) gives, and
 scored on the decode and prefill figures of that forced setup, as `python -m bot estimate` prints.
@@ -548,8 +551,14 @@ def _host_fields(row: Measured) -> dict[str, Any]:
     return fields
 
 
-def _query(row: Measured, catalog: Catalog) -> EstimateQuery | str:
-    """The estimate request for a row, or the reason there is none."""
+def request_backend(row: Measured) -> str | None:
+    """The backend id the row ran on, as the request takes it; None where the column names none."""
+    return None if row.backend == "other" else row.backend.lower()
+
+
+def _query(row: Measured, catalog: Catalog, row_backend: bool = True) -> EstimateQuery | str:
+    """The estimate request for a row, or the reason there is none. `row_backend`: price it on the
+    backend it was measured on (else on the estimator's own choice)."""
     curated = row.file == DEFAULT_CSVS[0].name
     gpu = _card(row, catalog)
     if isinstance(gpu, str):
@@ -574,6 +583,7 @@ def _query(row: Measured, catalog: Catalog) -> EstimateQuery | str:
         prompt=max(row.prompt, 1),
         os="linux",
         framework=framework,
+        backend=request_backend(row) if row_backend else None,
         **_host_fields(row),
     )
 
@@ -604,24 +614,43 @@ def _figures(row: Measured, est: Estimate) -> tuple[float, float, float] | str:
     return (rng.low, rng.mid, rng.high) if rng else "no figure"
 
 
-def ask(row: Measured, split: str, catalog: Catalog) -> Outcome:
+def ask(row: Measured, split: str, catalog: Catalog, row_backend: bool = True) -> Outcome:
     reason = _pre_check(row, catalog)
-    query = _query(row, catalog) if not reason else reason
+    query = _query(row, catalog, row_backend) if not reason else reason
     if isinstance(query, str):
         return Outcome(row, split, query)
     try:
         est = estimate(resolve_request(query, catalog), catalog)
     except QueryError as exc:
-        return Outcome(row, split, f"request refused: {str(exc).split(':')[0]}")
+        if query.backend is None:
+            return Outcome(row, split, f"request refused: {str(exc).split(':')[0]}")
+        # The backend it ran on is one the estimator's framework entry or card check lacks (a fork
+        # priced as another framework, SYCL on an NVIDIA card): priced on the estimator's own
+        # choice, and counted in bk≠.
+        return ask_on_chosen_backend(row, split, query, catalog)
+    return _outcome(row, split, est)
+
+
+def _outcome(row: Measured, split: str, est: Estimate) -> Outcome:
     figures = _figures(row, est)
     if isinstance(figures, str):
         return Outcome(row, split, figures, est_backend=est.backend, moe=est.request.model.is_moe)
     return Outcome(row, split, "", *figures, est_backend=est.backend, moe=est.request.model.is_moe)
 
 
-def run(rows: Iterable[Measured], held: frozenset[str], catalog: Catalog) -> list[Outcome]:
+def ask_on_chosen_backend(row: Measured, split: str, query: EstimateQuery, catalog: Catalog) -> Outcome:
+    try:
+        est = estimate(resolve_request(query.model_copy(update={"backend": None}), catalog), catalog)
+    except QueryError as exc:
+        return Outcome(row, split, f"request refused: {str(exc).split(':')[0]}")
+    return _outcome(row, split, est)
+
+
+def run(
+    rows: Iterable[Measured], held: frozenset[str], catalog: Catalog, row_backend: bool = True
+) -> list[Outcome]:
     return [
-        ask(r, "held-out" if source_key(r.source) in held else "train", catalog)
+        ask(r, "held-out" if source_key(r.source) in held else "train", catalog, row_backend)
         for r in rows
         if r.phase in PHASES or r.phase == "other"
     ]
@@ -761,7 +790,7 @@ def report(outcomes: Sequence[Outcome], worst: int) -> list[str]:
     lines.append(
         "columns: rows | excl = flagged QUESTIONABLE/ANOMALY | mapped = scored"
         " | medAPE = median |mid/measured-1| | inside = share in [low, high]"
-        " | halfw = median (high-low)/2/mid | bk≠ = estimator chose another backend"
+        " | halfw = median (high-low)/2/mid | bk≠ = priced on another backend than measured"
     )
     all_phases = [o for o in outcomes if o.row.phase in PHASES]
     lines += grouped_table("setup", all_phases, lambda o: o.row.setup, SETUPS)
@@ -770,9 +799,9 @@ def report(outcomes: Sequence[Outcome], worst: int) -> list[str]:
     on_gpu = [o for o in all_phases if o.row.setup == "fully on GPU"]
     llama = [o for o in on_gpu if o.row.framework == "llama.cpp"]
     lines += grouped_table("backend, fully on GPU, llama.cpp only", llama, lambda o: o.row.backend, BACKENDS)
-    # The estimator picks the backend itself: how far off it is when the user ran another one.
+    # Rows priced on another backend than they ran on (none unless --chosen-backend, or no backend named).
     lines += grouped_table(
-        "measured backend > backend the estimate assumed (fully on GPU, llama.cpp, scored rows)",
+        "measured backend > backend the estimate priced (fully on GPU, llama.cpp, scored rows)",
         [o for o in llama if o.scored],
         lambda o: f"{o.row.backend} > {o.est_backend}",
     )
@@ -800,6 +829,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--holdout", type=Path, default=HOLDOUT_PATH, help="the split file to read")
     parser.add_argument("--worst", type=int, default=15)
     parser.add_argument(
+        "--chosen-backend",
+        action="store_true",
+        help="price every row on the backend the estimator chooses, not the one it was measured on",
+    )
+    parser.add_argument(
         "--write-holdout",
         action="store_true",
         help="(re)write catalogs/measurements/holdout.toml by the rule",
@@ -813,7 +847,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     unlisted = {source_key(r.source) for r in rows if held_out_by_rule(source_key(r.source))} - held
     catalog = default_catalog()
     t0 = time.perf_counter()
-    outcomes = run(rows, held, catalog)
+    outcomes = run(rows, held, catalog, row_backend=not args.chosen_backend)
     for line in report(outcomes, args.worst):
         print(line)
     if unlisted and held:
