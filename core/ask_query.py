@@ -73,6 +73,7 @@ class Hardware:
     host_ram_type: str | None = None  # "DDR4", "DDR5", "LPDDR5X" when the question says
     machines: int = 1  # "3台8*L20": 3 machines, each with the cards above
     laptop: bool = False  # the question says the cards are in a laptop ("笔记本", "laptop")
+    host_ram_channels: int | None = None  # memory channels, when said ("双通道", "8-channel")
 
     @property
     def first(self) -> CardSpec:
@@ -131,6 +132,7 @@ class AskQuery:
             "laptop": hw.laptop,
             "host_ram_gib": hw.host_ram_gib,
             "host_ram_type": hw.host_ram_type,
+            "host_ram_channels": hw.host_ram_channels,
             "kv_type": self.kv_type,
             "notes": [n.as_json() for n in self.notes],
             **self._intent_json(),

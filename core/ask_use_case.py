@@ -26,7 +26,7 @@ from core.estimator.frameworks import backend_names, check_backend
 from core.estimator.memory import default_os
 from core.estimator.setup import SetupError, build_setup
 from core.i18n import Lang, translate
-from core.intent_answer import assumed_card_line, intent_reply, with_intent
+from core.intent_answer import assumed_card_line, intent_reply, with_fit_lead, with_intent
 from core.intent_answer import clear_caches as clear_intent_caches
 from core.render.anchors import anchor_section
 from core.render.candidates import candidate_names
@@ -87,7 +87,14 @@ def query_of(
     os_name: str | None = parsed.os
     if os_name is None and cards[0].gpu_id is not None:
         os_name = default_os or None
-    hardware = Hardware(cards, parsed.host_ram_gib, parsed.host_ram_type, parsed.machines, parsed.laptop)
+    hardware = Hardware(
+        cards,
+        parsed.host_ram_gib,
+        parsed.host_ram_type,
+        parsed.machines,
+        parsed.laptop,
+        host_ram_channels=parsed.host_ram_channels,
+    )
     framework = parsed.framework or _framework_for(parsed.quants, None, catalog)
     backend, backend_note = _asked_backend(parsed.backend, cards[0].gpu_id, os_name, framework, catalog)
     notes = _notes(parsed, hardware, catalog)
@@ -239,10 +246,17 @@ def _estimate(catalog: Catalog, query: AskQuery) -> Estimate:
     gpu = catalog.gpus[card.gpu_id]
     try:  # the DDR type the question said sets the offload bandwidth (DDR5 ~1.75x DDR4 at 2 channels)
         setup = build_setup(
-            gpu, catalog, card.count, card.memory_gib, query.os, hw.host_ram_gib, hw.host_ram_type
+            gpu,
+            catalog,
+            card.count,
+            card.memory_gib,
+            query.os,
+            hw.host_ram_gib,
+            hw.host_ram_type,
+            hw.host_ram_channels,
         )
     except SetupError:
-        if hw.host_ram_type is None:
+        if hw.host_ram_type is None and hw.host_ram_channels is None:
             raise
         setup = build_setup(gpu, catalog, card.count, card.memory_gib, query.os, hw.host_ram_gib)
     request = EstimateRequest(
@@ -330,10 +344,11 @@ def _full_text(catalog: Catalog, query: AskQuery, reading: Reading, anchors: Anc
     # An anchor index hashes by its version, so an approved or withdrawn anchor is a new key.
     est = estimate_for(query, catalog)
     if anchors is None:
-        return compact_reply(est, catalog, query, reading)
+        return with_fit_lead(est, query, compact_reply(est, catalog, query, reading))
     est, calibration = calibrate(est, anchors, catalog)
     section = anchor_section(est, anchors, catalog, query.lang, calibration, query.quants)
-    return compact_reply(est, catalog, query, reading, anchors=section)
+    # A fit question ("will it run") leads with the verdict (core/intent_answer.py).
+    return with_fit_lead(est, query, compact_reply(est, catalog, query, reading, anchors=section))
 
 
 _seen_anchor_version = 0

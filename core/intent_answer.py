@@ -16,9 +16,13 @@ from typing import Any
 from core.ask_query import AskQuery, CardSpec
 from core.catalog.loader import Catalog
 from core.estimator.concurrency import concurrent_for
+from core.estimator.estimate import Estimate
 from core.i18n import Lang, translate
 from core.render import compare, ttft, which_hardware, which_model
-from core.render.doc import Doc, Para
+from core.render.advice import LOCAL_WAYS_OUT, remedy_text
+from core.render.compact import focus_context, focus_row
+from core.render.doc import Doc, Para, fits, render
+from core.render.fmt import ctx_label, gib, num
 from core.render.intent_rows import card_label, config, setup_for
 from core.understanding.intent import IntentDetails, intent_details, typical_card
 from core.understanding.normalize import clean
@@ -96,6 +100,8 @@ def _memory_only(
     """ "a 16GB GPU", "48G的显卡": no card named, only its memory: a typical card of that size."""
     if parsed.gpu is not None or details.memory_only_gib is None:
         return query
+    if details.memory_only_gib == parsed.host_ram_gib:
+        return query  # "内存 64g 能跑吗": the size is the host's RAM, read as such
     gpu_id = typical_card(details.memory_only_gib, catalog)
     if gpu_id is None:
         return query
@@ -287,6 +293,42 @@ def _reply(catalog: Catalog, query: AskQuery) -> IntentReply | None:
     if intent in ("ttft", "concurrency"):
         return _ttft(query, catalog)
     return None
+
+
+def fit_lead(est: Estimate, query: AskQuery) -> str:
+    """The verdict a fit question ("will qwen3 32b run on my 3060", "3090 跑得动吗") is answered
+    with before the table: yes (at which quant and context, how fast), yes with a way out (offload,
+    a quantized KV cache), or no (even the smallest quant is too big). "" for other intents. The row
+    is the one the table's command is written for (core.render.compact.focus_row), so the line and
+    the table never disagree."""
+    if query.intent != "fit" or not est.rows:
+        return ""
+    cells = {(r.quant, r.context): r for r in est.rows}
+    quants = list(dict.fromkeys(r.quant for r in est.rows))
+    contexts = sorted({r.context for r in est.rows})
+    row = focus_row(quants, focus_context(contexts, query.contexts), cells, query.quants)
+    lang = query.lang
+    figures = {"quant": row.quant, "ctx": ctx_label(row.context), "usable": gib(row.usable_gib)}
+    if row.status != "no_fit" and row.decode_tps is not None:
+        key = "intent.fit.yes" if row.status == "smooth" else "intent.fit.tight"
+        return translate(key, lang, total=gib(row.total_gib), tps=num(row.decode_tps.mid), **figures)
+    if row.remedy is not None and row.remedy.kind in LOCAL_WAYS_OUT and row.remedy.decode_mid:
+        way = remedy_text(row.remedy, lang)
+        return translate("intent.fit.way_out", lang, total=gib(row.total_gib), way=way, **figures)
+    column = [r for r in est.rows if r.context == row.context]
+    smallest = min(column or [row], key=lambda r: r.total_gib)
+    figures["quant"] = smallest.quant
+    return translate("intent.fit.no", lang, total=gib(smallest.total_gib), **figures)
+
+
+def with_fit_lead(est: Estimate, query: AskQuery, text: str) -> str:
+    """The answer with the fit verdict on top, when the question asked for one and it still fits
+    one message of the chat."""
+    lead = fit_lead(est, query)
+    if not lead:
+        return text
+    combined = f"{render((Para(lead),), query.target)}\n{text}"
+    return combined if fits(combined, query.target) else text
 
 
 def assumed_card_line(query: AskQuery, catalog: Catalog, lang: Lang) -> str:

@@ -6,7 +6,8 @@ A line of the corpus (JSONL): {"q", "gpu", "count", "memory", "model", "quants",
 line may add (absent: the default below): "cards" ([[id, count, memory], ...], default the one card
 above), "host_ram", "ram_type", "kv_type", "machines", "notes" (note codes); and, checked only when
 the line has them: "laptop", "size_b" (a size typed without a model name), "gpu_sure" / "model_sure"
-(false: the name must be asked back or said unknown, whichever id ranks first).
+(false: the name must be asked back or said unknown, whichever id ranks first), "ram_channels" (memory
+channels said), "other_gpu" (a comparison's second card).
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ from core.understanding.parse import ParsedQuestion, parse_question
 FIELDS = (
     "gpu", "count", "memory", "model", "quants", "contexts", "os", "framework", "intent",
     "cards", "host_ram", "ram_type", "kv_type", "machines", "notes",
-    "laptop", "size_b", "gpu_sure", "model_sure",
+    "laptop", "size_b", "gpu_sure", "model_sure", "ram_channels", "other_gpu",
 )  # fmt: skip
-OPTIONAL = frozenset({"laptop", "size_b", "gpu_sure", "model_sure"})  # compared only where a line has them
+OPTIONAL = frozenset(
+    {"laptop", "size_b", "gpu_sure", "model_sure", "ram_channels", "other_gpu"}
+)  # compared only where a line has them
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +72,16 @@ def reading(parsed: ParsedQuestion) -> dict[str, Any]:
         "size_b": parsed.size_b,
         "gpu_sure": parsed.gpu.confident if parsed.gpu else None,
         "model_sure": parsed.model.confident if parsed.model else None,
+        "ram_channels": parsed.host_ram_channels,
+        "other_gpu": _other_gpu(parsed),
     }
+
+
+def _other_gpu(parsed: ParsedQuestion) -> str | None:
+    """A comparison's second card ("4090 vs Titan RTX", "3060 和 4060 哪个快"): the card after the first."""
+    if parsed.intent != "compare" or len(parsed.cards) < 2:
+        return None
+    return parsed.cards[1].res.best_id
 
 
 def score_case(case: dict[str, Any], catalog: Catalog) -> CaseResult:

@@ -14,7 +14,8 @@ MAX_INPUT_CHARS = 500  # a question is a line or two; the rest of a pasted log o
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
 # "32 GB", "32gb", "32GiB", "32G" -> "32g"; the lookahead keeps "gguf" and words like "go" intact.
-_MEMORY_UNIT = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*(?:gib|gb|g)(?![a-z])")
+# "2x32GB" and "32GBx2" (sticks or cards counted by "x") take the same spelling.
+_MEMORY_UNIT = re.compile(r"(?:(?<![a-z0-9.])|(?<=\d[x*]))(\d+(?:\.\d+)?)\s*(?:gib|gb|g)(?!(?!x\d)[a-z])")
 _SPACES = re.compile(r"\s+")
 # Word pieces: runs of latin letters/digits (with the joiners people use inside names) or one CJK char.
 _PIECE = re.compile(r"[a-z0-9][a-z0-9.+]*|[\u3400-\u9fff\uf900-\ufaff]")

@@ -82,6 +82,7 @@ class ParsedQuestion:
     machines: int = 1  # "3台8*L20": machines, each with the cards
     host_ram_gib: float | None = None  # system RAM ("+ 64gb ram", "内存 128G"), never the card's
     host_ram_type: str | None = None  # "DDR4" / "DDR5" / "LPDDR5X" when said
+    host_ram_channels: int | None = None  # "双通道", "8-channel": memory channels when said
     kv_type: KvCacheType | None = None  # "q8 kv", "-ctk q8_0": the KV cache, not the weights
     laptop: bool = False  # a laptop word, or a laptop card
     size_b: float | None = None  # a model size as typed ("72B", "140亿" -> 14.0)
@@ -115,6 +116,7 @@ class _Patterns:
     count_wide_before: re.Pattern[str]  # "1000x", "-2x", "0 cards", "4 gpu" right before a card
     count_wide_after: re.Pattern[str]  # "x1000" right after a card
     split_plus: re.Pattern[str]  # "3090+3060" -> "3090 + 3060" ("max+ 395" keeps its plus)
+    digitless_cards: tuple[str, ...]  # card names without a digit ("titanrtx", "vii", "dgxspark")
 
 
 def _form_pattern(form: str) -> str:
@@ -191,9 +193,13 @@ def _build_patterns(index: Index, catalog: Catalog) -> _Patterns:
         split_x_after=re.compile(r"(?<=\d)([x*])(\d{1,2})(?![0-9a-z.])"),
         model_word_list=tuple(sorted(index.model_words)),
         setup=build_setup_patterns(vocab, number_words),
-        count_wide_before=re.compile(r"(?<![a-z0-9.])(-?\d+)\s*(?:[x*]|cards?|gpus?)\s*(?:of\s+)?$"),
+        # "2x 32g v100": the card's memory may stand between the count and the name.
+        count_wide_before=re.compile(
+            r"(?<![a-z0-9.])(-?\d+)\s*(?:[x*]|cards?|gpus?)\s*(?:of\s+)?(?:\d+(?:\.\d+)?g\s*)?$"
+        ),
         count_wide_after=re.compile(r"^\s*[x*]\s*(-?\d+)(?![0-9a-z.])"),
         split_plus=re.compile(r"(?<=\d)\s*\+\s*(?=[0-9a-z])"),
+        digitless_cards=tuple(sorted(k for k in index.gpu_exact if not any(ch.isdigit() for ch in k))),
     )
 
 
@@ -383,6 +389,7 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
     notes = [*setup.notes, *(c.note for c in classified if c.note)]
     cards = _cards_with_counts(t, ps, found, classified, pats, notes)
     cards = _cards_read_fully(cards, ps, index, catalog, setup.laptop, notes)
+    intent = _compared(setup.unblanked, ps, found, cards, intent, catalog)
     first = cards[0] if cards else None
 
     model = _find_model(ps, index, catalog, pats)
@@ -401,6 +408,7 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
         machines=setup.machines,
         host_ram_gib=setup.host.gib,
         host_ram_type=setup.host.ram_type,
+        host_ram_channels=setup.host.channels,
         kv_type=setup.kv_type,
         laptop=laptop,
         size_b=_size_typed(ps),
@@ -437,14 +445,60 @@ def _find_cards(
     found = [(gpu, span, "")]
     while len(found) < MAX_CARD_KINDS:
         after = found[-1][1][1]  # cards are read left to right: the next one starts after this one
-        if not any(any(ch.isdigit() for ch in p.text) for p in ps[after:] if not p.used):
-            break  # every card name has a digit ("a100", "m4", "5090"): no digit left, no card left
+        if not any(_may_name_card(p.text, pats) for p in ps[after:] if not p.used):
+            break  # no word left that starts a card name ("a100", "titan", "spark"): no card left
         more, more_span = _exact_gpu(ps, index, catalog, after)
         if more is None or more_span is None:
             break
-        between = t[ps[found[-1][1][1] - 1].end : ps[more_span[0]].start]
-        found.append((more, more_span, _joiner(between, index)))
+        found.append((more, more_span, _joiner(_between(t, ps, found[-1][1], more_span), index)))
     return found
+
+
+def _between(t: str, ps: list[_Piece], prev: tuple[int, int], nxt: tuple[int, int]) -> str:
+    """The text between two cards, from the last word of the first that is not a vendor word: "titan
+    v vs radeon vii" gives "radeon" to the Titan V's span, and the "vs" before it still joins them."""
+    words = [p for p in ps[prev[0] : prev[1]] if not p.vendor] or [ps[prev[1] - 1]]
+    return t[words[-1].end : ps[nxt[0]].start]
+
+
+_COMPARED_FROM = frozenset({"general", "speed", "fit", "memory"})
+
+
+def _compared(
+    t: str,
+    ps: list[_Piece],
+    found: list[tuple[Resolution, tuple[int, int], str]],
+    cards: list[ParsedCard],
+    intent: Intent,
+    catalog: Catalog,
+) -> Intent:
+    """Two cards set against each other are a comparison whatever else was asked: "Radeon VII 还是
+    P40", "P40 还是 3090 跑 70b 快"; and "A6000 or Titan V for 70b" when the two are different cards
+    ("A100 or A800 80G" is one card under two names: either, not compared; so is "A100/A800")."""
+    if intent not in _COMPARED_FROM or len(found) < 2:
+        return intent
+    if any(joiner == "vs" for _res, _span, joiner in found[1:]):
+        return "compare"
+    if intent not in ("general", "speed"):
+        return intent
+    first, second = cards[0].res, cards[1].res  # read fully: "A100 or A800 80G" are both 80 GB
+    if cards[1].joiner != "/" or "/" in _between(t, ps, found[0][1], found[1][1]):
+        return intent
+    a, b = catalog.gpus.get(first.best_id or ""), catalog.gpus.get(second.best_id or "")
+    if a is None or b is None:
+        return intent
+    same = (
+        a.vendor == b.vendor
+        and (first.memory_gib or a.memory_gib) == (second.memory_gib or b.memory_gib)
+        and abs(a.bandwidth_gbs - b.bandwidth_gbs) <= 0.1 * a.bandwidth_gbs
+    )
+    return intent if same else "compare"
+
+
+def _may_name_card(word: str, pats: _Patterns) -> bool:
+    """A word that can start a card name: one with a digit ("a100", "m4", "5090"), or the first word
+    of a name without one ("titan rtx", "radeon vii", "dgx spark")."""
+    return any(ch.isdigit() for ch in word) or any(k.startswith(word) for k in pats.digitless_cards)
 
 
 def _joiner(between: str, index: Index) -> str:

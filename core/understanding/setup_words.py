@@ -26,12 +26,22 @@ class SetupPatterns:
     ram_after: re.Pattern[str]  # "64g ram", "128g ddr5", "256g内存"
     ram_before: re.Pattern[str]  # "内存 128g", "dram is 64g", "ddr5 128g"
     ram_type: re.Pattern[str]  # a DDR type on its own ("with ddr5")
+    dimms: tuple[re.Pattern[str], ...]  # "2x32gb", "32gb x2", "128g (4x32)": need a RAM word next to them
+    dimm_sticks: tuple[re.Pattern[str], ...]  # "4根32g", "32g x 4条": the stick word says it is RAM
+    ram_next: re.Pattern[str]  # a RAM word or DDR type right after a DIMM phrase
+    ram_last: re.Pattern[str]  # a RAM word, DDR type or channel word right before one
+    channels: re.Pattern[str]  # "双通道", "quad channel", "8-channel", "12通道"
     kv_before: re.Pattern[str]  # "kv q8", "--cache-type-k q8_0", "kv缓存用q4"
     kv_after: re.Pattern[str]  # "q8 kv", "8-bit kv cache"
     machines_en: re.Pattern[str]  # "2 nodes x", "3 machines with"
     machines_zh: re.Pattern[str]  # "3台" before another count of cards
     laptop: re.Pattern[str] | None
     size_yi: re.Pattern[str]  # "140亿", "1.5万亿"
+
+
+# The speed after a DDR type: "ddr5 6000", "ddr5-6000", "ddr4 3200mhz", "ddr5@6400". DIMM speeds end
+# in 00, 33 or 66 (2133, 2666, 3200, 4800, 6000, 8533), so the card in "ddr5 4090" is no speed.
+_SPEED = r"[\s@-]*([1-9]\d(?:00|33|66))(?![0-9])(?!\s*(?:xt|ti|super|gre))"
 
 
 def _alt(words: list[str] | tuple[str, ...]) -> str:
@@ -46,17 +56,43 @@ def build_setup_patterns(vocab: Vocab, number_words: str) -> SetupPatterns:
     number = rf"(?:\d{{1,3}}|{number_words})" if number_words else r"\d{1,3}"
     size = r"(?<![a-z0-9.\-])(-?\d+(?:\.\d+)?)g(?![a-z0-9])"
     laptop = _alt(vocab.laptop_words)
+    speed = f"(?:{_SPEED}(?:\\s*(?:mhz|mt/s|mts))?)?"
+    unit = r"(?:gib|gb|g)"
+    count = rf"(\d{{1,2}}|{number_words})" if number_words else r"(\d{1,2})"
+    sticks = _alt(vocab.dimm_words) or "sticks"
+    channel_words = _alt(list(vocab.ram_channel_words)) or "dual channel"
     return SetupPatterns(
         ram_tight=re.compile(rf"(?<![a-z])(?:{ram_words})(?:是|有|为|:)?(-?\d+(?:\.\d+)?)g(?![a-z0-9])"),
         ram_after=re.compile(
-            rf"{size}\s*(?:of\s+)?(?:({types})(?:[\s-]*\d{{4}})?\s*)?(?:{ram_words})(?![a-z])"
-            rf"|{size}\s*(?:of\s+)?({types})(?:[\s-]*\d{{4}})?(?![a-z0-9])"
+            rf"{size}\s*(?:of\s+)?(?:({types}){speed}\s*)?(?:{ram_words})(?![a-z])"
+            rf"|{size}\s*(?:of\s+)?({types}){speed}(?![a-z0-9])"
         ),
         ram_before=re.compile(
-            rf"(?<![a-z])(?:{ram_words}|({types}))(?:[\s-]*\d{{4}})?\s*(?:is|are|=|:|是|有|为|大小|总共|共)?\s*"
+            rf"(?<![a-z])(?:{ram_words}|({types})){speed}\s*(?:is|are|=|:|是|有|为|大小|总共|共)?\s*"
             rf"(?:({types})\s*)?(-?\d+(?:\.\d+)?)g(?![a-z0-9])"
         ),
-        ram_type=re.compile(rf"(?<![a-z])({types})(?:[\s-]*\d{{4}})?(?![a-z0-9])"),
+        ram_type=re.compile(rf"(?<![a-z])({types}){speed}(?![a-z0-9])"),
+        dimms=(
+            # "128g (4x32) ram", "64gb (2x32gb) ddr5": the total, then the sticks in brackets.
+            re.compile(
+                rf"(?<![a-z0-9.])(\d{{1,4}})\s*{unit}\s*\(\s*{count}\s*[x*]\s*(\d{{1,3}})\s*{unit}?\s*\)"
+            ),
+            re.compile(rf"(?<![a-z0-9.]){count}\s*[x*]\s*(\d{{1,3}}(?:\.\d+)?)\s*{unit}(?![a-z0-9])"),
+            re.compile(rf"(?<![a-z0-9.])(\d{{1,3}}(?:\.\d+)?)\s*{unit}\s*[x*]\s*(\d{{1,2}})(?![a-z0-9.])"),
+        ),
+        dimm_sticks=(
+            re.compile(rf"(?<![a-z0-9.]){count}\s*(?:{sticks})\s*(?:of\s+)?(\d{{1,3}})\s*{unit}(?![a-z0-9])"),
+            re.compile(rf"(?<![a-z0-9.])(\d{{1,3}})\s*{unit}\s*[x*]?\s*{count}\s*(?:{sticks})(?![a-z])"),
+        ),
+        ram_next=re.compile(
+            rf"^\s*(?:of\s+)?(?:(?:{types}){speed}\s*)?(?:{ram_words})(?![a-z])|^\s*(?:of\s+)?({types}){speed}(?![a-z0-9])"
+        ),
+        ram_last=re.compile(
+            rf"(?:(?<![a-z])(?:{ram_words})|(?<![a-z])(?:{types}){speed}|{channel_words})\s*(?:is|are|=|:|是|有|为|用的?)?\s*$"
+        ),
+        channels=re.compile(
+            rf"(?<![a-z0-9])({channel_words})(?![a-z])|(?<![a-z0-9.])(\d{{1,2}})[\s-]*(?:channels?|ch|通道)(?![a-z])"
+        ),
         kv_before=re.compile(
             rf"(?<![a-z0-9])(?:{kv_words})[\s=:_-]*(?:cache[\s_-]*)?(?:type[\s_-]*)?(?:用|为|是|to|at|in|of)?\s*"
             rf"({kv_types})(?![a-z0-9_])"
@@ -90,13 +126,76 @@ class HostRam:
     gib: float | None = None
     ram_type: str | None = None
     notes: tuple[Note, ...] = ()
+    channels: int | None = None  # memory channels, only when the question says ("双通道")
+
+
+MAX_CHANNELS = 24  # per socket: what core/estimator/setup.py accepts
+
+
+def _dimm_total(m: re.Match[str], order: str, vocab: Vocab) -> float | None:
+    """GiB in all of a DIMM phrase: "2x32g" -> 64, "128g (4x32)" -> 128, "32g x2" -> 64. `order`
+    says what the groups hold: "total" (total, count, size), "cs" (count, size), "sc" (size, count)."""
+    g = m.groups()
+    if order == "total":
+        return float(g[0])
+    count_word, size = (g[0], g[1]) if order == "cs" else (g[1], g[0])
+    count = _number(count_word, vocab)
+    return count * float(size) if count is not None and count >= 1 else None
+
+
+def _read_dimms(t: str, said: str, pats: SetupPatterns, vocab: Vocab) -> tuple[str, float | None, str]:
+    """ "2x32GB DDR5", "4x16G DDR4 3200", "128GB (4x32) ram", "4根32G内存": the sticks' total. A
+    count x size reads as RAM only with a RAM word or DDR type next to it, so "2x32GB V100" stays two
+    32 GB cards; the stick words ("根", "sticks") need none. Blanked with the words around it (so a
+    leftover "内存" is no memory-intent word); returns the blanked span for its DDR type."""
+    total_re, count_size_re, size_count_re = pats.dimms
+    sticks_cs, sticks_sc = pats.dimm_sticks
+    readers = (
+        (total_re, "total", True),
+        (sticks_cs, "cs", False),
+        (sticks_sc, "sc", False),
+        (count_size_re, "cs", True),
+        (size_count_re, "sc", True),
+    )
+    for pat, order, needs_word in readers:
+        for m in pat.finditer(t):
+            start, end = m.start(), m.end()
+            after = pats.ram_next.match(t[end:])
+            before = pats.ram_last.search(said[max(0, start - 24) : start])
+            if needs_word and after is None and before is None:
+                continue
+            total = _dimm_total(m, order, vocab)
+            if total is None:
+                continue
+            end += after.end() if after is not None else 0
+            start -= len(before.group(0)) if before is not None else 0
+            return _blank(t, start, end), total, t[start:end]
+    return t, None, ""
+
+
+def _read_channels(t: str, pats: SetupPatterns, vocab: Vocab) -> tuple[str, int | None]:
+    channels: int | None = None
+    for m in pats.channels.finditer(t):
+        n = vocab.ram_channel_words.get(m.group(1)) if m.group(1) else int(m.group(2))
+        if channels is None and n is not None and 1 <= n <= MAX_CHANNELS:
+            channels = n
+        t = _blank(t, m.start(), m.end())
+    return t, channels
 
 
 def read_host_ram(t: str, pats: SetupPatterns, vocab: Vocab) -> tuple[str, HostRam]:
-    """System RAM and its type; the size is blanked so no card takes it for its own memory."""
+    """System RAM, its type and channels; the size is blanked so no card takes it for its own memory."""
+    # Channels first; the DIMM reader still sees their words ("双通道 2*48G": RAM) in `said`.
+    said = t
+    t, channels = _read_channels(t, pats, vocab)
+    t, dimm_gib, dimm_span = _read_dimms(t, said, pats, vocab)
     gib: float | None = None
-    ram_type: str | None = None
+    ram_type: str | None = _ram_type_in(dimm_span, vocab) if dimm_span else None
     notes: list[Note] = []
+    if dimm_gib is not None and 0 < dimm_gib <= MAX_RAM_GIB:
+        gib = dimm_gib
+    elif dimm_gib is not None:
+        notes.append(("ram_out_of_range", f"{dimm_gib:g} GB"))
     for pat in (pats.ram_tight, pats.ram_after, pats.ram_before):
         for m in pat.finditer(t):
             sized = _SIZE_IN.search(m.group(0))
@@ -114,11 +213,11 @@ def read_host_ram(t: str, pats: SetupPatterns, vocab: Vocab) -> tuple[str, HostR
     if alone:
         ram_type = _ram_type_in(alone.group(0), vocab)
         t = _blank(t, alone.start(), alone.end())
-    return t, HostRam(gib, ram_type, tuple(notes))
+    return t, HostRam(gib, ram_type, tuple(notes), channels)
 
 
 _SIZE_IN = re.compile(r"(-?\d+(?:\.\d+)?)g(?![a-z0-9])")  # the size in a RAM phrase (not "ddr5-6000")
-_TYPE_IN = re.compile(r"((?:lp)?ddr\dx?)(?:[\s-]*(\d{4}))?")
+_TYPE_IN = re.compile(rf"((?:lp)?ddr\dx?)(?:{_SPEED})?")
 
 
 def _ram_type_in(text: str, vocab: Vocab) -> str | None:

@@ -47,6 +47,10 @@ class Vocab:
     card_either_words: frozenset[str] = frozenset()  # "A100 or A800": either card, one machine
     card_versus_words: frozenset[str] = frozenset()  # "4090 vs 5090": two machines compared
     card_memory_joiners: frozenset[str] = frozenset()  # "A100的80G": a word between card and size
+    ram_channel_words: MappingProxyType[str, int] = field(
+        default_factory=lambda: MappingProxyType({})
+    )  # "双通道" -> 2, "quad channel" -> 4
+    dimm_words: tuple[str, ...] = ()  # "根", "条", "sticks": the DIMMs counted in "4根32G"
 
 
 def _invert(table: dict[str, list[str]]) -> MappingProxyType[str, str]:
@@ -82,6 +86,10 @@ def vocab_from_table(doc: dict[str, Any]) -> Vocab:
         laptop_words=tuple(w.lower() for w in doc.get("gpu", {}).get("laptop_words", ())),
         host_ram_words=tuple(w.lower() for w in doc.get("host_ram", {}).get("words", ())),
         ram_types=_invert(doc.get("host_ram", {}).get("types", {})),
+        ram_channel_words=MappingProxyType(
+            {str(k).lower(): int(v) for k, v in doc.get("host_ram", {}).get("channels", {}).items()}
+        ),
+        dimm_words=tuple(w.lower() for w in doc.get("host_ram", {}).get("dimms", {}).get("words", ())),
         kv_words=tuple(w.lower() for w in doc.get("kv", {}).get("words", ())),
         kv_types=_invert(doc.get("kv", {}).get("types", {})),
         machine_words=tuple(w.lower() for w in doc.get("machines", {}).get("words", ())),
