@@ -15,6 +15,7 @@ from typing import Literal, Protocol
 
 from core.catalog.from_config import ParamCount
 from core.catalog.model import Model
+from core.catalog.published_files import QuantListing
 
 FailureKind = Literal[
     "offline",  # HF_HUB_OFFLINE is set and nothing is cached
@@ -67,6 +68,9 @@ class SourcedModel:
     files: tuple[RepoFile, ...] = ()
     cached: bool = False  # answered from the adapter's cache (the Hub was not asked this time)
     stale: bool = False  # a cached answer used because the Hub failed
+    # The model's quantized repos (GGUF file sizes, AWQ / FP8 / MLX repos): bot/hub/quant_listing.py.
+    # Default: not read (a source without a listing, or a payload stored before there was one).
+    listing: QuantListing = QuantListing()
 
 
 @dataclass(frozen=True, slots=True)

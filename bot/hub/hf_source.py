@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from bot.hub.hf_read import HubSettings, read_repo, search_repos
+from bot.hub.quant_listing import LISTING_BUDGET_S, read_listing, with_own_files
 from core.model_source import ModelSourceError, RepoHit, SourcedModel
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
@@ -36,11 +37,13 @@ class HuggingFaceSource:
         self,
         *,
         budget_s: float = BUDGET_S,
+        listing_budget_s: float = LISTING_BUDGET_S,
         fresh_s: float = FRESH_S,
         cache_dir: Path | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.budget_s = budget_s
+        self.listing_budget_s = min(listing_budget_s, budget_s)
         self.fresh_s = fresh_s
         self.cache_dir = cache_dir
         self._clock = clock
@@ -66,7 +69,8 @@ class HuggingFaceSource:
     async def lookup(self, repo: str) -> SourcedModel:
         key = repo.lower()
         entry = self._cache.get(key)
-        if entry and self._clock() - entry[0] < self.fresh_s:
+        # An entry whose quant listing was not read is asked again (only the Hub failing keeps it).
+        if entry and self._clock() - entry[0] < self.fresh_s and entry[1].listing.read:
             return replace(entry[1], cached=True)
         if self.offline():
             if entry:
@@ -88,13 +92,22 @@ class HuggingFaceSource:
         return found
 
     async def _read(self, repo: str) -> SourcedModel:
+        """config.json and the quant listing at once; the listing never fails the look-up."""
         settings = self.settings()
+        listing = asyncio.ensure_future(read_listing(repo, settings, budget_s=self.listing_budget_s))
         try:
-            return await asyncio.wait_for(asyncio.to_thread(read_repo, repo, settings), self.budget_s)
+            found = await asyncio.wait_for(asyncio.to_thread(read_repo, repo, settings), self.budget_s)
         except TimeoutError as exc:
+            listing.cancel()
             raise ModelSourceError(
                 "timeout", repo, f"{settings.endpoint} did not answer within {self.budget_s:g} s"
             ) from exc
+        except BaseException:
+            listing.cancel()
+            raise
+        # The repo's own GGUF files count too (listed with the config read), ahead of the others.
+        quants = with_own_files(await listing, found.provenance.repo, found.files)
+        return replace(found, listing=quants)
 
     async def search(self, query: str, limit: int = 5) -> tuple[RepoHit, ...]:
         if self.offline():

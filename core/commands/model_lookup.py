@@ -21,6 +21,7 @@ from core.ask_use_case import Reply, ReplyStatus, answer, hub_pending
 from core.catalog.from_config import ParamCount, params_check
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
+from core.catalog.published_files import PublishedFile, PublishedRepo, QuantListing, remember_listing
 from core.i18n import Lang, translate
 from core.model_source import ModelSource, ModelSourceError, Provenance, RepoFile, RepoHit, SourcedModel
 from core.render.doc import Para, render_first_fitting
@@ -70,6 +71,8 @@ class HubModels:
         if alias and alias not in model.aliases:
             model = replace(model, aliases=(*model.aliases, alias))
         kept = replace(sourced, model=model)
+        # The estimator and the launch commands see only the Model: its published files by its id.
+        remember_listing(model, kept.listing)
         self.found[model.id] = kept
         self.version += 1
         return kept
@@ -95,6 +98,7 @@ def to_payload(sourced: SourcedModel) -> str:
             "params": asdict(sourced.params),
             "provenance": asdict(sourced.provenance),
             "files": [[f.path, f.size] for f in sourced.files],
+            "listing": asdict(sourced.listing),
         },
         ensure_ascii=False,
     )
@@ -113,6 +117,21 @@ def from_payload(payload: str) -> SourcedModel:
         provenance=Provenance(**data["provenance"]),
         files=tuple(RepoFile(str(p), s) for p, s in data.get("files", ())),
         cached=True,
+        listing=_listing(data.get("listing")),
+    )
+
+
+def _listing(data: dict[str, Any] | None) -> QuantListing:
+    """The stored quant listing; a payload stored before listings were kept has none (not read)."""
+    if not data:
+        return QuantListing()
+    return QuantListing(
+        files=tuple(PublishedFile(**{**f, "files": tuple(f["files"])}) for f in data.get("files", ())),
+        repos=tuple(PublishedRepo(**r) for r in data.get("repos", ())),
+        read=bool(data.get("read")),
+        tried=tuple(data.get("tried", ())),
+        found=tuple(data.get("found", ())),
+        error=str(data.get("error", "")),
     )
 
 
@@ -214,6 +233,8 @@ def with_provenance(reply: Reply, hub: HubModels, catalog: Catalog) -> Reply:
     twin = same_architecture(model, catalog, skip=frozenset(hub.found))
     if twin is not None:
         lines.append(translate("hub.same_arch", query.lang, other=twin.name))
+    if not sourced.listing.read:  # sizes are computed; say why the published ones are missing
+        lines.append(translate("published.listing_unread", query.lang, why=sourced.listing.error or "-"))
     mismatch = params_check(sourced.params.total, prov.published_params)
     if mismatch is not None:
         lines.append(mismatch.text(query.lang))

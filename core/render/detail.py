@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from core.catalog.loader import Catalog
 from core.estimator.estimate import Estimate, Row
+from core.estimator.weights import weight_breakdown
 from core.i18n import Lang, translate
 from core.render.advice import advise, all_options, note_texts, remedy_text
 from core.render.compact import focus_context, focus_row, setup_title
@@ -37,6 +38,29 @@ def _focus(est: Estimate, quant: str | None) -> Row:
     return next((r for r in rows if r.context == ctx), rows[0])
 
 
+def _file_source(est: Estimate, quant_id: str, catalog: Catalog, lang: Lang) -> tuple[Part, ...]:
+    """Where the size came from: the published file (repo and parts), or the per-tensor count."""
+    quant = catalog.quants.get(quant_id)
+    if quant is None or quant.format != "gguf":
+        return ()
+    wb = weight_breakdown(est.request.model, quant, catalog)
+    found = wb.published
+    if found is None:
+        return (Para(translate("published.computed", lang, gib=gib(wb.file_bytes / 2**30), quant=quant_id)),)
+    files = (
+        found.files[0] + (f" +{len(found.files) - 1}" if len(found.files) > 1 else "")
+        if found.files
+        else found.source
+    )
+    return (
+        Para(
+            translate(
+                "published.file_source", lang, gib=gib(found.bytes / 2**30), repo=found.repo, files=files
+            )
+        ),
+    )
+
+
 def quant_detail(est: Estimate, quant: str | None, catalog: Catalog, lang: Lang) -> Doc:
     """Every context for one quant: KV, total, verdict, speed range; ways out; framework + command."""
     quant, rows = _rows_of(est, quant)
@@ -52,6 +76,7 @@ def quant_detail(est: Estimate, quant: str | None, catalog: Catalog, lang: Lang)
             )
         ),
         Para(translate("reply.detail.legend", lang, weights=gib(rows[0].weights_gib) if rows else "?")),
+        *_file_source(est, quant, catalog, lang),
         Pre(table(["ctx", "KV", "total", "fit", "tok/s"], body)),
         Para(
             translate(

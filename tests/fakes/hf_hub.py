@@ -8,6 +8,9 @@ The real huggingface_hub client reaches it through HF_ENDPOINT alone, exactly as
                  "model-00001-of-00016.safetensors": 3_900_000_000}, downloads=900_000)
     await hub.start()                       # monkeypatch.setenv("HF_ENDPOINT", hub.endpoint)
     hub.fail("model_info", 429)             # the next model_info answers 429 once
+    hub.fail_repo("bartowski/X-GGUF", 500)  # that repo's next model_info answers 500 once
+    hub.add_gguf_repo("unsloth/X-GGUF", {"X-Q4_K_M.gguf": 18_556_686_592,
+                      "Q8_0/X-Q8_0-00001-of-00002.gguf": 20_000_000_000, ...})  # a quantizer's repo
     hub.delay = 2.0                         # every answer waits 2 s (time budgets)
     await hub.stop()
 
@@ -57,6 +60,7 @@ class FakeHub:
         self.requests: list[Request] = []
         self.delay = 0.0
         self._failures: dict[str, list[int]] = {}
+        self._repo_failures: dict[str, list[int]] = {}
         self._runner: web.AppRunner | None = None
         self.endpoint = ""
 
@@ -72,8 +76,25 @@ class FakeHub:
         """The next `times` requests of `kind` answer `status`."""
         self._failures.setdefault(kind, []).extend([status] * times)
 
+    def fail_repo(self, repo: str, status: int, times: int = 1) -> None:
+        """The next `times` model_info requests for `repo` answer `status`."""
+        self._repo_failures.setdefault(repo.lower(), []).extend([status] * times)
+
+    def add_gguf_repo(self, repo: str, files: dict[str, int], **kwargs: Any) -> FakeRepo:
+        """A quantizer's GGUF repo: sizes only (split parts, folders such as "Q8_0/"), a README."""
+        return self.add_repo(repo, {"README.md": b"# GGUF", **files}, **kwargs)
+
     def count(self, kind: str) -> int:
         return sum(1 for r in self.requests if r.kind == kind)
+
+    def count_repo(self, repo: str, kind: str = "model_info") -> int:
+        """Requests of `kind` about `repo` itself (the quant listing asks about other repos too)."""
+        prefix = f"/api/models/{repo}".lower()
+        return sum(
+            1
+            for r in self.requests
+            if r.kind == kind and (r.path.lower() == prefix or r.path.lower().startswith(prefix + "/"))
+        )
 
     async def start(self) -> None:
         app = web.Application()
@@ -132,6 +153,11 @@ class FakeHub:
         failed = await self._enter("model_info", request)
         if failed:
             return failed
+        key = f"{request.match_info['org']}/{request.match_info['name']}".lower()
+        pending = self._repo_failures.get(key)
+        if pending:
+            status = pending.pop(0)
+            return web.json_response({"error": f"fake failure {status}"}, status=status)
         repo = self._repo(request)
         if repo is None:
             return self._error("RepoNotFound", 404, "Repository not found")

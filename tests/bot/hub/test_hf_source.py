@@ -63,14 +63,14 @@ async def test_unknown_model_is_read_from_its_config(hub: FakeHub, source: Huggi
     again = await source.lookup(CODER)
     cached = time.perf_counter() - started
     assert again.cached and again.model == m
-    assert hub.count("model_info") == 1 and cached < first
+    assert hub.count_repo(CODER) == 1 and cached < first
 
 
 async def test_one_lookup_in_flight_per_name(hub: FakeHub, source: HuggingFaceSource) -> None:
     hub.delay = 0.2
     results = await asyncio.gather(*(source.lookup(CODER) for _ in range(4)))
     assert {r.model.id for r in results} == {CODER.lower()}
-    assert hub.count("model_info") == 1
+    assert hub.count_repo(CODER) == 1
 
 
 async def test_search_ranks_by_downloads(hub: FakeHub, source: HuggingFaceSource) -> None:
@@ -85,7 +85,7 @@ async def test_search_ranks_by_downloads(hub: FakeHub, source: HuggingFaceSource
 async def test_http_failures_are_named(
     hub: FakeHub, source: HuggingFaceSource, status: int, kind: str
 ) -> None:
-    hub.fail("model_info", status)
+    hub.fail_repo(CODER, status)
     with pytest.raises(ModelSourceError) as raised:
         await source.lookup(CODER)
     assert raised.value.kind == kind
@@ -150,7 +150,7 @@ async def test_time_budget(hub: FakeHub, tmp_path: Path) -> None:
 async def test_hub_down_uses_the_cached_entry(hub: FakeHub, tmp_path: Path) -> None:
     source = HuggingFaceSource(fresh_s=0.0, cache_dir=tmp_path)  # every look-up asks the Hub again
     first = await source.lookup(CODER)
-    hub.fail("model_info", 503)
+    hub.fail_repo(CODER, 503)
     stale = await source.lookup(CODER)
     assert stale.stale and stale.model == first.model
 
@@ -170,9 +170,10 @@ async def test_offline_mode_answers_from_the_cache_only(
     hub: FakeHub, source: HuggingFaceSource, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await source.lookup(CODER)
+    asked = hub.count("model_info")  # the repo and its quant listing
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     assert (await source.lookup(CODER)).cached
     with pytest.raises(ModelSourceError) as raised:
         await source.lookup("org/never-seen")
     assert raised.value.kind == "offline"
-    assert hub.count("model_info") == 1
+    assert hub.count("model_info") == asked

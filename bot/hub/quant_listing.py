@@ -1,0 +1,121 @@
+"""The quantized repos of a model on the Hub: every GGUF file's size, and which AWQ / FP8 / MLX repos exist.
+
+Asked beside the config read (bot/hub/hf_source.py), within its own share of the question's time
+budget: each candidate repo (catalogs/quant_repos.toml, publisher order: the original publisher's
+own `-GGUF` repo, then ggml-org, bartowski, unsloth, lmstudio-community, mradermacher) is one
+`model_info(files_metadata=True)` in a worker thread, all at once. A repo that doesn't exist is
+simply not there; a repo that failed or didn't answer in time is named in `QuantListing.error`, and
+the listing counts as not read (`read=False`): sizes are then computed tensor by tensor, the reply
+says the listing was not read, and the next look-up asks again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from huggingface_hub import HfApi
+
+from bot.hub.hf_read import _HUB_ERRORS, HubSettings, _kind_of
+from core.catalog.loader import Catalog, default_catalog
+from core.catalog.published_files import (
+    PublishedFile,
+    PublishedRepo,
+    QuantListing,
+    files_from_listing,
+    gguf_repo_names,
+    preferred,
+    serving_repo_names,
+)
+from core.model_source import RepoFile
+
+LISTING_BUDGET_S = 3.0  # the listing's share of the 5 s look-up (it runs beside the config read)
+
+
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    asked: str
+    repo: str = ""  # the repo's own id as the Hub spells it ("" when it does not exist)
+    files: tuple[PublishedFile, ...] = ()
+    error: str = ""  # a failure other than "no such repo"
+
+
+def _read(asked: str, settings: HubSettings, quant_ids: tuple[str, ...], with_files: bool) -> _Answer:
+    """One candidate repo: its GGUF files (sizes summed per quant), or only whether it exists."""
+    api = HfApi(endpoint=settings.endpoint, token=settings.token)
+    try:
+        info = api.model_info(asked, files_metadata=with_files, timeout=settings.timeout_s)
+    except _HUB_ERRORS as exc:
+        kind = _kind_of(exc)
+        return _Answer(asked) if kind == "not_found" else _Answer(asked, error=f"{asked}: {kind}")
+    repo = info.id or asked
+    if not with_files:
+        return _Answer(asked, repo)
+    entries = ((s.rfilename, s.size) for s in info.siblings or ())
+    url = f"{settings.endpoint}/{repo}/tree/{info.sha or 'main'}"
+    return _Answer(asked, repo, files_from_listing(repo, entries, quant_ids, source=url))
+
+
+def gguf_quant_ids(catalog: Catalog) -> tuple[str, ...]:
+    return tuple(q.id for q in catalog.quants.values() if q.format == "gguf")
+
+
+async def read_listing(
+    base_repo: str,
+    settings: HubSettings,
+    *,
+    budget_s: float = LISTING_BUDGET_S,
+    catalog: Catalog | None = None,
+) -> QuantListing:
+    """What quantized repos of `base_repo` exist and what their GGUF files weigh; never raises."""
+    catalog = catalog or default_catalog()
+    table = catalog.tables.get("quant_repos", {})
+    quant_ids = gguf_quant_ids(catalog)
+    gguf = gguf_repo_names(base_repo, table)
+    serving = serving_repo_names(base_repo, table)
+    jobs: list[asyncio.Future[_Answer]] = [
+        asyncio.ensure_future(asyncio.to_thread(_read, name, settings, quant_ids, True)) for name in gguf
+    ]
+    jobs += [
+        asyncio.ensure_future(asyncio.to_thread(_read, name, settings, quant_ids, False))
+        for _, name in serving
+    ]
+    tried = (*gguf, *(name for _, name in serving))
+    if not jobs:
+        return QuantListing(read=True)
+    done, pending = await asyncio.wait(jobs, timeout=budget_s)
+    for job in pending:
+        job.cancel()  # its thread finishes on its own; the answer is not waited for
+    answers = [
+        job.result() if job in done else _Answer(name, error=f"{name}: timeout")
+        for job, name in zip(jobs, tried, strict=True)
+    ]
+    errors = [a.error for a in answers if a.error]
+    gguf_answers = answers[: len(gguf)]
+    files = preferred([a.files for a in gguf_answers])
+    repos = tuple(
+        PublishedRepo(quant, a.repo)
+        for (quant, _), a in zip(serving, answers[len(gguf) :], strict=True)
+        if a.repo
+    )
+    return QuantListing(
+        files=files,
+        repos=repos,
+        read=not errors,
+        tried=tried,
+        found=tuple(a.repo for a in gguf_answers if a.repo),
+        error="; ".join(errors),
+    )
+
+
+def with_own_files(
+    listing: QuantListing, repo: str, own_files: Iterable[RepoFile], catalog: Catalog | None = None
+) -> QuantListing:
+    """`listing` with the GGUF files the model's own repo holds first (some publishers ship them)."""
+    own = files_from_listing(
+        repo, ((f.path, f.size) for f in own_files), gguf_quant_ids(catalog or default_catalog())
+    )
+    if not own:
+        return listing
+    return replace(listing, files=preferred([own, listing.files]))
