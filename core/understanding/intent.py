@@ -135,6 +135,15 @@ def _scan(t: str, intents: _IntentList, first: Intent, also: Intent | None = Non
     return t, intent
 
 
+# The words of "8gb vram", "24g显存", "a 16GB GPU" that say "graphics card memory".
+_CARD_MEMORY_WORDS = re.compile(r"vram|显存|显卡|graphics card|video card|gpu|card|卡")
+
+
+def _keep_size(m: re.Match[str]) -> str:
+    """The match with its card-memory words blanked; the size, its unit and any verb stay."""
+    return _CARD_MEMORY_WORDS.sub(lambda w: " " * len(w.group(0)), m.group(0))
+
+
 def read_intent(t: str, catalog: Catalog) -> tuple[str, Intent]:
     """(the text with the intent words blanked, the intent). The first intent of intents.toml whose
     words or phrases appear wins; else "how many <card>" is cards_needed; else the first of
@@ -146,6 +155,10 @@ def read_intent(t: str, catalog: Catalog) -> tuple[str, Intent]:
         if users_re.search(t):
             users = True
             t = _blank_all(users_re, t)
+    # "8gb vram", "24g显存": the words of a card known by its memory describe the card, they don't
+    # ask how much memory ("8gb vram 16gb ram qwen3 30b a3b?" is no memory question); the size stays.
+    for card_re in pats.memory_card:
+        t = card_re.sub(_keep_size, t)
     t, intent = _scan(t, pats.intents, "general", "concurrency" if users else None)
     t, legacy = _scan(t, pats.legacy, "cards_needed" if _HOW_MANY.search(t) else "general")
     return t, intent if intent != "general" else legacy

@@ -202,8 +202,12 @@ def read_host_ram(t: str, pats: SetupPatterns, vocab: Vocab) -> tuple[str, HostR
             if sized is None:
                 continue
             value = sized.group(1)
-            t = _blank(t, m.start(), m.end())
-            ram_type = ram_type or _ram_type_in(m.group(0), vocab)
+            start = m.start()
+            if pat is pats.ram_after:  # "内存 192G ddr5": the RAM word before goes too (no memory intent)
+                before = pats.ram_last.search(t[max(0, start - 24) : start])
+                start -= len(before.group(0)) if before else 0
+            ram_type = ram_type or _ram_type_in(t[start : m.end()], vocab)
+            t = _blank(t, start, m.end())
             size = float(value)
             if gib is None and 0 < size <= MAX_RAM_GIB:
                 gib = size

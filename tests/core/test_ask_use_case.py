@@ -230,3 +230,27 @@ def test_out_of_range_values_are_said_in_the_reply(text: str) -> None:
 def test_kv_type_is_read_into_the_query() -> None:
     query = answer("4090 qwen3 32b kv q8", CATALOG).query
     assert query is not None and query.kv_type == "q8_0" and query.quants == ()
+
+
+def test_a_fit_question_leads_with_the_verdict() -> None:
+    yes = answer("would llama 3.1 8b run on a 3090", CATALOG)
+    assert yes.query is not None and yes.query.intent == "fit"
+    assert yes.text.splitlines()[0].startswith("Yes")
+    no = answer("4060 跑得动 deepseek v3 吗", CATALOG)
+    assert no.text.splitlines()[0].startswith(("跑不了", "显存单独装不下"))
+    plain = answer("3090 llama 3.1 8b", CATALOG)  # no fit words: the table comes first, as before
+    assert plain.query is not None and plain.query.intent == "general"
+    assert not plain.text.startswith("Yes")
+
+
+def test_dimm_ram_and_channels_reach_the_query() -> None:
+    reply = answer("4070 + 双通道 2x16G DDR4 3600, qwen3 30b a3b", CATALOG)
+    assert reply.query is not None
+    q = reply.query.as_json()
+    assert (q["host_ram_gib"], q["host_ram_type"], q["host_ram_channels"]) == (32.0, "DDR4-3600", 2)
+
+
+def test_a_comparison_with_a_digitless_card_compares_both() -> None:
+    reply = answer("Titan V vs 3080 for qwen3 8b", CATALOG)
+    assert reply.query is not None and reply.query.intent == "compare"
+    assert reply.query.other_card is not None and reply.query.other_card.gpu_id == "rtx-3080-10g"

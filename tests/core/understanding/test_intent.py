@@ -61,3 +61,40 @@ def test_typical_card_by_memory() -> None:
 def test_comparison_words_stand_alone(question: str) -> None:
     """ "vs" inside a model name (de-vs-tral) is not a comparison."""
     assert read_intent(question, CATALOG)[1] != "compare"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "would gemma 3 12b run ok on my 4060",
+        "can a 3090 handle qwen3 32b at q4",
+        "is it possible to run gpt-oss-120b on 2x 4090",
+        "我这 4060ti 跑不跑得动 qwen3 30b a3b",
+        "5060 能不能用 qwen3 8b",
+        "24g 的卡装得下 gemma 3 27b 吗",
+    ],
+)
+def test_will_it_run_is_a_fit_question(question: str):
+    assert parse_question(question, CATALOG).intent == "fit"
+
+
+@pytest.mark.parametrize(
+    ("question", "other"),
+    [
+        ("titan rtx vs a5000 qwen3 32b", "rtx-a5000"),
+        ("3090 还是 Radeon VII 跑 qwen3 14b", "radeon-vii"),
+        ("5090 or titan v for gemma 3 27b", "titan-v"),
+    ],
+)
+def test_two_cards_set_against_each_other_are_compared(question: str, other: str):
+    p = parse_question(question, CATALOG)
+    assert p.intent == "compare" and [c.res.best_id for c in p.cards][1] == other
+
+
+def test_one_card_under_two_names_is_either_not_compared():
+    assert parse_question("H100 or H800 跑 deepseek v3", CATALOG).intent == "general"
+
+
+def test_a_card_described_by_its_vram_is_no_memory_question():
+    assert parse_question("12gb vram 32gb ram, gemma 3 27b q4?", CATALOG).intent == "general"
+    assert parse_question("how much vram for gemma 3 27b", CATALOG).intent == "memory"

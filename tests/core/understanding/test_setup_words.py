@@ -96,5 +96,32 @@ def test_sizes_in_yi():
 
 
 def test_unknown_model_with_a_size_is_named_not_dropped():
-    p = parse_question("4090 hunyuan a13b", CATALOG)
+    p = parse_question("4090 openpangu a7b", CATALOG)  # a family the catalog lacks, with its MoE label
     assert p.model is not None and p.model.best_id is None
+
+
+@pytest.mark.parametrize(
+    ("text", "ram", "ram_type", "channels"),
+    [
+        ("5080 16g, 2x24gb ddr5 6400, qwen3 30b a3b", 48.0, "DDR5-6400", None),
+        ("96gb (2x48) ram + 3090 glm-4.5-air", 96.0, None, None),
+        ("3060 插了两根16g内存 qwen3 14b", 32.0, None, None),
+        ("四通道 8x32G DDR4 2666 + P40 deepseek v3", 256.0, "DDR4-2666", 4),
+        ("12-channel ddr5 768g epyc + 4090 kimi k2", 768.0, "DDR5", 12),
+    ],
+)
+def test_dimm_notation_is_the_host_ram(text: str, ram: float, ram_type: str | None, channels: int | None):
+    p = parse_question(text, CATALOG)
+    assert (p.host_ram_gib, p.host_ram_type, p.host_ram_channels) == (ram, ram_type, channels)
+    assert p.gpu is not None and p.gpu_count == 1 and p.intent != "memory"
+
+
+def test_count_times_size_without_a_ram_word_is_the_cards():
+    p = parse_question("4x 48gb a6000 llama 3.3 70b fp16", CATALOG)
+    assert p.gpu is not None and p.gpu.best_id == "rtx-a6000" and p.gpu_count == 4
+    assert p.host_ram_gib is None
+
+
+def test_a_card_number_after_ddr_is_no_speed():
+    p = parse_question("64g ddr4 3080 qwen3 14b", CATALOG)
+    assert p.host_ram_type == "DDR4" and p.gpu is not None and p.gpu.best_id.startswith("rtx-3080")
