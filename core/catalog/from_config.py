@@ -25,6 +25,7 @@ from core.catalog.config_readers.fields import (
     req,
 )
 from core.catalog.config_readers.gemma4 import read_gemma4
+from core.catalog.config_readers.hunyuan import HUNYUAN_TYPES, normalise_hunyuan
 from core.catalog.model import Model
 from core.i18n import Note
 
@@ -68,8 +69,19 @@ _DENSE = {
     "cohere2",
     "olmo2",
     "granite",
+    # Seed-OSS: llama layout with q/k/v biases (attention_bias) and an optional o_proj bias.
+    "seed_oss",
 }
-_MOE = {"qwen2_moe", "qwen3_moe", "qwen3_vl_moe", "mixtral", "glm4_moe", "minimax_m2", "gpt_oss"}
+_MOE = {
+    "qwen2_moe",
+    "qwen3_moe",
+    "qwen3_vl_moe",
+    "mixtral",
+    "glm4_moe",
+    "minimax_m2",
+    "gpt_oss",
+    *HUNYUAN_TYPES,  # per-layer lists normalised by config_readers/hunyuan.py first
+}
 _MLA = {"deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32", "glm_moe_dsa", "kimi_k25"}
 _LINEAR_HYBRID = {"qwen3_next", "qwen3_5", "qwen3_5_moe"}
 # Counted block by block in config_readers/ (their layers are not one mixer + one FFN each).
@@ -87,6 +99,9 @@ _UNSUPPORTED = {
 # Families whose q/k/v projections always carry a bias (no config key says so).
 _ALWAYS_QKV_BIAS = {"qwen2", "qwen2_5_vl", "qwen2_vl", "qwen2_moe"}
 _GEMMA = {"gemma2", "gemma3", "gemma3_text"}
+# Per-head q/k RMSNorm in every attention layer: always (Qwen3, Gemma 3) or when use_qk_norm says so.
+_QK_NORM = {"qwen3", "qwen3_moe", "qwen3_vl", "qwen3_vl_moe", "gemma3", "gemma3_text"}
+_QK_NORM_IF_FLAGGED = {"glm4_moe", *HUNYUAN_TYPES}
 
 
 # ---------------------------------------------------------------- reading fields
@@ -398,10 +413,10 @@ def _layer_extras(t: Config, mt: str, m: Model, full: bool) -> int:
     if mt in _GEMMA:
         extra += 2 * h  # pre/post feed-forward norms besides the two the schema counts
     if full and m.attention != "mla":
-        if mt in {"qwen3", "qwen3_moe", "qwen3_vl", "qwen3_vl_moe", "gemma3", "gemma3_text"} or (
-            mt in _LINEAR_HYBRID or t.get("use_qk_norm") and mt == "glm4_moe"
-        ):
+        if mt in _QK_NORM or mt in _LINEAR_HYBRID or (t.get("use_qk_norm") and mt in _QK_NORM_IF_FLAGGED):
             extra += 2 * m.head_dim
+        if t.get("attention_out_bias"):
+            extra += h  # o_proj bias (Seed-OSS names it apart from the q/k/v one)
         if mt == "minimax_m2" and t.get("use_qk_norm"):
             extra += (m.heads + m.kv_heads) * m.head_dim
         if mt == "gpt_oss":
@@ -573,6 +588,8 @@ def read_config(config: Config, *, model_id: str = "", repo: str = "", source: s
 
     Raises ConfigError naming the model_type or field when the config cannot be read exactly."""
     text, vision, model_type = _split(config)
+    if model_type in HUNYUAN_TYPES:
+        text = normalise_hunyuan(text, model_type)
     text_type = str(text.get("model_type") or model_type)
     family = _family(model_type, text_type)
     # Text configs of wrappers carry their own model_type (qwen3_vl_text); the family code keys

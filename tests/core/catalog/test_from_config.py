@@ -43,6 +43,9 @@ PUBLISHED = {
     "zai-org__GLM-5.1": 753_864_139_008,
     "MiniMaxAI__MiniMax-M2.7": 228_703_644_928,
     "google__gemma-4-31B-it": 31_273_088_876,  # tensor sum in the SOURCE report: exact
+    "ByteDance-Seed__Seed-OSS-36B-Instruct": 36_151_104_512,  # safetensors index, quoted in SOURCE
+    # llama-bench's "80.39 B" (GGUF tensor elements, 2 decimals): +-0.005B is 0.006 %
+    "tencent__Hunyuan-A13B-Instruct": 80_390_000_000,
 }
 # Model cards that give the text decoder alone (the vision tower quoted apart, "~550M"):
 # google/gemma-4-26B-A4B-it "25.2B total / 3.8B active" (rounded to 0.1B).
@@ -498,3 +501,90 @@ def test_hub_reply_names_a_published_count_that_disagrees(published: int, named:
     reply = with_provenance(answer("rtx 4090 running gemma 4 31b, speed?", catalog), hub, catalog)
     assert reply.status == "answer"
     assert ("config.json gives 31.27B" in reply.text) is named
+
+
+# ---------------------------------------------------------------- Hunyuan, Seed-OSS
+
+
+def test_hunyuan_a13b_per_layer_lists_shared_mlp_and_qk_norm() -> None:
+    from core.estimator.memory import kv_shape
+
+    reading = read_config(_fixture("tencent__Hunyuan-A13B-Instruct"))
+    m = reading.model
+    assert (m.experts, m.experts_active, m.moe_intermediate_size, m.shared_experts) == (64, 8, 3072, 1)
+    assert m.tied_embeddings and not m.attn_bias and m.dense_layers is None
+    # llama-bench: 80.39 B; the model card: 13B active
+    assert reading.params.decoder == 80_393_183_232
+    assert reading.params.active == pytest.approx(13e9, rel=0.03)
+    # 32 layers x K,V x 8 heads x 128: 128 KiB per token at f16
+    assert kv_shape(m).full_values_per_token * 2 == 128 * 1024
+
+
+def test_hunyuan_transformers_type_reads_like_the_remote_code_one() -> None:
+    config = _fixture("tencent__Hunyuan-A13B-Instruct")
+    native = dict(config, model_type="hunyuan_v1_moe", moe_topk=8, num_shared_expert=1)
+    assert read_config(native).params == read_config(config).params
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"moe_topk": [8] * 31 + [2]}, "moe_topk"),
+        ({"use_cla": True}, "use_cla"),
+        ({"num_experts": 1}, "not a MoE"),
+    ],
+)
+def test_hunyuan_what_the_schema_cannot_say_is_refused(change: dict[str, Any], named: str) -> None:
+    config = dict(_fixture("tencent__Hunyuan-A13B-Instruct"), **change)
+    with pytest.raises(ConfigError, match=named):
+        read_config(config)
+
+
+def test_seed_oss_qkv_bias_without_o_bias() -> None:
+    from core.estimator.memory import kv_shape
+
+    reading = read_config(_fixture("ByteDance-Seed__Seed-OSS-36B-Instruct"))
+    m = reading.model
+    assert m.attn_bias and not m.tied_embeddings and (m.heads, m.kv_heads, m.head_dim) == (80, 8, 128)
+    assert reading.params.decoder == 36_151_104_512  # the safetensors index, to the parameter
+    assert kv_shape(m).full_values_per_token == 64 * 2 * 8 * 128
+    with_o_bias = read_config(
+        dict(_fixture("ByteDance-Seed__Seed-OSS-36B-Instruct"), attention_out_bias=True)
+    )
+    assert with_o_bias.params.decoder - reading.params.decoder == 64 * 5120
+
+
+@pytest.mark.parametrize("model_id", ["hunyuan-a13b", "seed-oss-36b"])
+def test_new_entries_weights_sum_to_the_config_count(model_id: str) -> None:
+    """The BF16 tensor list the estimator builds from the entry is the checkpoint (q/k norms aside)."""
+    from core.estimator.weights import weight_breakdown
+
+    folder = {
+        "hunyuan-a13b": "tencent__Hunyuan-A13B-Instruct",
+        "seed-oss-36b": "ByteDance-Seed__Seed-OSS-36B-Instruct",
+    }[model_id]
+    params = weight_breakdown(CATALOG.models[model_id], CATALOG.quants["BF16"], CATALOG).params
+    assert abs(params / read_config(_fixture(folder)).params.decoder - 1) <= 0.0005
+
+
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        ("how fast is hunyuan a13b on two 3090s", "Hunyuan-A13B-Instruct"),
+        ("用 4090 跑 Seed-OSS-36B-Instruct 能到多少 token/s", "Seed-OSS-36B-Instruct"),
+    ],
+)
+def test_asks_name_the_new_models(question: str, name: str) -> None:
+    from core.ask_use_case import answer
+
+    reply = answer(question, CATALOG)
+    assert reply.status == "answer"
+    assert name in reply.text.splitlines()[0]
+
+
+@pytest.mark.parametrize("question", ["4090 hunyuan-7b-instruct speed", "seed-oss-36b-base-woSyn on a 4090"])
+def test_neighbours_of_the_new_models_are_not_swapped_in(question: str) -> None:
+    from core.ask_use_case import answer
+
+    reply = answer(question, CATALOG)
+    assert "Hunyuan-A13B-Instruct" not in reply.text and "Seed-OSS-36B-Instruct" not in reply.text
