@@ -24,6 +24,7 @@ from core.catalog.gpu import Gpu
 from core.catalog.kv_cache import FULL_PRECISION_KV, KvCacheType
 from core.catalog.loader import Catalog, default_catalog
 from core.catalog.model import Model
+from core.catalog.published_files import PublishedFile, published_file, published_repo
 from core.catalog.quant import Quant
 from core.i18n import Note
 
@@ -297,7 +298,19 @@ def _params(fw: Framework, q: FrameworkQuery) -> dict[str, object]:
 # command values
 
 
+def _published_gguf(model: Model, quant: Quant) -> PublishedFile | None:
+    """The published GGUF file of this quant (the Hub listing or catalogs/published_gguf.csv), for a
+    model whose catalog entry names no GGUF repo of its own (a Hub model): a curated repo stays the
+    one its commands name."""
+    if quant.format != "gguf" or model.gguf_repo or model.gguf_file_stem:
+        return None
+    return published_file(model, quant.id)
+
+
 def _gguf_file(model: Model, quant: Quant) -> str:
+    published = _published_gguf(model, quant)
+    if published is not None and len(published.files) == 1:
+        return published.files[0].rsplit("/", 1)[-1]  # the file's real name, not a guess
     stem = model.gguf_file_stem or model.name
     return f"{stem}-{quant.id}.gguf"
 
@@ -335,7 +348,11 @@ def _llama_cpp_values(
 ) -> dict[str, str]:
     """llama.cpp family: the model file, layers on the GPU, flash attention, KV type, MoE, split."""
     model, quant, count = q.model, q.quant, q.gpu_count
-    if model.gguf_file_stem:
+    published = _published_gguf(model, quant)
+    if published is not None:
+        # A repo known to hold this quant: llama.cpp fetches it (every split part) by its tag.
+        model_arg = f"-hf {published.repo}:{quant.id}"
+    elif model.gguf_file_stem:
         model_arg = f"-m {_gguf_file(model, quant)}"
     elif model.gguf_repo:
         model_arg = f"-hf {model.gguf_repo}:{quant.id}"
@@ -362,8 +379,13 @@ def _serving_values(fw: Framework, q: FrameworkQuery, notes: list[Note]) -> dict
     model, quant, count = q.model, q.quant, q.gpu_count
     online = next((flag for key, flag in _ONLINE_QUANT_FLAGS.items() if _quant_in(quant, (key,))), None)
     repo = model.hf_repo or model.name
+    listed = published_repo(model, quant.id)  # an FP8 / AWQ repo the Hub listing found
+    if listed and online:
+        online = None  # the published checkpoint is already quantized: serve it as it is
     if quant.format == "gguf":
         serve_model = f"./{_gguf_file(model, quant)} --tokenizer {repo}"
+    elif listed:
+        serve_model = listed
     elif quant.id.upper() in _UNQUANTIZED or _quant_in(quant, _UNQUANTIZED) or online:
         serve_model = repo
     else:
@@ -396,8 +418,11 @@ def _serving_values(fw: Framework, q: FrameworkQuery, notes: list[Note]) -> dict
 def _ollama_values(q: FrameworkQuery) -> dict[str, str]:
     """Ollama: a bare library tag downloads Q4_K_M; any other GGUF comes from Hugging Face."""
     model, quant = q.model, q.quant
+    published = _published_gguf(model, quant)
     if model.ollama_tag and _quant_in(quant, (_OLLAMA_DEFAULT_QUANT,)):
         ollama_model = model.ollama_tag
+    elif published is not None:
+        ollama_model = f"hf.co/{published.repo}:{quant.id}"
     elif model.gguf_repo:
         ollama_model = f"hf.co/{model.gguf_repo}:{quant.id}"
     else:
@@ -419,7 +444,7 @@ def _app_values(q: FrameworkQuery) -> dict[str, str]:
     return {
         "lms_model": model.gguf_repo or model.name,
         "lms_gpu": lms_gpu,
-        "mlx_repo": f"mlx-community/{_base_repo_name(model)}-{bits}bit",
+        "mlx_repo": published_repo(model, quant.id) or f"mlx-community/{_base_repo_name(model)}-{bits}bit",
         "exl_model": f"{_base_repo_name(model)}-{quant.id.lower()}",
         "exl_cache": _EXL_CACHE[q.kv_cache],
         "exl_tp_flags": " --tensor-parallel True" if q.gpu_count > 1 else "",

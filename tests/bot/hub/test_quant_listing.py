@@ -158,3 +158,25 @@ async def test_a_reply_says_when_the_listing_was_not_read(hub: FakeHub, source: 
 def test_a_model_with_another_repo_never_borrows_the_listing() -> None:
     model = CAT.models["qwen3-30b-a3b"]
     assert published_file(replace(model, id="never-listed/x"), "Q4_K_M") is None
+
+
+async def test_launch_commands_name_the_repos_that_exist(hub: FakeHub, source: HuggingFaceSource) -> None:
+    from core.estimator.frameworks import FrameworkQuery, evaluate
+
+    hub_models = HubModels()
+    hub_models.add(await source.lookup(CODER))
+    catalog = hub_models.apply(CAT)
+    model, gpu = catalog.models[CODER.lower()], catalog.gpus["h100-sxm"]
+
+    def command(framework: str, quant: str) -> str:
+        query = FrameworkQuery(gpu=gpu, model=model, quant=catalog.quants[quant], context=32768)
+        return evaluate(catalog.frameworks[framework], query).command
+
+    assert f"-hf {BARTOWSKI}:Q4_K_M" in command("llama.cpp", "Q4_K_M")
+    assert f"-hf {UNSLOTH}:UD-Q4_K_XL" in command("llama.cpp", "UD-Q4_K_XL")
+    assert f"hf.co/{BARTOWSKI}:IQ4_XS" in command("ollama", "IQ4_XS")
+    fp8 = command("vllm", "FP8")
+    assert f"vllm serve {CODER}-FP8" in fp8 and "--quantization" not in fp8  # already FP8
+    assert command("vllm", "AWQ") == ""  # no AWQ repo exists: no command, never a placeholder
+    # A quant nobody published: the file name is a guess, and llama.cpp's command says so.
+    assert "-m Acme-Coder-30B-A3B-Instruct-Q6_K.gguf" in command("llama.cpp", "Q6_K")
