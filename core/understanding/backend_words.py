@@ -14,40 +14,42 @@ from functools import cache
 
 from core.catalog.loader import Catalog
 
+_SEP = re.compile(r"[\s-]+")
 
-def _word(word: str) -> str:
-    """A latin word stands alone ("hip" is not in "chip", "metal" not in "metallica"); CJK needs no
-    boundary ("用vulkan跑"). Spaces and hyphens inside a phrase may be either or both."""
-    body = r"[\s-]*".join(re.escape(part) for part in re.split(r"[\s-]+", word))
-    if word[:1].isascii() and word[:1].isalnum():
-        body = r"(?<![a-z0-9_])" + body
-    if word[-1:].isascii() and word[-1:].isalnum():
-        body += r"(?![a-z0-9_])"
-    return body
+
+def _body(word: str) -> str:
+    """A phrase as a regex: spaces and hyphens inside it may be either or both ("cpu-only")."""
+    return r"[\s-]*".join(re.escape(part) for part in _SEP.split(word))
 
 
 @cache
-def _pattern(catalog: Catalog) -> tuple[re.Pattern[str] | None, dict[str, str]]:
-    """One alternation of every backend word, longest first, and word -> backend id."""
+def _pattern(catalog: Catalog) -> tuple[re.Pattern[str] | None, dict[str, str], tuple[str, ...]]:
+    """One alternation of every backend word, longest first; the word (spaces and hyphens dropped) ->
+    backend id; and the substrings one of which any hit contains (a question without any of them is
+    not searched: most questions name no backend, and a plain `in` is far cheaper than the regex)."""
     words = catalog.tables.get("backends", {}).get("words", {})
-    by_word = {str(w).lower(): backend for backend, ws in words.items() for w in ws}
+    by_word = {_SEP.sub("", str(w).lower()): b for b, ws in words.items() for w in ws}
     if not by_word:
-        return None, {}
-    ordered = sorted(by_word, key=len, reverse=True)
-    return re.compile("|".join(f"({_word(w)})" for w in ordered)), {
-        str(i): by_word[w] for i, w in enumerate(ordered, 1)
-    }
+        return None, {}, ()
+    raw = sorted({str(w).lower() for ws in words.values() for w in ws}, key=len, reverse=True)
+    latin = [_body(w) for w in raw if w[:1].isascii() and w[-1:].isascii()]
+    other = [_body(w) for w in raw if not (w[:1].isascii() and w[-1:].isascii())]
+    # Latin words stand alone ("hip" is not in "chip", "metal" not in "metallica"); a phrase that
+    # starts or ends in CJK ("用vulkan跑" is read by "vulkan"; "纯cpu") needs no boundary there.
+    parts = [f"(?<![a-z0-9_])(?:{'|'.join(latin)})(?![a-z0-9_])"] if latin else []
+    parts += other
+    keys = tuple(sorted({_SEP.split(w)[0][:3] for w in raw}))
+    return re.compile("|".join(f"(?:{p})" for p in sorted(parts, key=len, reverse=True))), by_word, keys
 
 
 def read_backend(t: str, catalog: Catalog) -> tuple[str, str | None]:
     """(the cleaned question with backend words blanked, the first backend id named or None)."""
-    pattern, by_group = _pattern(catalog)
-    if pattern is None:
+    pattern, by_word, keys = _pattern(catalog)
+    if pattern is None or not any(k in t for k in keys):
         return t, None
     backend: str | None = None
     out = t
     for m in pattern.finditer(t):
-        if backend is None and m.lastindex is not None:
-            backend = by_group[str(m.lastindex)]
+        backend = backend or by_word.get(_SEP.sub("", m.group(0)))
         out = out[: m.start()] + " " * (m.end() - m.start()) + out[m.end() :]
     return out, backend
