@@ -249,7 +249,7 @@ def _ttft(query: AskQuery, catalog: Catalog) -> IntentReply:
         rows = ttft.reference_rows(catalog, setups, model_id, quant, prompt, ctx)
         title = quant
     else:
-        quants = query.quants or tuple(str(q) for q in cfg.get("quants", ("Q8_0", "Q4_K_M")))
+        quants = query.quants or _ttft_quants(query, cfg, catalog)
         setup = _setup(query, card, catalog)
         rows = ttft.ttft_rows(
             catalog,
@@ -259,6 +259,7 @@ def _ttft(query: AskQuery, catalog: Catalog) -> IntentReply:
             prompt,
             ctx,
             query.framework,
+            query.backend,
         )
         title = _title(card, catalog)
     doc: Doc = (
@@ -268,9 +269,24 @@ def _ttft(query: AskQuery, catalog: Catalog) -> IntentReply:
     if query.intent == "concurrency":
         # Aggregate figures need one card to price; the reference table (no card named) has many.
         users = query.users or 1
-        speed_of = None if reference else (lambda q: concurrent_for(setup, model, q, users, ctx, catalog))
+        # Priced on what the rows were: the framework the estimate chose (vLLM when asked) and the
+        # backend the question named, so the aggregate line agrees with the table above it.
+        fw = next((r.row.framework for r in rows if r.row.framework), query.framework or "llama.cpp")
+        speed_of = (
+            None
+            if reference
+            else (lambda q: concurrent_for(setup, model, q, users, ctx, catalog, fw, backend=query.backend))
+        )
         doc = (*doc, *ttft.concurrency_lines(rows, query.users, ctx, lang, speed_of))
     return IntentReply(doc, tuple(ttft.ttft_json(rows)), query.intent)
+
+
+def _ttft_quants(query: AskQuery, cfg: dict[str, Any], catalog: Catalog) -> tuple[str, ...]:
+    """The quants a TTFT / concurrency table shows when none was asked: a serving framework's own
+    checkpoints (FP8, AWQ) when one was named, else the intent's GGUF pair."""
+    own = cfg.get("framework_quants", {}).get(query.framework or "", ())
+    named = tuple(str(q) for q in own if q in catalog.quants)
+    return named or tuple(str(q) for q in cfg.get("quants", ("Q8_0", "Q4_K_M")))
 
 
 def intent_reply(query: AskQuery, catalog: Catalog) -> IntentReply | None:

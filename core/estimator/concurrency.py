@@ -81,12 +81,14 @@ def concurrent_for(
     catalog: Catalog,
     framework: str = "llama.cpp",
     kv_type: KvCacheType = FULL_PRECISION_KV,
+    backend: str | None = None,
 ) -> ConcurrentSpeed:
-    """`concurrent_speed` for a setup as the chat knows it: the card's usual backend, the quant's
-    weight breakdown and each user's KV cache read at `depth` tokens."""
+    """`concurrent_speed` for a setup as the chat knows it: the backend the question named (checked
+    against the card) or the card's usual one, the quant's weight breakdown and each user's KV cache
+    read at `depth` tokens."""
     weights = weight_breakdown(model, catalog.quants[quant_id], catalog)
     return concurrent_speed(
-        setup.gpu, speed.choose_backend(setup.gpu, setup.os, catalog), model, quant_id, users,
+        setup.gpu, speed.choose_backend(setup.gpu, setup.os, catalog, backend), model, quant_id, users,
         float(weights.active_bytes_per_token), float(weights.expert_bytes),
         kv_read_bytes(model, depth, kv_type, catalog), speed.calibration(catalog), framework, setup.count,
     )  # fmt: skip

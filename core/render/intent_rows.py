@@ -76,12 +76,15 @@ def one_row(
     prompt: int = 512,
     depth: int | None = None,
     framework: str | None = None,
+    backend: str | None = None,
 ) -> Row:
     """One quant × one context: the figures every intent table is made of (cached: chat groups ask
     the same cards and models over and over)."""
     model = catalog.models[model_id]
     ctx = min(ctx, max(model.max_context, model.rope_scaled_context or 0))
-    request = EstimateRequest(setup, model, (quant,), (ctx,), depth=depth, prompt=prompt, framework=framework)
+    request = EstimateRequest(
+        setup, model, (quant,), (ctx,), depth=depth, prompt=prompt, framework=framework, backend=backend
+    )
     return estimate(request, catalog).rows[0]
 
 

@@ -56,10 +56,11 @@ def ttft_rows(
     prompt: int,
     ctx: int,
     framework: str | None = None,
+    backend: str | None = None,
 ) -> tuple[TtftRow, ...]:
+    """One row per quant; `backend`: the one the question named (already checked against the card)."""
     return tuple(
-        TtftRow(q, one_row(catalog, setup, model_id, q, ctx, prompt=prompt, depth=0, framework=framework))
-        for q in quants
+        TtftRow(q, one_row(catalog, setup, model_id, q, ctx, prompt, 0, framework, backend)) for q in quants
     )
 
 

@@ -166,6 +166,7 @@ def _build_patterns(index: Index, catalog: Catalog) -> _Patterns:
         intents.append((name, words_re, phrases_re))
     number_words = _alternation(list(vocab.count_words))
     classifiers = "|".join(re.escape(c) for c in vocab.count_classifiers) or "张"
+    not_cards = "|".join(re.escape(w) for w in vocab.count_not_before)
     ctx_words = _alternation(list(vocab.context_words))
     return _Patterns(
         index=index,
@@ -179,7 +180,9 @@ def _build_patterns(index: Index, catalog: Catalog) -> _Patterns:
         framework=_bounded(_alternation(fw_forms)),
         os=_bounded(_alternation(list(vocab.os_words))),
         intents=tuple(intents),
-        count_classifier=re.compile(rf"(?<![a-z0-9.])(-?\d{{1,6}}|{number_words})\s*(?:{classifiers})"),
+        count_classifier=re.compile(
+            rf"(?<![a-z0-9.])(-?\d{{1,6}}|{number_words})\s*(?:{classifiers})(?!\s*(?:{not_cards or '(?!)'}))"
+        ),
         count_word_before=re.compile(rf"(?<![a-z])({number_words})\s*(?:{classifiers})?\s*$"),
         count_x_before=re.compile(r"(?<![a-z0-9.\-])(\d{1,2})\s*[x*]\s*$"),
         count_x_after=re.compile(r"^\s*[x*]\s*(\d{1,2})(?![0-9a-z])"),

@@ -25,6 +25,7 @@ class Vocab:
     card_words: frozenset[str]
     count_words: MappingProxyType[str, int]
     count_classifiers: tuple[str, ...]
+    count_not_before: tuple[str, ...]  # a classifier followed by one of these counts no cards
     quant_synonyms: MappingProxyType[str, str]  # surface form -> quant id
     framework_synonyms: MappingProxyType[str, str]  # surface form -> framework id
     os_words: MappingProxyType[str, str]  # surface form -> "windows" | "linux" | "macos"
@@ -71,6 +72,7 @@ def vocab_from_table(doc: dict[str, Any]) -> Vocab:
             {k.lower(): int(v) for k, v in doc.get("count", {}).get("words", {}).items()}
         ),
         count_classifiers=tuple(doc.get("count", {}).get("classifiers", {}).get("words", ())),
+        count_not_before=tuple(doc.get("count", {}).get("classifiers", {}).get("not_before", ())),
         quant_synonyms=_invert(doc.get("quant", {}).get("synonyms", {})),
         framework_synonyms=_invert(doc.get("framework", {}).get("synonyms", {})),
         os_words=_invert(doc.get("os", {})),

@@ -148,3 +148,21 @@ def test_concurrency_phrasings_get_the_batched_figures(question: str, users: int
     reply = answer(question, CATALOG)
     assert reply.query is not None and reply.query.intent == "concurrency" and reply.query.users == users
     assert f"{users} users at once" in reply.text or f"{users} 个并发" in reply.text
+
+
+def test_concurrency_with_a_serving_framework_prices_its_checkpoints() -> None:
+    """vLLM named: the rows are the checkpoints it serves (FP8, AWQ), not GGUF quants, and the
+    aggregate line is priced on the rows' framework."""
+    reply = answer("4090 qwen3 8b vllm 20 concurrent users", CATALOG)
+    assert [r["quant"] for r in reply.rows] == ["FP8", "AWQ"]
+    assert "20 users at once (FP8" in reply.text
+    zh = answer("4090 上用 sglang 跑 qwen3 8b 20个人同时用", CATALOG)
+    assert zh.query is not None and zh.query.users == 20 and zh.query.hardware.first.count == 1
+    assert [r["quant"] for r in zh.rows] == ["FP8", "AWQ"]
+
+
+def test_concurrency_on_a_named_backend_uses_it() -> None:
+    cuda = answer("4090 qwen3 8b 20 concurrent users", CATALOG)
+    vulkan = answer("4090 qwen3 8b 20 concurrent users on vulkan", CATALOG)
+    assert vulkan.query is not None and vulkan.query.backend == "vulkan"
+    assert [r["decode_tps"] for r in vulkan.rows] != [r["decode_tps"] for r in cuda.rows]

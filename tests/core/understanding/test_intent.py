@@ -40,6 +40,20 @@ def test_users_are_not_a_card_count() -> None:
     assert intent_details("H20 部署 qwen3 32b 50路并发 速度", CATALOG).users == 50
 
 
+@pytest.mark.parametrize(
+    ("question", "cards", "users"),
+    [
+        ("4090 qwen3 8b vllm 20个人同时用 速度", 1, 20),  # "20个" counts people here, not cards
+        ("3个人一起用 3090 qwen3 14b 够吗", 1, 3),
+        ("两张4090 跑 qwen3 32b 50个用户同时访问", 2, 50),
+    ],
+)
+def test_people_counted_with_a_classifier_are_users(question: str, cards: int, users: int) -> None:
+    parsed = parse_question(question, CATALOG)
+    assert parsed.gpu_count == cards and parsed.intent == "concurrency"
+    assert intent_details(question, CATALOG).users == users
+
+
 def test_details() -> None:
     assert intent_details("首 token 要多久 prompt 8k", CATALOG).prompt == 8192
     assert intent_details("time to first token for a 32k prompt", CATALOG).prompt == 32768
