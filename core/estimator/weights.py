@@ -515,30 +515,74 @@ def _nbytes(t: _Tensor, typ: GgmlType) -> int:
     return t.ne0 * t.rows * typ.block_bytes // typ.block_size
 
 
-def _compute(model: Model, quant: Quant, catalog: Catalog) -> WeightBreakdown:
+@dataclass(frozen=True, slots=True)
+class _Group:
+    """Tensors alike but for their layer (every layer's attn_q of one shape): one type choice and
+    one size serve them all unless a recipe rule picks layers for their class."""
+
+    members: tuple[_Tensor, ...]
+
+
+_groups_cache: dict[int, tuple[Model, tuple[_Group, ...], tuple[str, ...]]] = {}
+
+
+def _groups(model: Model) -> tuple[tuple[_Group, ...], tuple[str, ...]]:
+    """The model's tensors grouped by everything but the layer, with the derivation notes; cached
+    per model object (the same identity rule as `weight_breakdown`'s cache). A 94-layer MoE has
+    ~1,400 tensors but ~20 groups: the per-quant work (a type choice per tensor) was the ask path's
+    costliest step for a model × quant not seen before."""
+    hit = _groups_cache.get(id(model))
+    if hit is not None and hit[0] is model:
+        return hit[1], hit[2]
+    if len(_groups_cache) >= 4096:
+        _groups_cache.clear()
     tensors, derived = _tensors(model)
+    by_key: dict[tuple[object, ...], list[_Tensor]] = {}
+    for t in tensors:
+        key = (t.cls, t.category, t.ne0, t.rows, t.expert, t.one_d, t.router, t.layer < 0)
+        by_key.setdefault(key, []).append(t)
+    groups = tuple(_Group(tuple(members)) for members in by_key.values())
+    _groups_cache[id(model)] = (model, groups, tuple(derived))
+    return groups, tuple(derived)
+
+
+def _layer_picked(model: Model, quant: Quant, catalog: Catalog) -> frozenset[str]:
+    """Tensor classes / categories an active rule of this quant applies to some layers only: their
+    type is chosen layer by layer; every other group's once."""
+    _, rules = resolved_recipe(quant, catalog)
+    facts = _facts(model)
+    return frozenset(r.tensor for r in rules if r.layers != "all" and _conditions_hold(r.when, facts))
+
+
+def _compute(model: Model, quant: Quant, catalog: Catalog) -> WeightBreakdown:
+    groups, derived = _groups(model)
     choose = _chooser(model, quant, catalog)
+    picked = _layer_picked(model, quant, catalog)
     n_layer = model.layers
     layer_bytes = [0] * n_layer
     layer_expert = [0] * n_layer
     by_type: dict[str, int] = {}
     token_embd = output = other = 0
     params = 0
-    for t in tensors:
-        typ = choose(t)
-        size = _nbytes(t, typ)
-        params += t.ne0 * t.rows
-        by_type[typ.id] = by_type.get(typ.id, 0) + size
-        if t.layer >= 0:
-            layer_bytes[t.layer] += size
-            if t.expert:
-                layer_expert[t.layer] += size
-        elif t.cls == "token_embd":
-            token_embd = size
-        elif t.cls == "output":
-            output = size
-        else:
-            other += size  # output_norm
+    for group in groups:
+        first = group.members[0]
+        per_layer = first.cls in picked or first.category in picked
+        shared = None if per_layer else choose(first)
+        for t in group.members:
+            typ = choose(t) if shared is None else shared
+            size = _nbytes(t, typ)
+            params += t.ne0 * t.rows
+            by_type[typ.id] = by_type.get(typ.id, 0) + size
+            if t.layer >= 0:
+                layer_bytes[t.layer] += size
+                if t.expert:
+                    layer_expert[t.layer] += size
+            elif t.cls == "token_embd":
+                token_embd = size
+            elif t.cls == "output":
+                output = size
+            else:
+                other += size  # output_norm
     tied = model.tied_embeddings
     if tied:
         output = token_embd  # llama.cpp duplicates the tied matrix as the GPU output head

@@ -197,3 +197,23 @@ def test_published_gguf_sizes_regression() -> None:
     assert summary["median"] < summary["bpw_median"]
     rows, _ = bench.calibration_rows(REFERENCE, CAT)
     assert bench.summarize(rows)["median"] < 1.5
+
+
+def test_grouped_type_choice_matches_tensor_by_tensor() -> None:
+    """_compute chooses one type per group of alike tensors unless a rule picks layers; summed
+    tensor by tensor with the chooser instead, every catalog model x quant comes out the same."""
+    from core.estimator.weights import _chooser, _compute, _nbytes, _tensors
+
+    catalog = default_catalog()
+    for model in catalog.models.values():
+        for quant_id in ("Q4_K_M", "Q2_K", "IQ3_XXS", "Q6_K", "MXFP4", "AWQ"):
+            quant = catalog.quants.get(quant_id)
+            if quant is None:
+                continue
+            tensors, _ = _tensors(model)
+            choose = _chooser(model, quant, catalog)
+            layer_bytes = [0] * model.layers
+            for t in tensors:
+                if t.layer >= 0:
+                    layer_bytes[t.layer] += _nbytes(t, choose(t))
+            assert list(_compute(model, quant, catalog).layer_bytes) == layer_bytes, (model.id, quant_id)
