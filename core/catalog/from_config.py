@@ -71,6 +71,8 @@ _DENSE = {
     "granite",
     # Seed-OSS: llama layout with q/k/v biases (attention_bias) and an optional o_proj bias.
     "seed_oss",
+    # InternLM3: llama layout; `bias` would put biases on o_proj and the MLP (refused below).
+    "internlm3",
 }
 _MOE = {
     "qwen2_moe",
@@ -240,6 +242,8 @@ def _compressed_tensors_kind(quant: Mapping[str, Any]) -> str:
 
 
 def _dense_fields(t: Config, mt: str) -> dict[str, Any]:
+    if mt == "internlm3" and t.get("bias"):
+        raise ConfigError(f"{mt}: bias (o_proj and MLP biases) is not representable")
     fields = _gqa(t, mt)
     fields["intermediate_size"] = _int(t, "intermediate_size", mt)
     fields.update(_sliding(t, mt, fields["layers"]))

@@ -46,6 +46,7 @@ PUBLISHED = {
     "ByteDance-Seed__Seed-OSS-36B-Instruct": 36_151_104_512,  # safetensors index, quoted in SOURCE
     # llama-bench's "80.39 B" (GGUF tensor elements, 2 decimals): +-0.005B is 0.006 %
     "tencent__Hunyuan-A13B-Instruct": 80_390_000_000,
+    "internlm__internlm3-8b-instruct": 8_804_241_408,  # index total_size / 4 (float32 shards)
 }
 # Model cards that give the text decoder alone (the vision tower quoted apart, "~550M"):
 # google/gemma-4-26B-A4B-it "25.2B total / 3.8B active" (rounded to 0.1B).
@@ -554,7 +555,7 @@ def test_seed_oss_qkv_bias_without_o_bias() -> None:
     assert with_o_bias.params.decoder - reading.params.decoder == 64 * 5120
 
 
-@pytest.mark.parametrize("model_id", ["hunyuan-a13b", "seed-oss-36b"])
+@pytest.mark.parametrize("model_id", ["hunyuan-a13b", "seed-oss-36b", "internlm3-8b"])
 def test_new_entries_weights_sum_to_the_config_count(model_id: str) -> None:
     """The BF16 tensor list the estimator builds from the entry is the checkpoint (q/k norms aside)."""
     from core.estimator.weights import weight_breakdown
@@ -562,6 +563,7 @@ def test_new_entries_weights_sum_to_the_config_count(model_id: str) -> None:
     folder = {
         "hunyuan-a13b": "tencent__Hunyuan-A13B-Instruct",
         "seed-oss-36b": "ByteDance-Seed__Seed-OSS-36B-Instruct",
+        "internlm3-8b": "internlm__internlm3-8b-instruct",
     }[model_id]
     params = weight_breakdown(CATALOG.models[model_id], CATALOG.quants["BF16"], CATALOG).params
     assert abs(params / read_config(_fixture(folder)).params.decoder - 1) <= 0.0005
@@ -572,6 +574,7 @@ def test_new_entries_weights_sum_to_the_config_count(model_id: str) -> None:
     [
         ("how fast is hunyuan a13b on two 3090s", "Hunyuan-A13B-Instruct"),
         ("用 4090 跑 Seed-OSS-36B-Instruct 能到多少 token/s", "Seed-OSS-36B-Instruct"),
+        ("3060 12g internlm3 8b q4 多快", "internlm3-8b-instruct"),
     ],
 )
 def test_asks_name_the_new_models(question: str, name: str) -> None:
@@ -588,3 +591,20 @@ def test_neighbours_of_the_new_models_are_not_swapped_in(question: str) -> None:
 
     reply = answer(question, CATALOG)
     assert "Hunyuan-A13B-Instruct" not in reply.text and "Seed-OSS-36B-Instruct" not in reply.text
+
+
+def test_internlm3_llama_layout_and_its_bias_switch_is_refused() -> None:
+    from core.estimator.memory import kv_shape
+
+    reading = read_config(_fixture("internlm__internlm3-8b-instruct"))
+    m = reading.model
+    assert (m.layers, m.kv_heads, m.intermediate_size, m.attn_bias, m.tied_embeddings) == (
+        48,
+        2,
+        10240,
+        False,
+        False,
+    )
+    assert kv_shape(m).full_values_per_token == 48 * 2 * 2 * 128  # 48 KiB per token at f16
+    with pytest.raises(ConfigError, match="internlm3: bias"):
+        read_config(dict(_fixture("internlm__internlm3-8b-instruct"), bias=True))
