@@ -19,6 +19,7 @@ from typing import Any
 
 from core.catalog.loader import Catalog
 from core.understanding.parse import ParsedQuestion, parse_question
+from core.understanding.resolve import model_need
 
 FIELDS = (
     "gpu", "count", "memory", "model", "quants", "contexts", "os", "framework", "intent",
@@ -91,6 +92,11 @@ def score_case(case: dict[str, Any], catalog: Catalog) -> CaseResult:
     parsed = parse_question(case["q"], catalog)
     seconds = time.perf_counter() - start
     got = reading(parsed)
+    # "model_sure" is what the reply does with the name: after the Hub rule (a catalog reading that
+    # lacks a word of the typed name, "zorblax a13b" vs Hunyuan-A13B, is not taken).
+    after, _need = model_need(parsed.raw, parsed.model, catalog)
+    if after is not None:
+        got["model_sure"] = after.confident and after.best_id is not None
     checked = {name for name in FIELDS if name not in OPTIONAL or name in case}
     # An unsure name is asked back with candidates; which one ranks first is not the point.
     checked -= {kind for kind in ("gpu", "model") if case.get(f"{kind}_sure") is False}

@@ -398,12 +398,16 @@ def lacking(name: str, model: Model, catalog: Catalog) -> tuple[str, ...]:
     compact = "".join(sorted(have)) + _compact_simple(model.name)
     ignore, variant = _hub_words(catalog, "ignore"), _hub_words(catalog, "variant")
     missing: list[str] = []
+    lone: list[str] = []
+    named = False  # whether a word of the model's own name (not only a size) was typed
     for token, part in ((t, p) for t in name.split() for p in name_parts(t)):
         if part in have or part in ignore:
+            named = named or (part in have and not _HAS_DIGIT.search(part))
             continue
         if not _HAS_DIGIT.search(part) and part not in variant and len(name_parts(token)) < 2:
             # A lone word beside the name ("deploy DeepSeek-V3") may be any word; one joined to the
             # name ("seed-oss-36b") is part of it.
+            lone.append(part)
             continue
         if m := SIZE_TOKEN.match(part):
             if _close(float(m.group(1)), model.params_b, 0.06):
@@ -418,6 +422,10 @@ def lacking(name: str, model: Model, catalog: Catalog) -> tuple[str, ...]:
             if any(fuzz.ratio(part, w) >= TYPO_SCORE for w in have if not _HAS_DIGIT.search(w)):
                 continue
         missing.append(part)
+    if not named and not missing:
+        # Only a size or active count matched ("zorblax a13b" vs Hunyuan-A13B): a word beside it is
+        # the name of some other model, not filler, when none of this model's words was typed.
+        missing.extend(w for w in lone if len(w) >= 3)
     return tuple(missing)
 
 
