@@ -133,9 +133,9 @@ def build_app(
         default_lang=settings.default_lang,
         default_os=settings.default_os,
     )
-    from bot.hub.select import model_source_from_env
+    from bot.hub.select import model_source_for
 
-    bot.model_source = model_source_from_env()  # the Hugging Face Hub, when the deployment turns it on
+    bot.model_source = model_source_for(settings.hub)  # the Hugging Face Hub, when the deployment turns it on
     worker = OutboxWorker(storage, {}, catalog, OutboxSettings.from_catalog(catalog), clock)
     bot.on_outbox = worker.wake
     return App(settings, catalog, storage, bot, CommandRouter(bot), worker)

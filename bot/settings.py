@@ -42,6 +42,10 @@ class Settings(BaseSettings):
     default_lang: Literal["en", "zh"] = "en"
     default_os: Literal["linux", "windows", "macos"] | None = None
     submissions_per_hour: int | None = Field(default=None, ge=1, le=1000)
+    # Models the catalog lacks are read from the Hugging Face Hub: on/off; None (unset): on when
+    # HF_ENDPOINT names a Hub or mirror. huggingface_hub's own HF_ENDPOINT / HF_TOKEN /
+    # HF_HUB_OFFLINE / HF_HOME are read by the library from the process environment.
+    hub: bool | None = None
 
     # Platform endpoints: the real APIs by default; tests point them at fakes on 127.0.0.1.
     telegram_api_url: str = "https://api.telegram.org/bot"
@@ -57,6 +61,11 @@ class Settings(BaseSettings):
     @field_validator("telegram_token", "discord_token", mode="before")
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("hub", mode="before")
+    @classmethod
+    def _blank_hub_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("database_url", "database_schema", mode="before")

@@ -1,8 +1,9 @@
 """Which model source the bot gets: the Hugging Face Hub when the deployment turns it on, else none.
 
-On when TOKBOT_HUB is 1/true/on, or when HF_ENDPOINT is set (a mirror named is a Hub configured)
-and TOKBOT_HUB isn't 0/false/off. Off by default so a bot started without either -- tests, CI, a
-machine with no way out -- never reaches for the network; the reply then says no Hub is configured.
+On when the `hub` setting (TOKBOT_HUB) is true, or when it is unset and HF_ENDPOINT is set (a mirror
+named is a Hub configured). Off by default so a bot started without either -- tests, CI, a machine
+with no way out -- never reaches for the network; the reply then says no Hub is configured. The
+Docker and systemd deployments ship with it on (deploy/.env.example).
 """
 
 from __future__ import annotations
@@ -15,10 +16,14 @@ _ON = {"1", "true", "yes", "on"}
 _OFF = {"0", "false", "no", "off"}
 
 
+def model_source_for(hub: bool | None) -> HuggingFaceSource | None:
+    """The source for the `hub` setting: True on, False off, None on only with HF_ENDPOINT set."""
+    if hub is None:
+        hub = bool(os.environ.get("HF_ENDPOINT"))
+    return HuggingFaceSource() if hub else None
+
+
 def model_source_from_env() -> HuggingFaceSource | None:
+    """The same rule read straight from TOKBOT_HUB (the command-line tools have no Settings)."""
     switch = (os.environ.get("TOKBOT_HUB") or "").strip().lower()
-    if switch in _OFF:
-        return None
-    if switch in _ON or os.environ.get("HF_ENDPOINT"):
-        return HuggingFaceSource()
-    return None
+    return model_source_for(True if switch in _ON else False if switch in _OFF else None)

@@ -29,6 +29,19 @@ from tests.fakes.hf_hub import FakeHub
 AT = datetime(2026, 12, 1, tzinfo=UTC)
 
 
+def test_the_hub_setting_decides_and_unset_follows_hf_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.hub.select import model_source_for
+    from bot.settings import load_settings
+
+    monkeypatch.delenv("HF_ENDPOINT", raising=False)
+    assert model_source_for(None) is None and model_source_for(False) is None
+    assert isinstance(model_source_for(True), HuggingFaceSource)
+    monkeypatch.setenv("HF_ENDPOINT", "https://hf-mirror.com")
+    assert isinstance(model_source_for(None), HuggingFaceSource) and model_source_for(False) is None
+    assert load_settings(hub="1").hub is True and load_settings(hub="off").hub is False
+    assert load_settings(hub=" ").hub is None
+
+
 def test_the_hub_is_on_only_when_the_deployment_says(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TOKBOT_HUB", raising=False)
     monkeypatch.delenv("HF_ENDPOINT", raising=False)
