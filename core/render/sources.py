@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from core.anchors.anchor_index import AnchorIndex, Credit
 from core.catalog.loader import Catalog
+from core.catalog.published_files import published_file
 from core.estimator.estimate import Estimate
 from core.i18n import Lang, translate
 from core.render.doc import Doc, Para
@@ -52,6 +53,21 @@ def _measured(est: Estimate, index: AnchorIndex | None) -> list[Credit]:
     return out[:MAX_MEASURED]
 
 
+def _file_sizes(est: Estimate, lang: Lang) -> list[Para]:
+    """Where the weights column's published file sizes were read, one line per repo with its quants
+    (the rest of the table's quants are computed tensor by tensor)."""
+    by_repo: dict[str, list[str]] = {}
+    model = est.request.model
+    for quant in dict.fromkeys(r.quant for r in est.rows):
+        found = published_file(model, quant)
+        if found is not None:
+            by_repo.setdefault(found.url, []).append(quant)
+    return [
+        Para(translate("sources.file_sizes", lang, url=url, quants=", ".join(quants)))
+        for url, quants in by_repo.items()
+    ]
+
+
 def sources_view(est: Estimate, catalog: Catalog, lang: Lang, index: AnchorIndex | None = None) -> Doc:
     gpu, model = est.request.setup.gpu, est.request.model
     none = translate("sources.none", lang)
@@ -66,6 +82,7 @@ def sources_view(est: Estimate, catalog: Catalog, lang: Lang, index: AnchorIndex
     ]
     if model.gguf_repo:
         parts.append(Para(translate("sources.gguf", lang, url=_hf(model.gguf_repo))))
+    parts.extend(_file_sizes(est, lang))
     credits = _measured(est, index)
     if credits:
         parts.append(Para(translate("sources.measured", lang)))

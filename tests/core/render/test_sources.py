@@ -30,3 +30,16 @@ def test_sources_link_each_measured_anchor_shown() -> None:
     view = follow_up(reply.query, "sources", CATALOG, anchors=index)
     assert "benchlab 2024-05: https://example.org/bench" in view.text
     assert "alice" in view.text and "reviewed by a moderator" in view.text
+
+
+def test_sources_name_where_the_file_sizes_were_read() -> None:
+    """The weights column uses published GGUF sizes where a repo lists them: the Sources view says
+    which repo, and for which of the table's quants."""
+    reply = answer("3090 qwq 32b", CATALOG)
+    assert reply.query is not None
+    view = follow_up(reply.query, "sources", CATALOG)
+    line = next(ln for ln in view.text.splitlines() if "File sizes" in ln)
+    assert "Q4_K_M" in line and "https://huggingface.co/" in line
+    zh_reply = answer("3090 跑 qwq-32b", CATALOG)
+    assert zh_reply.query is not None
+    assert "文件大小" in follow_up(zh_reply.query, "sources", CATALOG).text
