@@ -26,6 +26,7 @@ from core.catalog.config_readers.fields import (
 )
 from core.catalog.config_readers.gemma4 import read_gemma4
 from core.catalog.config_readers.hunyuan import HUNYUAN_TYPES, normalise_hunyuan
+from core.catalog.config_readers.nemotron_h import read_nemotron_h
 from core.catalog.model import Model
 from core.i18n import Note
 
@@ -87,15 +88,12 @@ _MOE = {
 _MLA = {"deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32", "glm_moe_dsa", "kimi_k25"}
 _LINEAR_HYBRID = {"qwen3_next", "qwen3_5", "qwen3_5_moe"}
 # Counted block by block in config_readers/ (their layers are not one mixer + one FFN each).
-_LAYERWISE = {"gemma4", "gemma4_text"}
+# Nemotron-H: one block per layer (hybrid_override_pattern -> Model.layer_pattern); its Nemotron 3
+# Super/Ultra variants (LatentMoE, MTP) are refused by the reader with their reason.
+_LAYERWISE = {"gemma4", "gemma4_text", "nemotron_h", "deepseek_v4"}
 # Known families the schema cannot describe yet: named, never approximated.
 _UNSUPPORTED = {
     "deepseek_v4": "compressed sparse attention with hyper-connections (o_lora, compress_ratios)",
-    # Counted exactly by config_readers/nemotron_h.py (params, KV and Mamba-2 state), but the schema
-    # has no per-layer block layout, so the weight estimator would size all 52 layers as attention +
-    # MoE (2.2x the real file). Served once Model carries the pattern.
-    "nemotron_h": "Mamba-2 / attention / MoE are separate layers (hybrid_override_pattern); the catalog "
-    "schema has no per-layer block layout, so its weights cannot be sized yet",
     "llama4": "chunked attention with no-rope layers and interleaved MoE (read it by hand)",
 }
 # Families whose q/k/v projections always carry a bias (no config key says so).
@@ -555,6 +553,8 @@ def _layerwise(text: Config, vision: Config | None, mt: str, text_type: str) -> 
     """Families counted block by block in config_readers/; None for the generic layout."""
     if "gemma4" in (mt, text_type):
         return read_gemma4(text, vision, mt)
+    if mt == "nemotron_h":
+        return read_nemotron_h(text, mt)
     return None
 
 

@@ -73,6 +73,11 @@ class Model:
     linear_key_head_dim: int | None = None
     linear_value_head_dim: int | None = None
     linear_conv_kernel: int | None = None
+    # Hybrids whose layers are single blocks, not a mixer + an FFN each (Nemotron-H's
+    # hybrid_override_pattern): one character per layer, "M" a Mamba-2 mixer, "*" softmax attention,
+    # "-" a dense MLP, "E" a MoE (routed + shared experts). Empty: every layer is mixer + FFN. The
+    # weights are built layer by layer from it and the KV cache grows in the "*" layers only.
+    layer_pattern: str = ""
     # MLA with DeepSeek sparse attention (DeepSeek-V3.2, GLM-5): the lightning indexer's heads and
     # head size per layer (its weights; it also caches one index_head_dim key per token and layer)
     # and how many past tokens each query attends to.

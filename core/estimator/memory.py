@@ -107,6 +107,9 @@ def _kv_shape(model: Model) -> KvShape:
         return KvShape(per_global * model.global_layers, per_layer * local, model.sliding_window, 0.0)
     if model.attention == "linear_hybrid":
         full = model.global_layers or model.layers
+        if model.layer_pattern:
+            # Block-per-layer hybrids (Nemotron-H): only the "*" layers cache K/V, possibly none.
+            full = model.layer_pattern.count("*")
         return KvShape(per_layer * full, 0, 0, (model.linear_state_mib or 0.0) * MIB)
     # "full", and Mistral-7B-v0.1's all-layers window that llama.cpp runs as plain attention.
     return KvShape(per_layer * model.layers, 0, 0, 0.0)

@@ -268,6 +268,8 @@ def _params(tensors: list[_Tensor]) -> int:
 def _tensors(model: Model) -> tuple[list[_Tensor], list[str]]:
     """The model's tensors as llama.cpp names them; derive missing widths from params_b."""
     derived: list[str] = []
+    if _opt(model, "layer_pattern"):
+        return _pattern_tensors(model, derived), derived
     gated = (_opt(model, "ffn_kind") or "gated") == "gated"
     head = _head(model)
     per_layer_fixed, linear_unknown = _mixers(model)
@@ -382,6 +384,93 @@ def _add_linear_remainder(
         derived.append(f"linear-attention extra {width}x{h} per layer (from params_b)")
         for i in linear_ids:
             layers[i].append(_Tensor("ssm_proj", "other", i, h, width))
+
+
+# Mamba2Config's defaults (transformers), for a pattern model whose catalog entry lacks a shape.
+_MAMBA2_DEFAULTS = {"head_dim": 64, "state": 128, "groups": 1, "kernel": 4, "expand": 2}
+
+
+def _mamba2_shape(model: Model, derived: list[str]) -> tuple[int, int, int, int, int]:
+    """(heads, head_dim, groups, d_state, conv kernel) of the Mamba-2 layers."""
+    groups, state = model.linear_key_heads, model.linear_key_head_dim
+    heads, head_dim = model.linear_value_heads, model.linear_value_head_dim
+    kernel = model.linear_conv_kernel
+    if groups and state and heads and head_dim and kernel:
+        return heads, head_dim, groups, state, kernel
+    d = _MAMBA2_DEFAULTS
+    head_dim, state, groups, kernel = (
+        head_dim or d["head_dim"],
+        state or d["state"],
+        groups or d["groups"],
+        kernel or d["kernel"],
+    )
+    heads = heads or d["expand"] * model.hidden // head_dim
+    derived.append(
+        f"Mamba-2 {heads}x{head_dim} heads, d_state {state}, {groups} groups (Mamba2Config defaults)"
+    )
+    return heads, head_dim, groups, state, kernel
+
+
+def _mamba2(h: int, layer: int, shape: tuple[int, int, int, int, int]) -> list[_Tensor]:
+    """One Mamba-2 mixer as llama.cpp's nemotron_h / granite_hybrid hold it: ssm_in (x, z, B, C,
+    dt), ssm_conv1d (F32: convert_hf_to_gguf writes it so and llama-quantize skips it), its bias,
+    ssm_dt bias, ssm_a and ssm_d (one per head, not quantized), the gated norm, ssm_out."""
+    heads, head_dim, groups, state, kernel = shape
+    inner = heads * head_dim
+    conv_dim = inner + 2 * groups * state
+    return [
+        _Tensor("ssm_in", "other", layer, h, 2 * inner + 2 * groups * state + heads),
+        _Tensor("ssm_conv1d", "other", layer, kernel * conv_dim, 1, one_d=True),
+        _Tensor("ssm_conv1d_b", "other", layer, conv_dim, 1, one_d=True),
+        _Tensor("ssm_dt_a_d", "other", layer, 3 * heads, 1, one_d=True),
+        _Tensor("ssm_norm", "other", layer, inner, 1, one_d=True),
+        _Tensor("ssm_out", "other", layer, inner, h),
+    ]
+
+
+def _pattern_width(model: Model, char: str, derived: list[str]) -> int:
+    """FFN width of the pattern's "-" (dense) or "E" (expert) layers; when the entry lacks the
+    expert width, what params_b - active_params_b leaves over (as the mixer+FFN layout derives it)."""
+    given = model.moe_intermediate_size if char == "E" else model.intermediate_size
+    if given:
+        return int(given)
+    if char == "-":
+        raise ValueError(f"{model.id}: layer_pattern has dense MLP layers but no intermediate_size")
+    n = model.layer_pattern.count(char)
+    spread = (model.params_b - model.active_params_b) * 1e9
+    experts, k = int(model.experts or 1), int(model.experts_active or 1)
+    width = _round64(spread / max(n * (experts - k) * 2 * model.hidden, 1))
+    derived.append(f"moe_intermediate_size={width} (from params_b - active_params_b)")
+    return width
+
+
+def _pattern_tensors(model: Model, derived: list[str]) -> list[_Tensor]:
+    """A single-block-per-layer hybrid (Nemotron-H): each layer one norm and the block its pattern
+    character names. Nemotron-H's MLPs and experts are plain (relu2: up, down); the MoE has a sigmoid
+    router with a correction bias (ffn_exp_probs_b) and a shared expert."""
+    h, pattern = model.hidden, model.layer_pattern
+    gated = (_opt(model, "ffn_kind") or "gated") == "gated"
+    mamba = _mamba2_shape(model, derived) if "M" in pattern else (0, 0, 0, 0, 0)
+    dense_ff = _pattern_width(model, "-", derived) if "-" in pattern else 0
+    moe_ff = _pattern_width(model, "E", derived) if "E" in pattern else 0
+    n_exp = int(model.experts or 0)
+    shared_ff = int(model.shared_experts or 0) * moe_ff
+    out = _head(model)
+    for i, char in enumerate(pattern):
+        out.append(_Tensor("attn_norm", "other", i, h, 1, one_d=True))
+        if char == "M":
+            out += _mamba2(h, i, mamba)
+        elif char == "*":
+            out += _attention(model, i)
+        elif char == "-":
+            out += _ffn(i, h, dense_ff, gated=gated)
+        elif char == "E":
+            out += _experts(i, h, moe_ff, n_exp, gated)
+            out.append(_Tensor("ffn_exp_probs_b", "other", i, n_exp, 1, one_d=True))
+            out += _ffn(i, h, shared_ff, "_shexp", gated)
+        else:
+            raise ValueError(f"{model.id}: layer_pattern character {char!r} is not one of M * - E")
+    return out
 
 
 def _is_global(model: Model, layer: int) -> bool:

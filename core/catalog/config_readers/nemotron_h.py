@@ -72,6 +72,7 @@ def read_nemotron_h(t: Config, mt: str) -> LayerwiseReading:
         attn_bias=bias,
         attention="linear_hybrid",
         global_layers=pattern.count("*"),
+        layer_pattern=pattern,
         ffn_kind="plain",
         intermediate_size=opt_int(t, "intermediate_size") if "-" in pattern else None,
         **mamba2_fields(mixer, pattern.count("M")),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 import threading
 import tomllib
@@ -64,12 +65,16 @@ def test_sync_updates_in_place_and_keeps_the_metadata(catalog: Path) -> None:
 
 
 def test_sync_names_an_unsupported_config_and_writes_nothing(
-    catalog: Path, capsys: pytest.CaptureFixture[str]
+    catalog: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     before = catalog.read_text(encoding="utf-8")
-    folder = FIXTURES / "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"
+    # Nemotron 3 Nano is read; a Super-like config (LatentMoE) is refused with its reason.
+    folder = tmp_path / "nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-BF16"
+    shutil.copytree(FIXTURES / "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", folder)
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    (folder / "config.json").write_text(json.dumps(dict(config, moe_latent_size=1024)), encoding="utf-8")
     assert main(["models", "sync", str(folder), "--catalog", str(catalog)]) == 1
-    assert "nemotron_h: not supported" in capsys.readouterr().out
+    assert "nemotron_h: LatentMoE" in capsys.readouterr().out
     assert catalog.read_text(encoding="utf-8") == before
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -129,12 +130,16 @@ async def test_truncated_config_is_malformed_and_not_cached(hub: FakeHub, source
 
 
 async def test_unsupported_architecture_names_the_model_type(hub: FakeHub, source: HuggingFaceSource) -> None:
-    # Nemotron-H: counted exactly, but named unsupported until the schema can size its weights.
-    nemotron = (FIXTURES / "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16" / "config.json").read_bytes()
-    hub.add_repo("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", {"config.json": nemotron, **SHARDS})
+    # Nemotron 3 Super's LatentMoE (moe_latent_size) is refused with its reason; Nano is read.
+    config = json.loads(
+        (FIXTURES / "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16" / "config.json").read_bytes()
+    )
+    super_like = json.dumps(dict(config, moe_latent_size=1024)).encode()
+    hub.add_repo("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16", {"config.json": super_like, **SHARDS})
     with pytest.raises(ModelSourceError) as raised:
-        await source.lookup("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16")
+        await source.lookup("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16")
     assert raised.value.kind == "unsupported" and "nemotron_h" in raised.value.detail
+    assert "LatentMoE" in raised.value.detail
 
 
 async def test_time_budget(hub: FakeHub, tmp_path: Path) -> None:

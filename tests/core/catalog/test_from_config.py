@@ -250,9 +250,25 @@ def test_nemotron_h_mamba2_state_and_attention_only_kv() -> None:
     assert abs(fields.total / 31.6e9 - 1) <= GOAL  # NVIDIA: "31.6B total"
 
 
-def test_nemotron_h_is_named_unsupported_until_the_weights_can_be_sized() -> None:
-    with pytest.raises(ConfigError, match="nemotron_h: not supported yet: .*per-layer block layout"):
-        read_config(_fixture("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"))
+def test_nemotron_h_is_read_with_its_layer_pattern() -> None:
+    reading = read_config(_fixture("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"))
+    m = reading.model
+    assert m.layer_pattern == "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME"
+    assert (m.layer_pattern.count("M"), m.layer_pattern.count("E"), m.global_layers) == (23, 23, 6)
+    # llama-bench prints "31.58 B" params for the GGUF of this checkpoint
+    assert reading.params.total == 31_577_940_288 and (m.params_b, m.active_params_b) == (31.58, 3.58)
+    assert m.is_moe and m.shared_experts == 2 and m.moe_intermediate_size == 1856  # shared = 2 x 1856
+
+
+def test_nemotron_h_without_attention_layers_has_no_kv_growth() -> None:
+    # A Mamba-only pattern (an M/- Nemotron-H) keeps only its recurrent state.
+    from core.estimator.memory import kv_shape
+
+    config = _fixture("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16")
+    config.update(num_hidden_layers=4, hybrid_override_pattern="M-M-")
+    m = read_config(config).model
+    shape = kv_shape(m)
+    assert shape.full_values_per_token == 0 and shape.state_bytes > 0
 
 
 def test_nemotron_h_latent_moe_is_refused() -> None:

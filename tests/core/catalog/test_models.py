@@ -87,8 +87,30 @@ def _ffn(h: int, width: int, kind: str) -> int:
     return (3 if kind == "gated" else 2) * h * width
 
 
+def _pattern_recount(m: Model) -> tuple[float, float]:
+    """Block-per-layer hybrids (Nemotron-H): one norm per layer and the block its character names."""
+    h, kernel = m.hidden, m.linear_conv_kernel or 0
+    groups, state = m.linear_key_heads or 0, m.linear_key_head_dim or 0
+    heads, inner = m.linear_value_heads or 0, (m.linear_value_heads or 0) * (m.linear_value_head_dim or 0)
+    bc = 2 * groups * state
+    mamba = h * (2 * inner + bc + heads) + (inner + bc) * (kernel + 1) + 3 * heads + inner + inner * h
+    expert = _ffn(h, m.moe_intermediate_size or 0, m.ffn_kind)
+    always = (m.shared_experts or 0) * expert + h * (m.experts or 0) + (m.experts or 0)  # + router bias
+    q_dim, kv_dim = m.heads * m.head_dim, m.kv_heads * m.head_dim
+    attention = 2 * h * q_dim + 2 * h * kv_dim + ((q_dim + 2 * kv_dim) if m.attn_bias else 0)
+    stored = {"M": mamba, "*": attention, "-": _ffn(h, m.intermediate_size or 0, m.ffn_kind)}
+    used = dict(stored, E=(m.experts_active or 0) * expert + always)
+    stored["E"] = (m.experts or 0) * expert + always
+    head = m.vocab * h * (1 if m.tied_embeddings else 2) + h
+    total = head + sum(stored[c] + h for c in m.layer_pattern)
+    active = head + sum(used[c] + h for c in m.layer_pattern)
+    return total / 1e9, active / 1e9
+
+
 def recount(m: Model) -> tuple[float, float]:
     """(total, active) parameters in billions from the architecture fields alone."""
+    if m.layer_pattern:
+        return _pattern_recount(m)
     h = m.hidden
     embeddings = m.vocab * h * (1 if m.tied_embeddings else 2)
     total = active = embeddings
