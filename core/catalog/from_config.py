@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from core.catalog.config_readers.deepseek_v4 import read_deepseek_v4
 from core.catalog.config_readers.fields import (
     Config,
     ConfigError,
@@ -93,7 +94,6 @@ _LINEAR_HYBRID = {"qwen3_next", "qwen3_5", "qwen3_5_moe"}
 _LAYERWISE = {"gemma4", "gemma4_text", "nemotron_h", "deepseek_v4"}
 # Known families the schema cannot describe yet: named, never approximated.
 _UNSUPPORTED = {
-    "deepseek_v4": "compressed sparse attention with hyper-connections (o_lora, compress_ratios)",
     "llama4": "chunked attention with no-rope layers and interleaved MoE (read it by hand)",
 }
 # Families whose q/k/v projections always carry a bias (no config key says so).
@@ -553,6 +553,8 @@ def _layerwise(text: Config, vision: Config | None, mt: str, text_type: str) -> 
     """Families counted block by block in config_readers/; None for the generic layout."""
     if "gemma4" in (mt, text_type):
         return read_gemma4(text, vision, mt)
+    if mt == "deepseek_v4":
+        return read_deepseek_v4(text, mt)
     if mt == "nemotron_h":
         return read_nemotron_h(text, mt)
     return None

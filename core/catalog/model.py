@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-AttentionKind = Literal["full", "swa_hybrid", "mla", "linear_hybrid"]
+# csa: DeepSeek-V4 compressed sparse attention (per-layer KV compression, see kv_compress_ratios).
+AttentionKind = Literal["full", "swa_hybrid", "mla", "linear_hybrid", "csa"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +89,19 @@ class Model:
     # layers, 16 of 256 on the sliding ones). None: the same as kv_heads / head_dim.
     global_kv_heads: int | None = None
     global_head_dim: int | None = None
+    # csa (DeepSeek-V4): per decoder layer, how many tokens pool into one cached entry of head_dim
+    # (0: the sliding window only). Every layer also keeps the last `sliding_window` tokens whole,
+    # and ratio-4 layers cache one dsa_index_head_dim indexer key per 4 tokens.
+    kv_compress_ratios: tuple[int, ...] = ()
+    # csa: grouped low-rank output projection (o_groups blocks -> o_lora_rank each), the number of
+    # hyper-connection residual streams, and the leading layers routed by a token-id table.
+    o_lora_rank: int | None = None
+    o_groups: int | None = None
+    hc_mult: int | None = None
+    hash_layers: int = 0
+    # Native type of the routed experts when it differs from native_quant (DeepSeek-V4: FP8 weights
+    # with FP4 experts, stored in the MXFP4 layout of e2m1 + one ue8m0 scale per 32).
+    native_expert_quant: str = ""
     notes: str = ""
     source: str = ""
 

@@ -94,6 +94,8 @@ def kv_shape(model: Model) -> KvShape:
 
 
 def _kv_shape(model: Model) -> KvShape:
+    if model.attention == "csa" and model.kv_compress_ratios:
+        return _csa_kv_shape(model)
     if model.attention == "mla":
         # llama.cpp and vLLM cache the compressed latent plus the decoupled rope key per token;
         # V is read from the same latent, so nothing else grows.
@@ -113,6 +115,37 @@ def _kv_shape(model: Model) -> KvShape:
         return KvShape(per_layer * full, 0, 0, (model.linear_state_mib or 0.0) * MIB)
     # "full", and Mistral-7B-v0.1's all-layers window that llama.cpp runs as plain attention.
     return KvShape(per_layer * model.layers, 0, 0, 0.0)
+
+
+def _csa_kv_shape(model: Model) -> KvShape:
+    """DeepSeek-V4: a layer of compress ratio r caches one head_dim entry per r tokens (ratio-4
+    layers also one index_head_dim indexer key per 4 tokens); every layer keeps its last
+    `sliding_window` tokens whole; the compressors' running pools (f32 kv + score, over 2r tokens
+    of twice the width for the overlapping r = 4) are constant per sequence. The growing part is
+    4,924 values per token for V4-Pro: 9.62 GiB at 1M tokens in BF16, vLLM's published figure."""
+    hd, index_dim = model.head_dim, model.dsa_index_head_dim or 0
+    ratios = model.kv_compress_ratios
+    growing = sum(hd // r + (index_dim // r if r == 4 else 0) for r in ratios if r)
+    state = sum(
+        2 * 4 * (2 * r * 2 * hd + (2 * r * 2 * index_dim if index_dim else 0)) if r == 4 else 2 * 4 * r * hd
+        for r in ratios
+        if r
+    )
+    return KvShape(growing, hd * model.layers, model.sliding_window or 0, float(state))
+
+
+def _csa_read_values(model: Model, depth: int) -> int:
+    """Cached values one DeepSeek-V4 token reads: the window in every layer, every compressed
+    entry of a ratio > 4 layer, but in a ratio-4 layer only the indexer keys in full and then the
+    `dsa_index_topk` entries the indexer picked."""
+    hd, index_dim, topk = model.head_dim, model.dsa_index_head_dim or 0, model.dsa_index_topk or 0
+    read = min(depth, model.sliding_window or 0) * hd * model.layers
+    for r in model.kv_compress_ratios:
+        if r == 4:
+            read += (depth // r) * index_dim + min(depth // r, topk or depth) * hd
+        elif r:
+            read += (depth // r) * hd
+    return read
 
 
 def padded_context(ctx: int, pad: int) -> int:
@@ -156,6 +189,8 @@ def kv_read_bytes(model: Model, depth: int, kv_type: str, catalog: Catalog) -> f
     """Bytes of cache one decoded token reads when `depth` tokens are already in the context."""
     value_bytes = constants(catalog).kv_bytes[kv_type]
     shape = kv_shape(model)
+    if model.attention == "csa" and model.kv_compress_ratios:
+        return _csa_read_values(model, depth) * value_bytes + shape.state_bytes
     read = shape.full_values_per_token * depth * value_bytes
     if shape.swa_values_per_token:
         read += shape.swa_values_per_token * min(depth, shape.window) * value_bytes

@@ -169,9 +169,53 @@ def _opt(model: Model, name: str) -> Any:
     return getattr(model, name, None)
 
 
+def _csa_attention(model: Model, layer: int) -> list[_Tensor]:
+    """DeepSeek-V4 attention of one layer, with the layer's hyper-connection mixers (see
+    core/catalog/config_readers/deepseek_v4.py for the layout). The compressor and indexer-weight
+    projections are BF16 in the FP8 checkpoint: typed like the router (kept unquantized)."""
+    h, nh, hd = model.hidden, model.heads, model.head_dim
+    q_rank, o_rank = model.q_lora_rank or _DEFAULT_Q_LORA_RANK, model.o_lora_rank or 0
+    groups, hc = model.o_groups or 1, model.hc_mult or 0
+    ratios = model.kv_compress_ratios
+    ratio = ratios[layer] if layer < len(ratios) else 0
+    mix = (2 + hc) * hc
+    out = [
+        _Tensor("attn_sinks", "other", layer, nh, 1, one_d=True),
+        _Tensor("attn_q_a", "other", layer, h, q_rank),
+        _Tensor("attn_q_a_norm", "other", layer, q_rank, 1, one_d=True),
+        _Tensor("attn_q_b", "other", layer, q_rank, nh * hd),
+        _Tensor("attn_kv", "other", layer, h, hd),
+        _Tensor("attn_kv_norm", "other", layer, hd, 1, one_d=True),
+        _Tensor("attn_output_a", "other", layer, nh * hd // groups, groups * o_rank),
+        _Tensor("attn_output", "attn_output", layer, groups * o_rank, h),
+        _Tensor("hc_mix", "other", layer, 2 * (mix * hc * h + mix + 3), 1, one_d=True),
+    ]
+    for width, index in ((hd, False), (model.dsa_index_head_dim or 0, True)):
+        if not ratio or (index and ratio != 4):
+            continue
+        wide = (2 if ratio == 4 else 1) * width
+        tag = "indexer_comp" if index else "attn_comp"
+        out += [
+            _Tensor(tag + "_kv_gate", "other", layer, h, 2 * wide, router=True),
+            _Tensor(tag + "_ape_norm", "other", layer, ratio * wide + width, 1, one_d=True),
+        ]
+    if ratio == 4:
+        heads, dim = model.dsa_index_heads or 0, model.dsa_index_head_dim or 0
+        out += [
+            _Tensor("indexer_q_b", "other", layer, q_rank, heads * dim),
+            _Tensor("indexer_weights", "other", layer, h, heads, router=True),
+        ]
+    if layer < model.hash_layers:  # token-id -> experts table (int32) instead of a score bias
+        table = model.vocab * (model.experts_active or 0)
+        out.append(_Tensor("ffn_hash_table", "other", layer, table, 1, one_d=True))
+    return out
+
+
 def _attention(model: Model, layer: int) -> list[_Tensor]:
     """Softmax-attention tensors of one layer (GQA with explicit head_dim, or MLA)."""
     h, nh, hd = model.hidden, model.heads, model.head_dim
+    if model.attention == "csa":
+        return _csa_attention(model, layer)
     if model.attention == "mla" and model.kv_lora_rank:
         rope = model.qk_rope_dim or 64
         nope = _opt(model, "qk_nope_dim") or max(hd - rope, 0)
@@ -568,6 +612,9 @@ def _chooser(model: Model, quant: Quant, catalog: Catalog) -> Callable[[_Tensor]
     # llama.cpp only re-types tensors when the file type is quantized (F16/BF16/F32 files copy).
     quantized = default.block_size > 1 or default.kind == "serving"
     keep_native_mxfp4 = gguf and facts["native_mxfp4"] == 1
+    # The release's own format (DeepSeek-V4's FP8) keeps its experts in their native type (FP4).
+    is_native = quant.id.upper() == (model.native_quant or "").upper()
+    native_experts = model.native_expert_quant if is_native else ""
     n_layer = model.layers
 
     def choose(t: _Tensor) -> GgmlType:
@@ -575,6 +622,8 @@ def _chooser(model: Model, quant: Quant, catalog: Catalog) -> Callable[[_Tensor]
             return types[recipe.get("norm", "F32" if gguf else "BF16")]
         if t.router:
             return types[recipe.get("router", "F32" if gguf else "BF16")]
+        if t.expert and native_experts:
+            return types[native_experts]
         if t.expert and keep_native_mxfp4:
             # convert_hf_to_gguf writes gpt-oss experts as MXFP4 and the published quants
             # (ggml-org, unsloth) keep them; requantizing them would also fall back (2880 % 256).

@@ -38,6 +38,8 @@ def _attention(m: Model, layer: int) -> int:
     h = m.hidden
     if m.attention == "linear_hybrid" and not _is_global(m, layer):
         return _linear_attention(m)
+    if m.attention == "csa":
+        return _csa_attention(m, layer)
     if m.attention == "mla":
         assert m.qk_nope_dim and m.v_head_dim and m.kv_lora_rank and m.qk_rope_dim
         qk = m.qk_nope_dim + m.qk_rope_dim
@@ -60,6 +62,21 @@ def _attention(m: Model, layer: int) -> int:
     q = h * q_dim * (2 if m.attn_output_gate else 1)
     bias = q_dim + 2 * kv_dim if m.attn_bias else 0
     return q + 2 * h * kv_dim + q_dim * h + bias
+
+
+def _csa_attention(m: Model, layer: int) -> int:
+    """DeepSeek-V4: low-rank q, one K=V head, grouped low-rank output; the compressor (wkv, wgate
+    of twice the width at ratio 4) and at ratio 4 the indexer (wq_b, weights_proj, its compressor)."""
+    h, hd, rank = m.hidden, m.head_dim, m.q_lora_rank or 0
+    attn = h * rank + rank * m.heads * hd + h * hd + m.heads * hd * (m.o_lora_rank or 0)
+    attn += (m.o_groups or 0) * (m.o_lora_rank or 0) * h
+    ratio = m.kv_compress_ratios[layer]
+    if ratio:
+        attn += 2 * h * hd * (2 if ratio == 4 else 1)
+    if ratio == 4:
+        index = (m.dsa_index_heads or 0) * (m.dsa_index_head_dim or 0)
+        attn += rank * index + h * (m.dsa_index_heads or 0) + 2 * h * 2 * (m.dsa_index_head_dim or 0)
+    return attn
 
 
 def _linear_attention(m: Model) -> int:
@@ -173,6 +190,10 @@ def test_heads(model_id: str) -> None:
     # the value head (DeepSeek 128 x 128 on 7168 = 2.3x).
     per_head = m.v_head_dim if m.attention == "mla" and m.v_head_dim else m.head_dim
     ratio = m.heads * per_head / m.hidden
+    if m.attention == "csa" and m.o_groups and m.o_lora_rank:
+        # DeepSeek-V4: 64-128 heads of 512 (8-9x hidden) leave through a grouped low rank, whose
+        # width (o_groups x o_lora_rank, 2.0-2.3x hidden) is the real output projection.
+        ratio = m.o_groups * m.o_lora_rank / m.hidden
     assert 0.5 <= ratio <= 3.2, f"{model_id}: heads x head_dim = {ratio:.2f} x hidden, implausible"
 
 
