@@ -107,3 +107,26 @@ def test_refuses_what_the_layout_does_not_cover() -> None:
         read_config(dict(config, compress_ratios=[0, 4]))
     with pytest.raises(ConfigError, match="deepseek_v4: num_key_value_heads"):
         read_config(dict(config, num_key_value_heads=8))
+
+
+@pytest.mark.parametrize(
+    ("text", "model_id"),
+    [
+        ("ds-v4-flash", "deepseek-v4-flash"),
+        ("DeepSeek V4 Pro", "deepseek-v4-pro"),
+        ("dsv4 flash", "deepseek-v4-flash"),
+    ],
+)
+def test_catalog_aliases_resolve(text: str, model_id: str) -> None:
+    from core.understanding.resolve import resolve_model
+
+    found = resolve_model(text, CATALOG)
+    assert found.confident and found.best_id == model_id
+
+
+def test_bare_v4_asks_between_flash_and_pro_never_v3() -> None:
+    from core.understanding.resolve import resolve_model
+
+    found = resolve_model("deepseek v4", CATALOG)
+    assert not found.confident
+    assert {found.candidates[0][0], found.candidates[1][0]} == {"deepseek-v4-flash", "deepseek-v4-pro"}
