@@ -391,6 +391,21 @@ def _close(value: float, target: float, share: float) -> bool:
 
 
 @lru_cache(maxsize=8192)  # the same (typed name, candidate) pairs recur across questions
+def _model_has(part: str, model: Model, have: frozenset[str], compact: str, variant: frozenset[str]) -> bool:
+    """Whether a piece of the typed name (not in the model's own parts) still fits `model`: a size or
+    active count close to its own, or a misspelling of one of its words."""
+    if m := SIZE_TOKEN.match(part):
+        return _close(float(m.group(1)), model.params_b, 0.06)
+    if m := ACTIVE_TOKEN.match(part):
+        return _close(float(m.group(1)), model.active_params_b, 0.12)
+    if _HAS_DIGIT.search(part) or part in variant:
+        return False
+    # A family word: a misspelling of one of the model's words is still that model.
+    if len(part) >= 4 and part in compact:
+        return True
+    return any(fuzz.ratio(part, w) >= TYPO_SCORE for w in have if not _HAS_DIGIT.search(w))
+
+
 def lacking(name: str, model: Model, catalog: Catalog) -> tuple[str, ...]:
     """The parts of a typed name that `model` lacks: a size or active count it doesn't have, a
     version or date it doesn't carry, a variant word ("coder", "vl") or a family word it isn't."""
@@ -403,25 +418,12 @@ def lacking(name: str, model: Model, catalog: Catalog) -> tuple[str, ...]:
     for token, part in ((t, p) for t in name.split() for p in name_parts(t)):
         if part in have or part in ignore:
             named = named or (part in have and not _HAS_DIGIT.search(part))
-            continue
-        if not _HAS_DIGIT.search(part) and part not in variant and len(name_parts(token)) < 2:
+        elif not _HAS_DIGIT.search(part) and part not in variant and len(name_parts(token)) < 2:
             # A lone word beside the name ("deploy DeepSeek-V3") may be any word; one joined to the
             # name ("seed-oss-36b") is part of it.
             lone.append(part)
-            continue
-        if m := SIZE_TOKEN.match(part):
-            if _close(float(m.group(1)), model.params_b, 0.06):
-                continue
-        elif m := ACTIVE_TOKEN.match(part):
-            if _close(float(m.group(1)), model.active_params_b, 0.12):
-                continue
-        elif not _HAS_DIGIT.search(part) and part not in variant:
-            # A family word: a misspelling of one of the model's words is still that model.
-            if len(part) >= 4 and part in compact:
-                continue
-            if any(fuzz.ratio(part, w) >= TYPO_SCORE for w in have if not _HAS_DIGIT.search(w)):
-                continue
-        missing.append(part)
+        elif not _model_has(part, model, have, compact, variant):
+            missing.append(part)
     if not named and not missing:
         # Only a size or active count matched ("zorblax a13b" vs Hunyuan-A13B): a word beside it is
         # the name of some other model, not filler, when none of this model's words was typed.
