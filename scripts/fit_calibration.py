@@ -67,6 +67,13 @@ assert set(RIDGE) == set(TERMS), "a ridge weight per speed-model term"
 # it fits R9700 Vulkan's slow pp2048 @ d32768 and then prices Strix Halo Vulkan at depth 3-5x low on
 # the held-out logs, LOGO 42.7 % -> 45.5 %. The data disagree per card, not per backend.
 ATTENTION_RIDGE = 5.0
+# Prefill attention at depth also streams the K/V cache once per tile of query rows
+# (`speed.attention_kv_bytes`); the tile per backend is fitted, pulled weakly (in log) toward 32 rows,
+# the order of llama.cpp's flash-attention tiles. Rows at depth 0 don't see it, so it is set by the
+# pp @ d8K-65K rows only.
+KV_TILE_PRIOR = 32.0
+KV_TILE_RIDGE = 0.3
+KV_TILE_BOUNDS = (2.0, 4096.0)
 BAND_QUANTILES = (0.05, 0.95)
 # Fewer cross-validated rows than this: the tier's pooled band (12 narrowed ROCm and Metal to their
 # train spread, and held-out inside fell 66 -> 55 %).
@@ -87,6 +94,7 @@ class Sample:
     layers: int
     work: float  # decode: bytes per token; prefill: matmul FLOPs for the prompt
     attention: float  # prefill: attention FLOPs at the prompt's depth (0 for decode)
+    kv_bytes: float  # prefill: K/V cache bytes streamed per query row (`speed.attention_kv_bytes`)
     tflops: float
     ubatches: int
     tps: float
@@ -111,13 +119,14 @@ def build_samples(rows: Sequence[SetupRow], test: str, catalog: Catalog) -> list
             continue
         gpu, model = catalog.gpus[row.gpu_id], catalog.models[row.model_id]
         weights = weight_breakdown(model, catalog.quants[row.quant], catalog)
-        attention = 0.0
+        attention = kv_bytes = 0.0
         if test == "tg":
             work = bytes_per_token(
                 weights.active_bytes_per_token, kv_read_bytes(model, row.depth, "f16", catalog)
             )
         else:
             work, attention = speed.prefill_flops_split(model, row.prompt, row.depth)
+            kv_bytes = speed.attention_kv_bytes(model, max(row.prompt, 1), row.depth)
         kind = speed.quant_kind(row.quant)
         out.append(
             Sample(
@@ -131,6 +140,7 @@ def build_samples(rows: Sequence[SetupRow], test: str, catalog: Catalog) -> list
                 model.layers,
                 work,
                 attention,
+                kv_bytes,
                 speed.matrix_tflops(gpu, cal),
                 max(1, math.ceil(max(row.prompt, 1) / sr.ubatch)),
                 row.tps,
@@ -148,6 +158,7 @@ class Fitted:
     us: dict[str, float]
     factors: dict[str, dict[str, float]]
     attention: dict[str, float]  # prefill: attention's share of the matmul efficiency per backend
+    kv_tile: dict[str, float]  # prefill: query rows per pass over the K/V cache per backend
 
     def log_eff(self, s: Sample) -> float:
         total = math.log(self.eff.get(s.backend, float(np.median(list(self.eff.values())))))
@@ -182,14 +193,16 @@ class Fit:
         self.layers = np.array([s.layers for s in samples], dtype=float)
         self.work = np.array([s.work for s in samples])
         self.attention = np.array([s.attention for s in samples])
+        self.kv_bytes = np.array([s.kv_bytes for s in samples])
+        self.bw = np.array([s.gpu_bw * 1e9 for s in samples])
         self.rate = np.array([(s.gpu_bw * 1e9) if decode else (s.tflops * 1e12) for s in samples])
         self.fixed_units = self.layers * (1 if decode else np.array([s.ubatches for s in samples]))
         self.log_tps = np.log([s.tps for s in samples])
         self.log_units = np.zeros(len(samples)) if decode else np.log([s.prompt for s in samples])
 
     def _offset(self) -> int:
-        """Where the factors start: [eff | us | attention share (prefill only) | factors]."""
-        return len(self.backends) * (2 if self.decode else 3)
+        """Where the factors start: [eff | us | attention share, K/V tile (prefill only) | factors]."""
+        return len(self.backends) * (2 if self.decode else 4)
 
     def residuals(self, x: np.ndarray) -> np.ndarray:
         nb, off = len(self.backends), self._offset()
@@ -200,23 +213,30 @@ class Fit:
             self.work if self.decode else self.work + self.attention / (self.b @ np.exp(x[2 * nb : 3 * nb]))
         )
         seconds = self.fixed_units * (self.b @ np.exp(x[nb : 2 * nb])) * 1e-6 + work / (self.rate * eff)
+        if self.decode:
+            r = self.log_units - np.log(seconds) - self.log_tps
+            return np.concatenate([r, self.ridge * x[off:], ATTENTION_RIDGE * x[2 * nb : off]])
+        seconds = seconds + self.kv_bytes / (self.bw * (self.b @ np.exp(x[3 * nb : 4 * nb])))
         r = self.log_units - np.log(seconds) - self.log_tps
-        return np.concatenate([r, self.ridge * x[off:], ATTENTION_RIDGE * x[2 * nb : off]])
+        tile_prior = KV_TILE_RIDGE * (x[3 * nb : 4 * nb] - math.log(KV_TILE_PRIOR))
+        return np.concatenate([r, self.ridge * x[off:], ATTENTION_RIDGE * x[2 * nb : 3 * nb], tile_prior])
 
     def fit(self) -> Fitted:
         nb, nf, off = len(self.backends), len(self.columns), self._offset()
         eff0, eff_lo, eff_hi = (0.7, 0.15, 0.95) if self.decode else (0.4, 0.01, 3.0)
         us0, us_lo, us_hi = (30.0, 1.0, 400.0) if self.decode else (50.0, 1.0, 3000.0)
         bound = 1.2 if self.decode else 1.6
-        na = off - 2 * nb
+        na = 0 if self.decode else nb
+        tile0 = np.full(na, math.log(KV_TILE_PRIOR))
         x0 = np.concatenate(
-            [np.full(nb, math.log(eff0)), np.full(nb, math.log(us0)), np.zeros(na), np.zeros(nf)]
+            [np.full(nb, math.log(eff0)), np.full(nb, math.log(us0)), np.zeros(na), tile0, np.zeros(nf)]
         )
         lo = np.concatenate(
             [
                 np.full(nb, math.log(eff_lo)),
                 np.full(nb, math.log(us_lo)),
                 np.full(na, -3.0),
+                np.full(na, math.log(KV_TILE_BOUNDS[0])),
                 np.full(nf, -bound),
             ]
         )
@@ -225,6 +245,7 @@ class Fit:
                 np.full(nb, math.log(eff_hi)),
                 np.full(nb, math.log(us_hi)),
                 np.full(na, 0.5),
+                np.full(na, math.log(KV_TILE_BOUNDS[1])),
                 np.full(nf, bound),
             ]
         )
@@ -237,7 +258,10 @@ class Fit:
             dict(zip(self.backends, map(float, np.exp(x[:nb])), strict=True)),
             dict(zip(self.backends, map(float, np.exp(x[nb : 2 * nb])), strict=True)),
             factors,
-            {} if self.decode else dict(zip(self.backends, map(float, np.exp(x[2 * nb : off])), strict=True)),
+            {}
+            if self.decode
+            else dict(zip(self.backends, map(float, np.exp(x[2 * nb : 3 * nb])), strict=True)),
+            {} if self.decode else dict(zip(self.backends, map(float, np.exp(x[3 * nb : off])), strict=True)),
         )
 
 
@@ -247,7 +271,9 @@ def predict(fitted: Fitted, s: Sample, decode: bool) -> float:
     if decode:
         return 1.0 / (s.layers * us * 1e-6 + s.work / (s.gpu_bw * 1e9 * min(eff, 0.95)))
     work = s.work + s.attention / fitted.attention.get(s.backend, 1.0)
-    return s.prompt / (work / (s.tflops * 1e12 * eff) + s.ubatches * s.layers * us * 1e-6)
+    tile = fitted.kv_tile.get(s.backend, KV_TILE_PRIOR)
+    kv = s.kv_bytes / (s.gpu_bw * 1e9 * tile)
+    return s.prompt / (work / (s.tflops * 1e12 * eff) + s.ubatches * s.layers * us * 1e-6 + kv)
 
 
 def residual(fitted: Fitted, s: Sample, decode: bool) -> float:
@@ -357,6 +383,7 @@ def render_toml(
             ]
             if phase == "prefill":
                 lines.append(f"attention = {fitted.attention.get(b, 1.0):.4f}")
+                lines.append(f"kv_tile = {fitted.kv_tile.get(b, KV_TILE_PRIOR):.2f}")
             lines.append("")
         for term in TERMS:
             lines.append(f"[{phase}.{term}]")

@@ -18,7 +18,7 @@ users: `core/estimator/concurrency.py`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -84,6 +84,9 @@ class PhaseCalibration:
     # Prefill: attention's share of a matmul's efficiency per backend (QK^T and AV at depth run
     # slower than the weight matmuls, far slower without flash attention on older kernels).
     attention: dict[str, float]
+    # Prefill: query rows that share one pass over the K/V cache per backend (the flash-attention
+    # tile); fewer rows, more cache traffic at depth (`attention_kv_bytes`). Absent: no such term.
+    kv_tile: dict[str, float] = field(default_factory=dict)
 
     def efficiency(self, backend: str, keys: tuple[tuple[str, str], ...]) -> float:
         eff = self.eff.get(backend) or self.eff.get("cuda", 0.5)
@@ -96,6 +99,9 @@ class PhaseCalibration:
 
     def attention_share(self, backend: str) -> float:
         return self.attention.get(backend) or self.attention.get("cuda", 1.0)
+
+    def kv_tile_rows(self, backend: str) -> float:
+        return self.kv_tile.get(backend) or self.kv_tile.get("cuda", 0.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +137,7 @@ def _phase(raw: dict[str, Any]) -> PhaseCalibration:
         us_per_layer={b: float(v["us_per_layer"]) for b, v in backends.items()},
         factors={t: {k: float(v) for k, v in raw.get(t, {}).items()} for t in TERMS},
         attention={b: float(v.get("attention", 1.0)) for b, v in backends.items()},
+        kv_tile={b: float(v["kv_tile"]) for b, v in backends.items() if "kv_tile" in v},
     )
 
 
@@ -350,6 +357,22 @@ def attention_flops_per_token(model: Model, depth: float) -> float:
     return flops
 
 
+def attention_kv_bytes(model: Model, prompt: int, depth: float) -> float:
+    """K/V cache bytes (F16) a prefill streams through attention, for one query row per pass: each
+    query tile reads the whole cache it attends to once, and one K/V head serves its GQA group (MLA:
+    every head reads the one latent). Divided by the backend's fitted tile (`kv_tile`) this is the
+    memory side of attention at depth: measured pp2048 @ d32768 falls to 0.10x of pp512 for
+    Llama-2-7B (MHA, 16 GiB of cache at 32K) on MI50 and Strix Halo ROCm, where the FLOPs alone say
+    0.44x, while GQA models (Qwen3-30B-A3B, 8 query heads per K/V head) follow the FLOPs."""
+    shape = kv_shape(model)
+    avg = depth + prompt / 2.0
+    values = shape.full_values_per_token * avg
+    if shape.swa_values_per_token:
+        values += shape.swa_values_per_token * min(avg, shape.window)
+    group = model.heads if model.attention == "mla" else model.heads / max(model.kv_heads, 1)
+    return values * 2.0 * prompt / max(group, 1.0)
+
+
 def prefill_flops(model: Model, prompt: int, depth: int) -> float:
     """FLOPs to process a prompt of `prompt` tokens on top of `depth` cached ones: the matmuls over
     the active parameters plus attention at the average depth the prompt sees."""
@@ -381,7 +404,12 @@ def prefill_seconds(
     )
     fixed = math.ceil(prompt / ubatch) * model.layers * pp_us_per_layer * 1e-6
     linear, attention = prefill_flops_split(model, prompt, depth)
-    return (linear + attention / cal.prefill.attention_share(backend)) / flops_per_s + fixed
+    seconds = (linear + attention / cal.prefill.attention_share(backend)) / flops_per_s + fixed
+    tile = cal.prefill.kv_tile_rows(backend)
+    if tile:
+        cards = count if split == "tensor" else 1
+        seconds += attention_kv_bytes(model, prompt, depth) / (tile * gpu.bandwidth_gbs * 1e9 * cards)
+    return seconds
 
 
 _PREFILL_RATES: dict[

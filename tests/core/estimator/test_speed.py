@@ -57,3 +57,32 @@ def test_framework_bands_are_wider_where_unmeasured() -> None:
 def test_prefill_flops_grow_with_depth() -> None:
     model = default_catalog().models["llama-3-8b"]
     assert speed.prefill_flops(model, 512, 32768) > speed.prefill_flops(model, 512, 0) * 1.5
+
+
+def test_mha_prefill_at_depth_streams_more_cache_than_gqa() -> None:
+    """Llama-2-7B (one K/V head per query head) reads 8x the cache of a GQA model of the same
+    width per query row; at depth 0 there is hardly any."""
+    models = default_catalog().models
+    mha, gqa = models["llama-2-7b"], models["llama-3-8b"]
+    assert speed.attention_kv_bytes(mha, 2048, 32768) > 6 * speed.attention_kv_bytes(gqa, 2048, 32768)
+    assert speed.attention_kv_bytes(mha, 512, 0) < speed.attention_kv_bytes(mha, 512, 32768) / 50
+
+
+def test_prefill_at_depth_pays_for_the_cache_it_streams() -> None:
+    """The shipped fit has a K/V tile per backend; a 2K-token prompt on 32K of Llama-2-7B cache on
+    an MI50 takes longer with it than the FLOPs alone say, and a GQA model loses less."""
+    import dataclasses
+
+    catalog = default_catalog()
+    cal = speed.calibration(catalog)
+    assert cal.prefill.kv_tile_rows("rocm") > 0
+    flops_only = dataclasses.replace(cal, prefill=dataclasses.replace(cal.prefill, kv_tile={}))
+    mi50 = catalog.gpus["mi50-32g"]
+
+    def slowdown(model_id: str) -> float:
+        model = catalog.models[model_id]
+        with_cache = speed.prefill_seconds(mi50, "rocm", model, "Q4_0", 2048, 32768, cal)
+        return with_cache / speed.prefill_seconds(mi50, "rocm", model, "Q4_0", 2048, 32768, flops_only)
+
+    assert slowdown("llama-2-7b") > 1.3
+    assert slowdown("llama-2-7b") > slowdown("llama-3-8b")
