@@ -34,6 +34,7 @@ class Rule:
     formats: tuple[str, ...] = ()  # Quant.format values
     vendors: tuple[str, ...] = ()
     arch_families: tuple[str, ...] = ()
+    model_families: tuple[str, ...] = ()  # Model.family values ("DeepSeek-V4"): what the framework runs
     os: tuple[str, ...] = ()
     backends: tuple[str, ...] = ()  # the backend the framework would use on this setup
     compute_below: float | None = None  # NVIDIA compute capability strictly below

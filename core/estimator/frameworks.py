@@ -260,6 +260,7 @@ def _setup_matches(rule: Rule, q: FrameworkQuery, backend: str | None) -> bool:
         and (not rule.formats or q.quant.format in rule.formats)
         and (not rule.vendors or gpu.vendor in rule.vendors)
         and (not rule.arch_families or gpu.arch_family in rule.arch_families)
+        and (not rule.model_families or q.model.family in rule.model_families)
         and (not rule.os or q.os in rule.os)
         and (not rule.backends or backend in rule.backends)
     )

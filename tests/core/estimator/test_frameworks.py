@@ -278,3 +278,20 @@ def test_shipped_quant_catalog_ids_gate_as_intended():
     assert options(quant=quants["GPTQ-INT4"])["exllamav2"].runnable
     assert options(gpu=M2, os="macos", quant=quants["MLX-4BIT"])["mlx"].command.endswith("-4bit")
     assert options(quant=quants["Q4_K_M"])["ollama"].command.endswith("ollama run gemma3:27b")
+
+
+def test_framework_rules_can_name_a_model_family():
+    """DeepSeek-V4: llama.cpp needs a build with the deepseek4 architecture (a caveat), mlx-lm does
+    not load it, vLLM's FP4-expert path needs compute 8.0 (a V100 is refused); other models are
+    untouched by those rules."""
+    v4 = CAT.models["deepseek-v4-flash"]
+    v100, a100 = V100, CAT.gpus["a100-80g-sxm4"]
+    fp8 = CAT.quants["FP8"]
+    assert "fw.llamacpp.deepseek4_build" in codes(options(model=v4)["llama.cpp"])
+    assert "fw.llamacpp.deepseek4_build" not in codes(options()["llama.cpp"])
+    on_v100 = options(gpu=v100, model=v4, quant=fp8, os="linux")["vllm"]
+    assert not on_v100.runnable and "fw.vllm.deepseek4_sm80" in codes(on_v100)
+    on_a100 = options(gpu=a100, model=v4, quant=fp8, os="linux")["vllm"]
+    assert "fw.vllm.deepseek4_sm80" not in codes(on_a100)
+    mac = options(gpu=CAT.gpus["apple-m3-ultra"], model=v4, quant=CAT.quants["MLX-4BIT"], os="macos")
+    assert not mac["mlx"].runnable and "fw.mlx.deepseek4_unsupported" in codes(mac["mlx"])
