@@ -10,7 +10,8 @@ catalogs/measurements/holdout.toml, and reports in-sample, leave-one-GPU-out (LO
 leave-one-model-out (LOMO) and held-out figures per backend and per framework.
 
 Decode: log tps = -log(layers x us[backend] + bytes / (bandwidth x eff)); prefill:
-log tps = log(prompt) - log(FLOPs / (TFLOPS x eff) + ubatches x layers x us[backend]). In both, log eff
+log tps = log(prompt) - log(FLOPs / (TFLOPS x eff) + ubatches x layers x us[backend]
++ K/V bytes streamed by attention / (bandwidth x kv_tile[backend])). In both, log eff
 is a sum of terms (`TERMS`): the backend's base, then factors for the architecture family, the
 backend x family pair, the quant kind, the backend x quant-kind pair, MoE (overall and per backend),
 HBM, the framework and the framework on MoE. Every factor has a ridge pulling it toward 1 (its parent:

@@ -4,7 +4,8 @@ decode time per token = layers x fixed cost per layer (kernel launches, syncs)
                       + bytes read per token / (bandwidth x efficiency)
 where bytes = active weights + the KV cache read at the current depth.
 prefill time = (matmul FLOPs + attention FLOPs at depth / attention share) / (matrix TFLOPS x eff)
-             + ubatches x layers x fixed cost per layer and ubatch.
+             + ubatches x layers x fixed cost per layer and ubatch
+             + K/V cache bytes attention streams at depth / (bandwidth x fitted query tile).
 
 Each efficiency is a backend's base times one factor per `TERMS` key that applies (architecture
 family, backend x family, quant kind, backend x quant kind, MoE overall and per backend, HBM, the
