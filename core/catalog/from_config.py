@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from core.catalog.config_readers.deepseek_v4 import read_deepseek_v4
+from core.catalog.config_readers.ernie import ERNIE_TYPES, normalise_ernie
 from core.catalog.config_readers.fields import (
     Config,
     ConfigError,
@@ -26,6 +27,7 @@ from core.catalog.config_readers.fields import (
     req,
 )
 from core.catalog.config_readers.gemma4 import read_gemma4
+from core.catalog.config_readers.granite_hybrid import read_granite_hybrid
 from core.catalog.config_readers.hunyuan import HUNYUAN_TYPES, normalise_hunyuan
 from core.catalog.config_readers.nemotron_h import read_nemotron_h
 from core.catalog.model import Model
@@ -75,6 +77,11 @@ _DENSE = {
     "seed_oss",
     # InternLM3: llama layout; `bias` would put biases on o_proj and the MLP (refused below).
     "internlm3",
+    # ERNIE 4.5 dense (0.3B): llama layout, keys normalised by config_readers/ernie.py.
+    "ernie4_5",
+    # GLM-4-0414 (Glm4ForCausalLM): q/k/v bias, fused gate_up MLP, two extra "sandwich" norms per
+    # layer (post_self_attn_layernorm, post_mlp_layernorm); partial rotary changes neither count nor KV.
+    "glm4",
 }
 _MOE = {
     "qwen2_moe",
@@ -85,13 +92,15 @@ _MOE = {
     "minimax_m2",
     "gpt_oss",
     *HUNYUAN_TYPES,  # per-layer lists normalised by config_readers/hunyuan.py first
+    "ernie4_5_moe",  # moe_* keys normalised by config_readers/ernie.py first
 }
 _MLA = {"deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32", "glm_moe_dsa", "kimi_k25"}
 _LINEAR_HYBRID = {"qwen3_next", "qwen3_5", "qwen3_5_moe"}
 # Counted block by block in config_readers/ (their layers are not one mixer + one FFN each).
 # Nemotron-H: one block per layer (hybrid_override_pattern -> Model.layer_pattern); its Nemotron 3
 # Super/Ultra variants (LatentMoE, MTP) are refused by the reader with their reason.
-_LAYERWISE = {"gemma4", "gemma4_text", "nemotron_h", "deepseek_v4"}
+# Granite 4.0 (granitemoehybrid): Mamba-2 or attention mixer + a MoE/dense FFN in every layer.
+_LAYERWISE = {"gemma4", "gemma4_text", "nemotron_h", "deepseek_v4", "granitemoehybrid"}
 # Known families the schema cannot describe yet: named, never approximated.
 _UNSUPPORTED = {
     "llama4": "chunked attention with no-rope layers and interleaved MoE (read it by hand)",
@@ -173,6 +182,8 @@ def _gqa(t: Config, mt: str) -> dict[str, Any]:
     kv_heads = _opt_int(t, "num_key_value_heads", heads)
     head_dim = _opt_int(t, "head_dim") or hidden // heads
     bias = bool(t.get("attention_bias") or t.get("qkv_bias")) or mt in _ALWAYS_QKV_BIAS
+    if mt == "glm4":
+        bias = bool(t.get("attention_bias", True))  # Glm4Config's default
     native, scaled = _context(t, mt)
     return {
         "layers": _int(t, "num_hidden_layers", mt),
@@ -412,8 +423,8 @@ def _layer_extras(t: Config, mt: str, m: Model, full: bool) -> int:
     """Small per-layer tensors the schema leaves out: extra norms, q/k norms, biases, sinks."""
     h = m.hidden
     extra = 0
-    if mt in _GEMMA:
-        extra += 2 * h  # pre/post feed-forward norms besides the two the schema counts
+    if mt in _GEMMA or mt == "glm4":
+        extra += 2 * h  # Gemma's pre/post feed-forward norms, GLM-4's post-attention/post-MLP norms
     if full and m.attention != "mla":
         if mt in _QK_NORM or mt in _LINEAR_HYBRID or (t.get("use_qk_norm") and mt in _QK_NORM_IF_FLAGGED):
             extra += 2 * m.head_dim
@@ -557,6 +568,8 @@ def _layerwise(text: Config, vision: Config | None, mt: str, text_type: str) -> 
         return read_deepseek_v4(text, mt)
     if mt == "nemotron_h":
         return read_nemotron_h(text, mt)
+    if mt == "granitemoehybrid":
+        return read_granite_hybrid(text, mt)
     return None
 
 
@@ -596,6 +609,8 @@ def read_config(config: Config, *, model_id: str = "", repo: str = "", source: s
     text, vision, model_type = _split(config)
     if model_type in HUNYUAN_TYPES:
         text = normalise_hunyuan(text, model_type)
+    if model_type in ERNIE_TYPES:
+        text = normalise_ernie(text, model_type)
     text_type = str(text.get("model_type") or model_type)
     family = _family(model_type, text_type)
     # Text configs of wrappers carry their own model_type (qwen3_vl_text); the family code keys

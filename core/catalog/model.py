@@ -79,6 +79,10 @@ class Model:
     # "-" a dense MLP, "E" a MoE (routed + shared experts). Empty: every layer is mixer + FFN. The
     # weights are built layer by layer from it and the KV cache grows in the "*" layers only.
     layer_pattern: str = ""
+    # Pattern hybrids whose every layer is a mixer *and* an FFN (Granite 4.0-H): one character per
+    # layer for the FFN after the layer_pattern mixer, "E" routed experts + shared experts (no
+    # routing bias), "-" a dense FFN of intermediate_size. Empty: layer_pattern's single blocks.
+    layer_ffn: str = ""
     # MLA with DeepSeek sparse attention (DeepSeek-V3.2, GLM-5): the lightning indexer's heads and
     # head size per layer (its weights; it also caches one index_head_dim key per token and layer)
     # and how many past tokens each query attends to.

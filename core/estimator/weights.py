@@ -480,7 +480,7 @@ def _pattern_width(model: Model, char: str, derived: list[str]) -> int:
         return int(given)
     if char == "-":
         raise ValueError(f"{model.id}: layer_pattern has dense MLP layers but no intermediate_size")
-    n = model.layer_pattern.count(char)
+    n = (_opt(model, "layer_ffn") or model.layer_pattern).count(char)
     spread = (model.params_b - model.active_params_b) * 1e9
     experts, k = int(model.experts or 1), int(model.experts_active or 1)
     width = _round64(spread / max(n * (experts - k) * 2 * model.hidden, 1))
@@ -493,15 +493,26 @@ def _pattern_tensors(model: Model, derived: list[str]) -> list[_Tensor]:
     character names. Nemotron-H's MLPs and experts are plain (relu2: up, down); the MoE has a sigmoid
     router with a correction bias (ffn_exp_probs_b) and a shared expert."""
     h, pattern = model.hidden, model.layer_pattern
+    ffns = _opt(model, "layer_ffn") or ""
     gated = (_opt(model, "ffn_kind") or "gated") == "gated"
     mamba = _mamba2_shape(model, derived) if "M" in pattern else (0, 0, 0, 0, 0)
-    dense_ff = _pattern_width(model, "-", derived) if "-" in pattern else 0
-    moe_ff = _pattern_width(model, "E", derived) if "E" in pattern else 0
+    dense_ff = _pattern_width(model, "-", derived) if "-" in pattern + ffns else 0
+    moe_ff = _pattern_width(model, "E", derived) if "E" in pattern + ffns else 0
     n_exp = int(model.experts or 0)
     shared_ff = int(model.shared_experts or 0) * moe_ff
     out = _head(model)
     for i, char in enumerate(pattern):
         out.append(_Tensor("attn_norm", "other", i, h, 1, one_d=True))
+        if ffns:
+            # Granite 4.0-H: the mixer, then ffn_norm and the layer's FFN (router without a bias).
+            out += _mamba2(h, i, mamba) if char == "M" else _attention(model, i)
+            out.append(_Tensor("ffn_norm", "other", i, h, 1, one_d=True))
+            if ffns[i] == "E":
+                out += _experts(i, h, moe_ff, n_exp, gated)
+            out += _ffn(
+                i, h, shared_ff if ffns[i] == "E" else dense_ff, "_shexp" if ffns[i] == "E" else "", gated
+            )
+            continue
         if char == "M":
             out += _mamba2(h, i, mamba)
         elif char == "*":

@@ -121,6 +121,9 @@ def _pattern_recount(m: Model) -> tuple[float, float]:
     head = m.vocab * h * (1 if m.tied_embeddings else 2) + h
     total = head + sum(stored[c] + h for c in m.layer_pattern)
     active = head + sum(used[c] + h for c in m.layer_pattern)
+    # Granite 4.0-H: each layer's FFN (and its norm) follows the mixer, named by layer_ffn.
+    total += sum(stored[c] + h for c in m.layer_ffn)
+    active += sum(used[c] + h for c in m.layer_ffn)
     return total / 1e9, active / 1e9
 
 
