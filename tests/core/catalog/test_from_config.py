@@ -47,6 +47,13 @@ PUBLISHED = {
     # llama-bench's "80.39 B" (GGUF tensor elements, 2 decimals): +-0.005B is 0.006 %
     "tencent__Hunyuan-A13B-Instruct": 80_390_000_000,
     "internlm__internlm3-8b-instruct": 8_804_241_408,  # index total_size / 4 (float32 shards)
+    # printed counts (2 decimals, +-0.005B) and Hub / model-card figures, see each SOURCE.txt
+    "THUDM__GLM-Z1-32B-0414": 32_570_000_000,  # llama.cpp print_info "32.57 B"
+    "ibm-granite__granite-4.0-h-micro": 3_190_000_000,  # llama-bench "3.19 B"
+    "ibm-granite__granite-4.0-h-small": 32_200_000_000,  # the Hub's "32.2B"
+    "baidu__ERNIE-4.5-21B-A3B-PT": 21_800_000_000,  # the Hub's "21.8B"
+    "baidu__ERNIE-4.5-0.3B-PT": 360_000_000,  # the Hub's "0.36B"
+    "baidu__ERNIE-4.5-300B-A47B-PT": 300_000_000_000,  # model card "300B" (rounded)
 }
 # Model cards that give the text decoder alone (the vision tower quoted apart, "~550M"):
 # google/gemma-4-26B-A4B-it "25.2B total / 3.8B active" (rounded to 0.1B).

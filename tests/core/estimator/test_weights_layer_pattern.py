@@ -71,3 +71,33 @@ def test_a_dense_mlp_pattern_needs_its_width() -> None:
     sized = replace(dense, intermediate_size=21504, experts=None, experts_active=None, shared_experts=None)
     wb = _wb("Q8_0", sized)
     assert wb.expert_bytes == 0 and wb.params < NANO.params_b * 1e9
+
+
+# ---------------------------------------------------------------- Granite 4.0-H: mixer + FFN per layer
+
+GRANITE = CATALOG.models["granite-4.0-h-small"]
+
+
+def test_granite_bf16_is_every_layer_mixer_plus_moe() -> None:
+    """layer_ffn adds the FFN after each mixer: the BF16 tensor list is the config's count (the
+    reader's 32,207,337,984) with no width derived; experts are 3-D routed tensors in all 40 layers."""
+    wb = weight_breakdown(GRANITE, CATALOG.quants["BF16"], CATALOG)
+    assert wb.derived == ()
+    assert abs(wb.params - 32_207_337_984) <= 40 * 72  # router biases are not stored: none here
+    assert len(wb.layer_bytes) == 40 and all(b > 0 for b in wb.layer_expert_bytes)
+    # an attention layer and a Mamba layer both carry the same MoE
+    assert wb.layer_expert_bytes[5] == wb.layer_expert_bytes[0]
+
+
+def test_granite_kv_only_in_its_four_attention_layers() -> None:
+    shape = kv_shape(GRANITE)
+    assert shape.full_values_per_token == 4 * 2 * 8 * 128
+    # Mamba-2 state: 36 layers x ((4-1) x (8192 + 256) + 8192 x 128) x 4 bytes
+    assert shape.state_bytes == pytest.approx(36 * (3 * 8448 + 8192 * 128) * 4)
+
+
+def test_granite_dense_hybrid_has_no_expert_tensors() -> None:
+    micro = CATALOG.models["granite-4.0-h-micro"]
+    wb = weight_breakdown(micro, CATALOG.quants["BF16"], CATALOG)
+    assert wb.expert_bytes == 0 and wb.derived == ()
+    assert abs(wb.params / 3.19e9 - 1) < 0.002  # llama-bench: 3.19 B
