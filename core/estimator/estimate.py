@@ -116,6 +116,8 @@ def default_quants(model: Model, framework: str, catalog: Catalog) -> tuple[str,
     ladder = catalog.tables["estimator"]["ladder"]
     if framework in ("vllm", "sglang"):
         names = list(ladder["serving"])
+    elif framework == "ktransformers":
+        names = list(ladder.get("ktransformers", ladder["serving"]))
     elif framework == "mlx":
         names = list(ladder["mlx"])
     else:
@@ -170,6 +172,10 @@ def estimate(request: EstimateRequest, catalog: Catalog) -> Estimate:
     gpu, model = setup.gpu, request.model
     framework = request.framework or _recommended_framework(request, catalog)
     engine = _engine(framework, catalog)
+    if engine == "ktransformers" and model.is_moe and not request.offload:
+        # KTransformers is expert offload by design: every routed expert on the CPU
+        # (--kt-num-gpu-experts 0), attention and shared weights on the GPU.
+        request = replace(request, offload="experts")
     usable = usable_memory(gpu, setup.memory_gib, setup.count, setup.os, catalog)
     # No GPU layers: the CPU runs it (the speed model prices only the host side then).
     backend = (

@@ -52,6 +52,8 @@ PLACEHOLDERS = frozenset(
         # Ollama, LM Studio, MLX, ExLlama (TabbyAPI)
         "ollama_env", "ollama_model", "lms_model", "lms_gpu", "mlx_repo",
         "exl_model", "exl_cache", "exl_tp_flags",
+        # KTransformers (SGLang + KT-Kernel)
+        "repo", "local_dir", "kt_method",
     }
 )  # fmt: skip
 
@@ -341,7 +343,27 @@ def _command_values(
     values |= _serving_values(fw, q, notes)
     values |= _ollama_values(q)
     values |= _app_values(q)
+    if fw.engine == "ktransformers":
+        values |= _kt_values(q, notes)
     return values, notes
+
+
+def _kt_values(q: FrameworkQuery, notes: list[Note]) -> dict[str, str]:
+    """KTransformers: the checkpoint in its native precision (an FP8 release, or a published FP8 repo
+    of a BF16 one), downloaded once to a local folder both SGLang and KT-Kernel read, and the
+    kt-method that precision takes. No FP8 checkpoint known: no command (the caller drops it)."""
+    model, quant = q.model, q.quant
+    repo = model.hf_repo or model.name
+    fp8 = _quant_in(quant, ("FP8",))
+    if fp8 and (model.native_quant or "").upper() != "FP8":
+        repo = published_repo(model, quant.id) or _published_checkpoint(repo, quant.id)
+        if not repo:
+            notes.append(
+                Note("fw.vllm.no_checkpoint", {"quant": quant.id, "repo": model.hf_repo or model.name})
+            )
+    local = f"~/models/{repo.rsplit('/', 1)[-1]}" if repo else ""
+    # serve_model doubles as "is there something to run": an empty one drops the command.
+    return {"repo": repo, "local_dir": local, "kt_method": "FP8" if fp8 else "BF16", "serve_model": repo}
 
 
 def _llama_cpp_values(

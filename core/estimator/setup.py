@@ -7,6 +7,7 @@ presets in catalogs/hosts.toml); the estimate states each assumption in its note
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from functools import cache
 from typing import Any
@@ -45,11 +46,15 @@ def parse_ram_type(text: str, catalog: Catalog) -> tuple[str, int]:
     return m.group(1), mt_s
 
 
-def _preset(gpu: Gpu, catalog: Catalog) -> dict[str, Any] | None:
+def _preset(gpu: Gpu, catalog: Catalog, ram_gib: float | None = None) -> dict[str, Any] | None:
     hosts, defaults = _hosts(catalog)
     # A laptop card sits in a laptop whatever its segment says (hosts.toml [defaults] laptop).
     key = "laptop" if gpu.form == "laptop" and "laptop" in defaults else gpu.segment
-    return hosts.get(defaults.get(key, "ddr4-2ch")) or next(iter(hosts.values()), None)
+    preset = hosts.get(defaults.get(key, "ddr4-2ch")) or next(iter(hosts.values()), None)
+    if preset is not None and ram_gib and ram_gib > float(preset.get("max_ram_gib", math.inf)):
+        # More RAM than that machine takes: a multi-channel server (hosts.toml [defaults] large_ram).
+        preset = hosts.get(defaults.get("large_ram", ""), preset)
+    return preset
 
 
 def default_host(
@@ -63,7 +68,7 @@ def default_host(
     """The box around the card: the preset for its form / segment, with what the user said on top.
     Bandwidth is the peak channels x MT/s x 8 bytes; a second socket counts only as far as a
     NUMA-blind runtime gains from it (hosts.toml [numa])."""
-    preset = _preset(gpu, catalog)
+    preset = _preset(gpu, catalog, ram_gib if ram_type is None and channels is None else None)
     if gpu.unified_memory or preset is None:
         # Unified memory: the "host" is the same memory; offload has nowhere else to go.
         return Host(ram_gib or 0.0, gpu.bandwidth_gbs, "unified")

@@ -20,6 +20,9 @@ from core.render.fmt import NO_FIT, OVER, ROPE, TIGHT, ctx_label, gib, num, spee
 T = TypeVar("T")
 
 FOCUS_CONTEXT = 32768  # the context the launch command is written for when the user names none
+# A way out slower than this is no answer worth leading with when a better quant gets past it:
+# about reading pace (a word a second is roughly 1.5-2 tokens; people call < 5 tok/s unusable).
+USABLE_TPS = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,9 +103,24 @@ def focus_row(quants: list[str], ctx: int, cells: dict[tuple[str, int], Row], as
                     return row
         local = [r for r in column if _runs_here(r)]
         if local:
-            return max(local, key=lambda r: r.remedy.decode_mid or 0.0 if r.remedy else 0.0)
+            return _best_way_out(local)
     column = [cells[(q, ctx)] for q in quants if (q, ctx) in cells]
-    return max(column, key=lambda r: (r.remedy.decode_mid or 0.0) if r.remedy else 0.0)
+    return _best_way_out(column)
+
+
+def _way_out_tps(row: Row) -> float:
+    return (row.remedy.decode_mid or 0.0) if row.remedy else 0.0
+
+
+def _best_way_out(rows: list[Row]) -> Row:
+    """Quality first among rows that run only with a way out (offload, KV quant): the best quant
+    (rows come best first) that is no 1-2-bit quant and still decodes at a usable pace; else the
+    fastest that is no 1-2-bit quant; a 1-2-bit quant leads only when nothing else runs here."""
+    fine = [r for r in rows if not any(n.code == "row.low_bit" for n in r.notes)]
+    usable = [r for r in fine if _way_out_tps(r) >= USABLE_TPS]
+    if usable:
+        return usable[0]
+    return max(fine or rows, key=_way_out_tps)
 
 
 def _cell(row: Row | None, memory: bool, ranges: bool) -> str:

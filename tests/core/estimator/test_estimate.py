@@ -106,3 +106,20 @@ def test_context_beyond_native_is_flagged():
 def test_bad_requests_give_clear_errors(raw, needle):
     with pytest.raises(QueryError, match=needle):
         run_query(raw, CAT)
+
+
+def test_ktransformers_prices_the_experts_in_ram() -> None:
+    """Named as the framework, KTransformers is an expert-offload run (every routed expert on the
+    CPU) priced from both memories; its grid is the native-precision checkpoints."""
+    from core.estimator.estimate import EstimateRequest, estimate
+    from core.estimator.setup import build_setup
+
+    cat = default_catalog()
+    setup = build_setup(cat.gpus["rtx-4090"], cat, ram_gib=1024, ram_type="DDR5-4800", ram_channels=8)
+    est = estimate(
+        EstimateRequest(setup, cat.models["deepseek-r1"], (), (4096,), framework="ktransformers"), cat
+    )
+    assert est.framework == "ktransformers" and [r.quant for r in est.rows] == ["FP8", "HF-BF16"]
+    fp8 = est.rows[0]
+    assert fp8.status != "no_fit" and fp8.remedy is not None and fp8.remedy.kind == "expert_offload"
+    assert fp8.decode_tps is not None and 2 < fp8.decode_tps.mid < 30

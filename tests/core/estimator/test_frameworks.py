@@ -295,3 +295,19 @@ def test_framework_rules_can_name_a_model_family():
     assert "fw.vllm.deepseek4_sm80" not in codes(on_a100)
     mac = options(gpu=CAT.gpus["apple-m3-ultra"], model=v4, quant=CAT.quants["MLX-4BIT"], os="macos")
     assert not mac["mlx"].runnable and "fw.mlx.deepseek4_unsupported" in codes(mac["mlx"])
+
+
+def test_ktransformers_runs_moe_checkpoints_with_experts_on_the_cpu():
+    """KTransformers: a MoE checkpoint in its native precision, one download both SGLang and
+    KT-Kernel read, CPU workers and NUMA pools read from lscpu; a dense model is refused."""
+    r1, fp8 = CAT.models["deepseek-r1"], CAT.quants["FP8"]
+    a100 = CAT.gpus["a100-80g-sxm4"]
+    kt = options(gpu=a100, model=r1, quant=fp8, os="linux", fits_on_gpu=False)["ktransformers"]
+    assert kt.runnable, kt.notes
+    assert kt.command.startswith("hf download deepseek-ai/DeepSeek-R1 --local-dir ~/models/DeepSeek-R1 && ")
+    assert "--kt-method FP8" in kt.command and "--kt-cpuinfer $(lscpu -p=CORE" in kt.command
+    assert "{" not in kt.command, "no unfilled placeholder"
+    dense = options(gpu=a100, model=CAT.models["qwen3-32b"], quant=fp8, os="linux")["ktransformers"]
+    assert not dense.runnable and "fw.kt.moe_only" in codes(dense)
+    bf16 = options(gpu=a100, model=CAT.models["qwen3-30b-a3b"], quant=CAT.quants["HF-BF16"], os="linux")
+    assert "--kt-method BF16" in bf16["ktransformers"].command

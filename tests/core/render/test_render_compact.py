@@ -10,6 +10,8 @@ from core.ask_use_case import answer
 from core.catalog.loader import default_catalog
 from core.render.doc import NARROW, display_width
 
+CATALOG = default_catalog()
+
 EXAMPLES = [
     "V100 32G gemma 3 27b 多少 token",
     "双3090 跑 llama3 70b q4 速度",
@@ -86,3 +88,28 @@ def test_one_quant_pivots_to_context_rows_with_ranges(catalog) -> None:
 def test_memory_question_shows_gib(catalog) -> None:
     text = answer("how much vram does qwen3 32b need on a 4090", catalog, target="plain").text
     assert "GiB" in text
+
+
+def test_a_way_out_leads_with_the_best_quant_that_runs_usably_not_a_1_bit_one() -> None:
+    """DeepSeek-R1 on a 4090 with 512 GB of RAM: Q4_K_M with its experts in RAM (~8 tok/s) leads,
+    not IQ1_S because it is faster; a 1-2-bit quant leads only when nothing better runs."""
+    reply = answer("4090 + 512g ram deepseek r1", CATALOG)
+    command = next(line for line in reply.text.splitlines() if line.startswith("$ llama-server"))
+    assert "Q4_K_M" in command and "--n-cpu-moe" in command
+    zh = answer("3090 加 384G 内存 跑 kimi k2", CATALOG)
+    command = next(line for line in zh.text.splitlines() if line.startswith("$ llama-server"))
+    assert "IQ1_S" not in command and "IQ2_XXS" not in command
+
+
+def test_more_ram_than_a_desktop_holds_is_priced_as_a_server() -> None:
+    """512 GB does not fit in a dual-channel desktop: the offload is priced on an 8-channel server
+    (hosts.toml [defaults] large_ram); 64 GB stays the desktop's."""
+    from core.ask_use_case import estimate_for
+
+    big = answer("4090 + 512g ram deepseek r1", CATALOG)
+    assert big.query is not None
+    host = estimate_for(big.query, CATALOG).request.setup.host
+    assert host.ram_gib == 512 and host.channels == 8
+    small = answer("4090 有 64G 内存 跑 gpt-oss-120b", CATALOG)
+    assert small.query is not None
+    assert estimate_for(small.query, CATALOG).request.setup.host.channels == 2
