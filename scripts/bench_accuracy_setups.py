@@ -78,7 +78,8 @@ SETUPS = ("fully on GPU", "expert offload", "layer offload", "CPU only", "concur
 PHASES = ("decode", "prefill")
 # Frameworks the estimator has no entry for, priced as the engine they are built on (stats keep
 # them apart: the gap to llama.cpp's figure is what a fit for them would have to close).
-PRICED_AS = {"ik_llama.cpp": "llama.cpp", "ktransformers": "llama.cpp"}
+# ktransformers has its own catalog entry now (its layerwise / hybrid prefill); ik_llama.cpp does not.
+PRICED_AS = {"ik_llama.cpp": "llama.cpp"}
 # The `offload` the estimator is asked with for each offloaded setup (EstimateQuery.offload).
 OFFLOAD_FOR_SETUP = {"expert offload": "experts", "layer offload": "layers", "CPU only": "cpu"}
 # RAM size passed for an offloaded row whose source does not state it (only the room check uses it).

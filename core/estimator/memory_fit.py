@@ -375,6 +375,8 @@ class _HostRules(NamedTuple):
     pcie_gbs: float  # what a prefill ubatch streams the RAM-resident weights to the GPU at
     cpu_prefill_gflops: float  # a CPU-only prefill's matrix rate
     offload_ubatch: int  # tokens per ubatch an offloaded prefill streams the RAM weights for
+    kt_chunk: int  # KTransformers' layerwise prefill: tokens per pass over the CPU-held experts
+    kt_hybrid_max: int  # ... and the prompt length up to which the CPU computes the experts instead
 
 
 @cache
@@ -388,6 +390,8 @@ def _host_rules(catalog: Catalog) -> _HostRules:
         float(raw.get("pcie_gbs", 25.0)),
         float(raw.get("cpu_prefill_gflops", 400.0)),
         int(raw.get("offload_ubatch", 512)),
+        int(raw.get("ktransformers", {}).get("prefill_chunk", 32768)),
+        int(raw.get("ktransformers", {}).get("hybrid_max_tokens", 4096)),
     )
 
 
@@ -479,8 +483,22 @@ def _forced_prefill(row: _NoFitRow, mode: str, host_weights: float, rules: _Host
         setup.gpu, row.backend, model, row.quant_id, prompt, row.depth, row.cal, setup.count, row.split,
         row.framework,
     )  # fmt: skip
+    if row.framework == "ktransformers" and mode == "experts":
+        return gpu_seconds + _kt_expert_prefill(row, prompt, max(host_weights, 0.0), rules)
     ubatches = math.ceil(prompt / rules.offload_ubatch)
     return gpu_seconds + ubatches * max(host_weights, 0.0) / (rules.pcie_gbs * 1e9)
+
+
+def _kt_expert_prefill(row: _NoFitRow, prompt: int, host_weights: float, rules: _HostRules) -> float:
+    """Seconds KTransformers adds for the CPU-held experts: a long prompt streams them to the GPU
+    once per chunk (layerwise prefill, bound by PCIe); a short one has the CPU compute the experts
+    each token routes to (hybrid prefill, bound by the CPU's matrix rate)."""
+    if prompt > rules.kt_hybrid_max:
+        return math.ceil(prompt / rules.kt_chunk) * host_weights / (rules.pcie_gbs * 1e9)
+    model = row.request.model
+    bytes_per_weight = row.catalog.quants[row.quant_id].bpw / 8
+    routed = host_weights * (model.experts_active or 1) / (model.experts or 1) / bytes_per_weight
+    return 2.0 * routed * prompt / (rules.cpu_prefill_gflops * 1e9)
 
 
 def find_remedy(
