@@ -58,7 +58,7 @@ MAX_CARDS = 16
 @dataclass(frozen=True, slots=True)
 class Remedy:
     kind: str  # kv_quant | mac_wired_limit | shorter_ctx | expert_offload | offload | lower_quant
-    # | more_cards | none
+    # | more_cards | none | host_short (an offload the system RAM is too small for)
     decode_mid: float | None  # tok/s with this remedy (None when it can't run at all)
     decode_low: float | None = None
     decode_high: float | None = None
@@ -453,7 +453,12 @@ def forced_offload(
         scale, kind, extra = rules.layers, "offload", {"layers_on_gpu": n, "layers_total": model.layers}
     buffers = row.buffer * request.setup.count if weights_gpu or kv_gpu else 0.0
     gpu_total = weights_gpu + kv_gpu + buffers
-    status = _forced_status(gpu_total, host, row, _host_room(request, catalog), check_gpu=mode != "cpu")
+    host_room = _host_room(request, catalog)
+    status = _forced_status(gpu_total, host, row, host_room, check_gpu=mode != "cpu")
+    if host > host_room:
+        # The box has too little RAM for what this run keeps there: said as that, with the speed it
+        # would reach with enough, never offered as a way out that runs.
+        kind = "host_short"
     lo, mid, hi = _decode(row, *reads, host_scale=scale)
     plan = Remedy(
         kind, mid, lo, hi, round(gpu_total / GIB, 2), host_gib=round(host / GIB, 1),

@@ -123,6 +123,10 @@ def build_setup(
     host = default_host(
         gpu, catalog, ram_gib if not gpu.unified_memory else memory, ram_type, ram_channels, sockets
     )
+    if os_name is None and host.name == _hosts(catalog)[1].get("large_ram"):
+        # More RAM than a desktop holds: a server, and servers run Linux (the GeForce default of
+        # Windows would take the desktop's share of VRAM and rule out vLLM / KTransformers).
+        os_resolved = "linux"
     return Setup(gpu, count, memory, os_resolved, host, os_assumed=os_name is None)
 
 

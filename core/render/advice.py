@@ -54,7 +54,10 @@ def advise(est: Estimate, row: Row, catalog: Catalog, lang: Lang, asked: str | N
         opt = full(asked)
         if opt.runnable:
             command = _command(row, opt)
-            line = translate("reply.fw.asked", lang, framework=_name(asked, catalog))
+            # No command: the row doesn't fit this setup and its way out needs another one (more
+            # RAM, more cards): say so rather than introduce a command that isn't there.
+            code = "reply.fw.asked" if command else "reply.fw.asked_no_fit"
+            line = translate(code, lang, framework=_name(asked, catalog))
             return Advice(asked, line, command)
         why = opt.notes[0].text(lang) if opt.notes else ""
         if opt.command:  # runs with a workaround the note names (WSL2 on Windows): keep its command
