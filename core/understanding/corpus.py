@@ -7,7 +7,8 @@ line may add (absent: the default below): "cards" ([[id, count, memory], ...], d
 above), "host_ram", "ram_type", "kv_type", "machines", "notes" (note codes); and, checked only when
 the line has them: "laptop", "size_b" (a size typed without a model name), "gpu_sure" / "model_sure"
 (false: the name must be asked back or said unknown, whichever id ranks first), "ram_channels" (memory
-channels said), "other_gpu" (a comparison's second card).
+channels said), "other_gpu" (a comparison's second card). A line may say where the question was
+found ("source", a URL); it is kept for people and not scored.
 """
 
 from __future__ import annotations

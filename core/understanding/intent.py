@@ -164,6 +164,19 @@ def read_intent(t: str, catalog: Catalog) -> tuple[str, Intent]:
     return t, intent if intent != "general" else legacy
 
 
+def with_card(intent: Intent, card_named: bool, t: str, catalog: Catalog) -> Intent:
+    """ "What hardware" asked with the card already named is about that card: "需要多大显存，一张24G
+    4090能跑吗？" (dots.ocr#22) asks whether the 4090 runs it. The fit/speed/memory words decide then;
+    with none of them it stays a hardware question ("我有3060，跑70b需要什么显卡")."""
+    if intent != "which_hardware" or not card_named:
+        return intent
+    pats = _patterns_for(catalog)
+    for card_re in pats.memory_card:
+        t = card_re.sub(_keep_size, t)
+    _t, legacy = _scan(t, pats.legacy, "general")
+    return legacy if legacy in ("fit", "speed") else intent
+
+
 # --- the numbers only some intents carry -----------------------------------------------------------
 
 

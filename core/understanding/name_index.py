@@ -261,14 +261,24 @@ def _gpu_siblings(base: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]
 
 
 def _gpu_variants(catalog: Catalog) -> dict[str, tuple[str, ...]]:
-    """Rows whose id extends another's ("rtx-5090" -> "rtx-5090d-v2", "rtx-5090-laptop")."""
+    """Rows whose id extends another's ("rtx-5090" -> "rtx-5090d-v2", "rtx-5090-laptop"); a row named
+    by its memory extends the name without it ("rtx-3060-12g" -> "rtx-3060-laptop", the 6 GB 3060 of
+    "Nvidia 3060 6G VRAM", THUDM/WebGLM#18)."""
     ids = sorted(catalog.gpus)
     out: dict[str, tuple[str, ...]] = {}
     for gid in ids:
-        longer = tuple(other for other in ids if other != gid and other.startswith(gid))
+        stem = _MEMORY_SUFFIX.sub("", gid)
+        longer = tuple(
+            other
+            for other in ids
+            if other != gid and (other.startswith(gid) or (stem != gid and other.startswith(f"{stem}-")))
+        )
         if longer:
             out[gid] = longer
     return out
+
+
+_MEMORY_SUFFIX = re.compile(r"-\d+g$")  # "rtx-3060-12g" -> "rtx-3060"
 
 
 def _compact_simple(text: str) -> str:

@@ -20,7 +20,7 @@ from core.ask_query import Intent, is_intent
 from core.catalog.kv_cache import KvCacheType
 from core.catalog.loader import Catalog
 from core.understanding.backend_words import read_backend
-from core.understanding.intent import read_intent
+from core.understanding.intent import read_intent, with_card
 from core.understanding.name_index import Index, index_for
 from core.understanding.normalize import (
     ACTIVE_TOKEN,
@@ -51,6 +51,7 @@ from core.understanding.setup_words import (
     read_machines,
 )
 
+MIN_FUZZY_WORD = 5  # letters a leftover word needs before it may be read as a misspelt model word
 MAX_COUNT = 64  # "128卡" is a cluster question, not a count we can estimate; larger numbers are noise
 MIN_CONTEXT, MAX_CONTEXT = 256, 16 * 1024 * 1024  # tokens; outside this a "context" is a typo or a joke
 MAX_CARD_MEMORY_GIB = 4096.0  # what an estimate accepts (core/estimator/setup.py)
@@ -96,6 +97,8 @@ class _Patterns:
     context_k: re.Pattern[str]
     context_m: re.Pattern[str]
     context_word_number: re.Pattern[str]
+    context_number_word: re.Pattern[str]  # "2048 context tokens": the number before the word
+    fused_size: re.Pattern[str]  # "qwen72b": a family word glued to its size
     context_words: re.Pattern[str] | None
     quant: re.Pattern[str] | None
     framework: re.Pattern[str] | None
@@ -175,6 +178,12 @@ def _build_patterns(index: Index, catalog: Catalog) -> _Patterns:
         ),
         context_m=re.compile(rf"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*m\s*(?:{ctx_words or 'ctx'})"),
         context_word_number=re.compile(rf"(?:{ctx_words or 'ctx'})\s*[=:]?\s*(\d{{1,15}})(?![0-9k.])"),
+        # "accepts up to 2048 context tokens" (meta-llama/llama#79); three digits at least, so a
+        # count ("2 context") is not a length.
+        context_number_word=re.compile(
+            rf"(?<![a-z0-9.])(\d{{3,7}})\s*(?:tokens?\s*(?:of\s*)?)?(?:{ctx_words or 'ctx'})(?![a-z])"
+        ),
+        fused_size=re.compile(r"(?<![a-z0-9.])([a-z]{3,})(\d+(?:\.\d+)?b)(?![a-z0-9])"),
         context_words=_bounded(ctx_words),
         quant=_bounded(_alternation(quant_forms)),
         framework=_bounded(_alternation(fw_forms)),
@@ -256,7 +265,13 @@ def _read_contexts(t: str, pats: _Patterns) -> tuple[str, tuple[int, ...], tuple
     length no model takes ("ctx 999999999999", "0k") is a note, not a silent default."""
     contexts: list[int] = []
     notes: list[Note] = []
-    for pat, scale in ((pats.context_k, 1024), (pats.context_m, 1024 * 1024), (pats.context_word_number, 1)):
+    scaled = (
+        (pats.context_k, 1024),
+        (pats.context_m, 1024 * 1024),
+        (pats.context_word_number, 1),
+        (pats.context_number_word, 1),
+    )
+    for pat, scale in scaled:
         for m in pat.finditer(t):
             value = int(float(m.group(1)) * scale)
             if MIN_CONTEXT <= value <= MAX_CONTEXT and value not in contexts:
@@ -331,6 +346,8 @@ def _read_classified_counts(t: str, pats: _Patterns) -> tuple[str, list[_Classif
     for m in pats.count_classifier.finditer(t):
         n = _number(m.group(1), pats)
         ok = n is not None and 1 <= n <= MAX_COUNT
+        if not ok and m.group(1) in pats.index.gpu_base:
+            continue  # "两张4090卡": the card's name before "卡", not 4090 cards (LlamaFactory#4870)
         note = None if ok else ("count_out_of_range", m.group(0).strip())
         found.append(_Classified(m.end(), n if ok else None, note))
         t = _blank(t, m.start(), m.end())
@@ -352,6 +369,11 @@ class _Setup:
     unblanked: str  # the question before anything was blanked (intent words say "vs")
 
 
+def _unglued(m: re.Match[str], index: Index) -> str:
+    word, size = m.group(1), m.group(2)
+    return f"{word} {size}" if word in index.model_words else m.group(0)
+
+
 def _read_setup(t: str, pats: _Patterns, catalog: Catalog) -> tuple[str, _Setup]:
     """The fixed-shape parts, each blanked once read: contexts, KV cache type (before the quants, so
     "q8 kv" is not Q8_0 weights), framework and quants, host RAM (before the cards, so "64gb ram" is
@@ -361,6 +383,8 @@ def _read_setup(t: str, pats: _Patterns, catalog: Catalog) -> tuple[str, _Setup]
     t = read_chinese_sizes(t, pats.setup)
     t = pats.split_x.sub(r"\1 \2 ", t)
     t = pats.split_x_after.sub(r" \1\2", t)
+    # "qwen72b-int4" (QwenLM/Qwen3#179): the family word and the size read apart, as "qwen 72b".
+    t = pats.fused_size.sub(lambda m: _unglued(m, pats.index), t)
     unblanked = t  # the same positions as what is read below: joiners between cards are read here
     t, contexts, context_notes = _read_contexts(t, pats)
     t, kv_type = read_kv_type(t, pats.setup, vocab)
@@ -392,7 +416,10 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
     notes = [*setup.notes, *(c.note for c in classified if c.note)]
     cards = _cards_with_counts(t, ps, found, classified, pats, notes)
     cards = _cards_read_fully(cards, ps, index, catalog, setup.laptop, notes)
+    cards, host_gib = _unified_ram(cards, setup.host.gib, catalog)
+    cards, host_gib = _ram_read_as_card(cards, host_gib, catalog)
     intent = _compared(setup.unblanked, ps, found, cards, intent, catalog)
+    intent = with_card(intent, bool(cards), setup.unblanked, catalog)
     first = cards[0] if cards else None
 
     model = _find_model(ps, index, catalog, pats)
@@ -409,7 +436,7 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
         intent=intent,
         cards=tuple(cards),
         machines=setup.machines,
-        host_ram_gib=setup.host.gib,
+        host_ram_gib=host_gib,
         host_ram_type=setup.host.ram_type,
         host_ram_channels=setup.host.channels,
         kv_type=setup.kv_type,
@@ -418,6 +445,44 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
         notes=tuple(dict.fromkeys(notes)),
         backend=backend,
     )
+
+
+def _unified_ram(
+    cards: list[ParsedCard], host_gib: float | None, catalog: Catalog
+) -> tuple[list[ParsedCard], float | None]:
+    """On a unified-memory machine the "RAM" is the chip's memory: "M4 Max 128GB RAM", "Apple M1 chip
+    with 8GB of RAM" (lmstudio-bug-tracker#258, ollama#5680) name a 128 GB / 8 GB M-series, not a
+    host beside a card. Only for one chip whose memory was not given, at a size it comes in."""
+    if host_gib is None or len(cards) != 1 or cards[0].res.memory_gib is not None:
+        return cards, host_gib
+    card = cards[0]
+    gpu = catalog.gpus.get(card.res.best_id or "")
+    if gpu is None or not gpu.unified_memory:
+        return cards, host_gib
+    sized = _with_memory(card.res, host_gib, catalog)  # "m4 max 128g ram": the 40-core row
+    if sized.best_id == card.res.best_id and host_gib not in {float(m) for m in gpu.memory_options_gib}:
+        return cards, host_gib
+    return [ParsedCard(sized, card.count, card.joiner)], None
+
+
+MAX_MOD_FACTOR = 4.0  # the largest memory mod sold doubles a card ("2080 Ti 22G", "4090 48G"); 4x is none
+
+
+def _ram_read_as_card(
+    cards: list[ParsedCard], host_gib: float | None, catalog: Catalog
+) -> tuple[list[ParsedCard], float | None]:
+    """A size by a discrete card that no card of that name carries, even modded, is the host's RAM:
+    "8 * 4090,256G memory" (ktransformers#188) is eight 4090s in a 256 GB box."""
+    if host_gib is not None or not cards:
+        return cards, host_gib
+    card = cards[0]
+    gpu = catalog.gpus.get(card.res.best_id or "")
+    memory = card.res.memory_gib
+    if gpu is None or gpu.unified_memory or memory is None or memory <= MAX_MOD_FACTOR * gpu.memory_gib:
+        return cards, host_gib
+    if memory == card.count * gpu.memory_gib:  # "8卡A100 640G": the cards' memory added up
+        return cards, host_gib
+    return [ParsedCard(replace(card.res, memory_gib=None), card.count, card.joiner), *cards[1:]], memory
 
 
 def _size_typed(ps: list[_Piece]) -> float | None:
@@ -599,9 +664,14 @@ def _memory_elsewhere(res: Resolution, ps: list[_Piece], index: Index, catalog: 
     4060ti, can 16G run" -> the 16 GB row); sizes that match no sibling are left alone."""
     gid = res.best_id
     siblings = index.gpu_siblings.get(gid or "", ())
-    if not siblings:
+    gpu = catalog.gpus.get(gid or "")
+    # A unified-memory chip sold in several sizes ("m1 max with 64G", "M2 ultra with 64G vRam"): a size
+    # it comes in, standing apart from the name, is its memory.
+    options = gpu.memory_options_gib if gpu is not None and gpu.unified_memory else ()
+    if not siblings and not options:
         return res
     sizes = {catalog.gpus[s].memory_gib: s for s in (*siblings, gid) if s in catalog.gpus}
+    sizes.update({float(m): gid for m in options if float(m) not in sizes and gid})
     for p in ps:
         if p.memory is not None and not p.used and p.memory in sizes:
             p.used = True
@@ -812,13 +882,30 @@ def _model_like(w: str, index: Index, pats: _Patterns) -> bool:
         return False
     if w in index.model_words:
         return True
-    return len(w) >= 3 and bool(
-        process.extractOne(w, pats.model_word_list, scorer=fuzz.ratio, score_cutoff=80)
-    )
+    # Only a longer word is a misspelt name word: "code" and "min" ("run this code", "Min device that
+    # llama 70b require") are everyday words within a letter of "coder" and "mini". A short word with
+    # a digit ("4.6v" of GLM-4.6V) is a version and still counts.
+    sized = len(w) >= MIN_FUZZY_WORD or (len(w) >= 3 and not w.isalpha())
+    return sized and bool(process.extractOne(w, pats.model_word_list, scorer=fuzz.ratio, score_cutoff=80))
+
+
+def _device_word(ps: list[_Piece], k: int, index: Index) -> bool:
+    """ "pro" in "macbook pro": the word finishing a device's name after its vendor word."""
+    after = index.vocab.device_suffixes.get(ps[k - 1].text) if k > 0 else None
+    return after is not None and ps[k].text in after
+
+
+def _free_pieces(ps: list[_Piece], index: Index) -> list[_Piece]:
+    """The pieces no card, size or device name took: where a model name may stand."""
+    return [
+        p
+        for k, p in enumerate(ps)
+        if not p.used and p.memory is None and not p.vendor and not _device_word(ps, k, index)
+    ]
 
 
 def _find_model(ps: list[_Piece], index: Index, catalog: Catalog, pats: _Patterns) -> Resolution | None:
-    free = [p for p in ps if not p.used and p.memory is None and not p.vendor]
+    free = _free_pieces(ps, index)
     best = _longest_exact_model(free, index)
     words = [
         p.text

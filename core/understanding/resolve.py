@@ -406,12 +406,26 @@ def _model_has(part: str, model: Model, have: frozenset[str], compact: str, vari
     return any(fuzz.ratio(part, w) >= TYPO_SCORE for w in have if not _HAS_DIGIT.search(w))
 
 
+_JOINED = re.compile(r"[-_]")
+
+
+def _without_quants(name: str, quants: Mapping[str, str]) -> str:
+    """The typed name less a weights format glued to it: "qwen-72B-int4", "qwen_72B_int4" (QwenLM/Qwen#1067,
+    Langchain-Chatchat#3613) name Qwen 72B; the int4 is the quant, read apart."""
+    kept = (
+        "-".join(piece for piece in _JOINED.split(token) if piece.lower() not in quants)
+        for token in name.split()
+    )
+    return " ".join(token for token in kept if token)
+
+
 def lacking(name: str, model: Model, catalog: Catalog) -> tuple[str, ...]:
     """The parts of a typed name that `model` lacks: a size or active count it doesn't have, a
     version or date it doesn't carry, a variant word ("coder", "vl") or a family word it isn't."""
     have = _model_parts(model)
     compact = "".join(sorted(have)) + _compact_simple(model.name)
     ignore, variant = _hub_words(catalog, "ignore"), _hub_words(catalog, "variant")
+    name = _without_quants(name, index_for(catalog).vocab.quant_synonyms)
     missing: list[str] = []
     lone: list[str] = []
     named = False  # whether a word of the model's own name (not only a size) was typed
@@ -474,7 +488,9 @@ def typed_model_names(raw: str, catalog: Catalog) -> tuple[str, ...]:
             or low in ignore
             or low in vocab.quant_synonyms
             or _NOT_NAME.match(low)
-            or (low.isdigit() and len(low) != 4)  # a count or a length; 4 digits: a date ("2507")
+            # a count or a length; 4 digits: a date ("2507"); a version digit after a family word
+            # ("Qwen 3 coder next", llama.cpp#19366) stays in the name
+            or (low.isdigit() and len(low) != 4 and not _version_after(low, runs[-1], gap))
             or not card.base
             or card.base in index.gpu_exact
             or gpu_full_key(card) in index.gpu_exact
@@ -489,6 +505,11 @@ def typed_model_names(raw: str, catalog: Catalog) -> tuple[str, ...]:
     runs = [r for r in runs if r]
     runs.sort(key=lambda r: (sum(len(w) for w in r if not _HAS_DIGIT.fullmatch(w)), len(r)), reverse=True)
     return tuple(" ".join(r) for r in runs)
+
+
+def _version_after(digits: str, run: list[str], gap: str) -> bool:
+    """ "3" in "qwen 3 coder": one or two digits right after a letters-only word of the run."""
+    return len(digits) <= 2 and bool(run) and run[-1].isalpha() and not gap.strip()
 
 
 def repo_in_question(raw: str) -> RepoRef | None:

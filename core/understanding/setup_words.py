@@ -64,11 +64,13 @@ def build_setup_patterns(vocab: Vocab, number_words: str) -> SetupPatterns:
     return SetupPatterns(
         ram_tight=re.compile(rf"(?<![a-z])(?:{ram_words})(?:是|有|为|:)?(-?\d+(?:\.\d+)?)g(?![a-z0-9])"),
         ram_after=re.compile(
-            rf"{size}\s*(?:of\s+)?(?:({types}){speed}\s*)?(?:{ram_words})(?![a-z])"
+            # "100GB+ of system memory" (llm-sagemaker-sample#9): a "+" after the size is "or more".
+            rf"{size}\s*(?:\+\s*)?(?:of\s+)?(?:({types}){speed}\s*)?(?:{ram_words})(?![a-z])"
             rf"|{size}\s*(?:of\s+)?({types}){speed}(?![a-z0-9])"
         ),
         ram_before=re.compile(
-            rf"(?<![a-z])(?:{ram_words}|({types})){speed}\s*(?:is|are|=|:|是|有|为|大小|总共|共)?\s*"
+            # "my memory is only 256GB", "内存只有16G": "only" between the word and the size.
+            rf"(?<![a-z])(?:{ram_words}|({types})){speed}\s*(?:is|are|=|:|是|有|为|大小|总共|共)?\s*(?:only|只有)?\s*"
             rf"(?:({types})\s*)?(-?\d+(?:\.\d+)?)g(?![a-z0-9])"
         ),
         ram_type=re.compile(rf"(?<![a-z])({types}){speed}(?![a-z0-9])"),

@@ -52,6 +52,10 @@ class Vocab:
         default_factory=lambda: MappingProxyType({})
     )  # "双通道" -> 2, "quad channel" -> 4
     dimm_words: tuple[str, ...] = ()  # "根", "条", "sticks": the DIMMs counted in "4根32G"
+    # vendor word -> the words right after it that finish a device's name ("macbook" -> "pro", "air")
+    device_suffixes: MappingProxyType[str, frozenset[str]] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
 
 
 def _invert(table: dict[str, list[str]]) -> MappingProxyType[str, str]:
@@ -99,6 +103,12 @@ def vocab_from_table(doc: dict[str, Any]) -> Vocab:
         card_either_words=frozenset(doc.get("cards", {}).get("either", ())),
         card_versus_words=frozenset(doc.get("cards", {}).get("versus", ())),
         card_memory_joiners=frozenset(doc.get("cards", {}).get("memory_joiners", ())),
+        device_suffixes=MappingProxyType(
+            {
+                str(k).lower(): frozenset(w.lower() for w in v)
+                for k, v in doc.get("gpu", {}).get("device_suffixes", {}).items()
+            }
+        ),
     )
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from core.catalog.loader import default_catalog
+from core.understanding.parse import parse_question
 from core.understanding.resolve import (
     Resolution,
+    model_need,
     resolve_framework,
     resolve_gpu,
     resolve_model,
@@ -107,3 +109,23 @@ def test_framework(text: str, fw: str) -> None:
 def test_odd_input_never_raises(text: str) -> None:
     for fn in (resolve_gpu, resolve_model, resolve_quant, resolve_framework):
         assert isinstance(fn(text, CATALOG), Resolution)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["4090 跑 qwen3_32b_int4 速度", "two 3090s running Qwen3-32B-AWQ", "qwen3-32b-gptq-int8 on an a100"],
+)
+def test_a_quant_glued_to_the_name_keeps_the_catalog_model(question: str) -> None:
+    # "qwen-72B-int4" (QwenLM/Qwen#1067): the int4 is the weights' format, not a model the catalog lacks.
+    parsed = parse_question(question, CATALOG)
+    after, need = model_need(question, parsed.model, CATALOG)
+    assert need is None
+    assert after is not None and after.best_id == "qwen3-32b"
+
+
+def test_a_version_digit_after_the_family_stays_in_the_typed_name() -> None:
+    # "Qwen 3 coder next" (llama.cpp#19366) is no Qwen3-8B: the "3" no longer cuts the name in two.
+    question = "Gemma 3 Omni 12b on a 4090"
+    parsed = parse_question(question, CATALOG)
+    _after, need = model_need(question, parsed.model, CATALOG)
+    assert need is not None and need.name.lower().startswith("gemma 3 omni")
