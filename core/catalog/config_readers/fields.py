@@ -43,3 +43,18 @@ class LayerwiseReading:
     vision: int | None = 0
     mtp: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+def shape_fields(
+    layers: int, hidden: int, heads: int, kv_heads: int, head_dim: int, vocab: int, max_context: int
+) -> dict[str, int]:
+    """The Model fields every reader sets the same way: the decoder's shape and context."""
+    return {
+        "layers": layers,
+        "hidden": hidden,
+        "heads": heads,
+        "kv_heads": kv_heads,
+        "head_dim": head_dim,
+        "vocab": vocab,
+        "max_context": max_context,
+    }

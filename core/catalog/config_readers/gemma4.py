@@ -22,7 +22,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from core.catalog.config_readers.fields import Config, ConfigError, LayerwiseReading, int_field, opt_int
+from core.catalog.config_readers.fields import (
+    Config,
+    ConfigError,
+    LayerwiseReading,
+    int_field,
+    opt_int,
+    shape_fields,
+)
 
 
 def _layer_kinds(t: Config, mt: str, layers: int) -> list[bool]:
@@ -100,13 +107,7 @@ def read_gemma4(t: Config, vision: Mapping[str, Any] | None, mt: str) -> Layerwi
     window = int_field(t, "sliding_window", mt)
     n_full = sum(full)
     fields.update(
-        layers=layers,
-        hidden=h,
-        heads=heads,
-        kv_heads=kv,
-        head_dim=dim,
-        vocab=vocab,
-        max_context=int_field(t, "max_position_embeddings", mt),
+        shape_fields(layers, h, heads, kv, dim, vocab, int_field(t, "max_position_embeddings", mt)),
         intermediate_size=inter,
         tied_embeddings=tied,
         attention="swa_hybrid" if n_full < layers else "full",

@@ -17,7 +17,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.catalog.config_readers.fields import Config, ConfigError, LayerwiseReading, int_field, opt_int
+from core.catalog.config_readers.fields import (
+    Config,
+    ConfigError,
+    LayerwiseReading,
+    int_field,
+    opt_int,
+    shape_fields,
+)
 from core.catalog.config_readers.mamba2 import Mamba2, mamba2_fields
 
 _MIXER = {"mamba": "M", "attention": "*"}
@@ -85,13 +92,7 @@ def read_granite_hybrid(t: Config, mt: str) -> LayerwiseReading:
     active = head + sum(mixers[c] + ffn_active + 2 * h for c in pattern)
     max_context = int_field(t, "max_position_embeddings", mt)
     fields.update(
-        layers=layers,
-        hidden=h,
-        heads=heads,
-        kv_heads=kv,
-        head_dim=dim,
-        vocab=vocab,
-        max_context=max_context,
+        shape_fields(layers, h, heads, kv, dim, vocab, max_context),
         rope_scaled_context=max_context,
         tied_embeddings=tied,
         attn_bias=bias,

@@ -13,7 +13,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.catalog.config_readers.fields import Config, ConfigError, LayerwiseReading, int_field, opt_int
+from core.catalog.config_readers.fields import (
+    Config,
+    ConfigError,
+    LayerwiseReading,
+    int_field,
+    opt_int,
+    shape_fields,
+)
 from core.catalog.config_readers.mamba2 import mamba2_fields, mamba2_from
 
 
@@ -61,13 +68,7 @@ def read_nemotron_h(t: Config, mt: str) -> LayerwiseReading:
     total = head + sum(stored[c] + h for c in pattern)
     active = head + sum(used[c] + h for c in pattern)
     fields.update(
-        layers=layers,
-        hidden=h,
-        heads=heads,
-        kv_heads=kv,
-        head_dim=dim,
-        vocab=vocab,
-        max_context=int_field(t, "max_position_embeddings", mt),
+        shape_fields(layers, h, heads, kv, dim, vocab, int_field(t, "max_position_embeddings", mt)),
         tied_embeddings=tied,
         attn_bias=bias,
         attention="linear_hybrid",
