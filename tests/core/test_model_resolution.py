@@ -31,7 +31,7 @@ from core.commands.model_lookup import (
 from core.model_source import RepoHit
 from core.understanding.resolve import lacking, model_need, typed_model_name
 from tests.core.commands.conftest import Harness
-from tests.fakes.hf_hub import FakeHub
+from tests.fakes.hf_hub import FakeHub, serving
 
 CATALOG = default_catalog()
 FIXTURES = Path(__file__).parent / "catalog" / "hf_configs"
@@ -78,12 +78,8 @@ def _add_repos(hub: FakeHub) -> None:
 async def hub(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeHub]:
     fake = FakeHub()
     _add_repos(fake)
-    await fake.start()
-    monkeypatch.setenv("HF_ENDPOINT", fake.endpoint)
-    monkeypatch.delenv("HF_TOKEN", raising=False)
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    yield fake
-    await fake.stop()
+    async with serving(fake, monkeypatch):
+        yield fake
 
 
 @pytest.fixture

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -227,3 +229,17 @@ class FakeHub:
         if request.method == "HEAD":
             return web.Response(status=200, headers=headers)
         return web.Response(body=data, headers={**headers, "Content-Length": str(len(data))})
+
+
+@asynccontextmanager
+async def serving(fake: FakeHub, monkeypatch: Any) -> AsyncIterator[FakeHub]:
+    """The fake started, and huggingface_hub pointed at it by HF_ENDPOINT alone (no token, online),
+    the way a deployment points the bot at a mirror."""
+    await fake.start()
+    monkeypatch.setenv("HF_ENDPOINT", fake.endpoint)
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    try:
+        yield fake
+    finally:
+        await fake.stop()

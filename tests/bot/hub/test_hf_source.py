@@ -12,7 +12,7 @@ import pytest
 
 from bot.hub.hf_source import HuggingFaceSource
 from core.model_source import ModelSourceError
-from tests.fakes.hf_hub import FakeHub
+from tests.fakes.hf_hub import FakeHub, serving
 
 FIXTURES = Path(__file__).parents[2] / "core" / "catalog" / "hf_configs"
 CODER = "Qwen/Qwen3-Coder-30B-A3B-Instruct"
@@ -31,12 +31,8 @@ async def hub(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeHub]:
     )
     gguf: dict[str, bytes | int] = {"config.json": CODER_CONFIG, "a.gguf": 10}
     fake.add_repo("unsloth/Qwen3-Coder-30B-A3B-Instruct-GGUF", gguf, downloads=50)
-    await fake.start()
-    monkeypatch.setenv("HF_ENDPOINT", fake.endpoint)
-    monkeypatch.delenv("HF_TOKEN", raising=False)
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    yield fake
-    await fake.stop()
+    async with serving(fake, monkeypatch):
+        yield fake
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from core.catalog.published_files import published_file
 from core.commands.model_lookup import AskSettings, HubModels, answer_with_hub, from_payload, to_payload
 from core.estimator.serialize import estimate_dict
 from core.estimator.weights import gguf_meta_bytes, weight_breakdown
-from tests.fakes.hf_hub import FakeHub
+from tests.fakes.hf_hub import FakeHub, serving
 
 FIXTURES = Path(__file__).parents[2] / "core" / "catalog" / "hf_configs"
 # A model no catalog holds (Qwen3-Coder's config under a new name): answered through the Hub only.
@@ -53,12 +53,8 @@ async def hub(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeHub]:
         },
     )
     fake.add_repo(f"{CODER}-FP8", {"config.json": CODER_CONFIG, "model.safetensors": 31_000_000_000})
-    await fake.start()
-    monkeypatch.setenv("HF_ENDPOINT", fake.endpoint)
-    monkeypatch.delenv("HF_TOKEN", raising=False)
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    yield fake
-    await fake.stop()
+    async with serving(fake, monkeypatch):
+        yield fake
 
 
 @pytest.fixture
