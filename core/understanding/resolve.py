@@ -588,7 +588,10 @@ def model_need(
     names = typed_model_names(raw, catalog)
     if not names:
         return res, None
-    name = names[0]
+    # The longest run that has a word of some model's name: "token generation speed ... Qwen 3 Coder"
+    # (llama.cpp#19345) is about Qwen 3 Coder, not a model called "generation".
+    words = index_for(catalog).model_words
+    name = next((n for n in names if any(p in words for p in name_parts(n) if p.isalpha())), names[0])
     kept = tuple(
         (mid, s)
         for mid, s in res.candidates

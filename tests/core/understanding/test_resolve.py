@@ -129,3 +129,12 @@ def test_a_version_digit_after_the_family_stays_in_the_typed_name() -> None:
     parsed = parse_question(question, CATALOG)
     _after, need = model_need(question, parsed.model, CATALOG)
     assert need is not None and need.name.lower().startswith("gemma 3 omni")
+
+
+def test_the_hub_is_asked_for_the_run_with_a_model_word() -> None:
+    # "token generation speed ... Qwen 3 Coder" (llama.cpp#19345): "generation" is the longest run of
+    # words, but no model's name has it; the Hub is asked for the name that does.
+    question = "my token generation throughput with Qwen 3 Omni is poor on a 4090"
+    parsed = parse_question(question, CATALOG)
+    _after, need = model_need(question, parsed.model, CATALOG)
+    assert need is not None and need.name.lower() == "qwen 3 omni"
