@@ -173,8 +173,10 @@ def _build_patterns(index: Index, catalog: Catalog) -> _Patterns:
     ctx_words = _alternation(list(vocab.context_words))
     return _Patterns(
         index=index,
+        # At most four digits: "12600K + 64GB RAM + RTX 4090", "I5 13600k" (ollama#2894, llama.cpp#853)
+        # name Intel CPUs, not contexts of 12 million tokens.
         context_k=re.compile(
-            rf"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*k(?![a-z0-9])(?:\s*(?:{ctx_words or 'ctx'}))?"
+            rf"(?<![a-z0-9.])(\d{{1,4}}(?:\.\d+)?)\s*k(?![a-z0-9])(?:\s*(?:{ctx_words or 'ctx'}))?"
         ),
         context_m=re.compile(rf"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*m\s*(?:{ctx_words or 'ctx'})"),
         context_word_number=re.compile(rf"(?:{ctx_words or 'ctx'})\s*[=:]?\s*(\d{{1,15}})(?![0-9k.])"),
@@ -417,6 +419,7 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
     cards = _cards_with_counts(t, ps, found, classified, pats, notes)
     cards = _cards_read_fully(cards, ps, index, catalog, setup.laptop, notes)
     cards, host_gib = _unified_ram(cards, setup.host.gib, catalog)
+    cards = _total_memory(cards, catalog)
     cards, host_gib = _ram_read_as_card(cards, host_gib, catalog)
     intent = _compared(setup.unblanked, ps, found, cards, intent, catalog)
     intent = with_card(intent, bool(cards), setup.unblanked, catalog)
@@ -466,6 +469,24 @@ def _unified_ram(
 
 
 MAX_MOD_FACTOR = 4.0  # the largest memory mod sold doubles a card ("2080 Ti 22G", "4090 48G"); 4x is none
+
+
+def _total_memory(cards: list[ParsedCard], catalog: Catalog) -> list[ParsedCard]:
+    """ "3 x RTX 3090 (72GB vram)" (Open-Assistant#2904), "8卡A100 640G": the cards' memory added up;
+    each card is the row of that share (24 GB, 80 GB)."""
+    if not cards or cards[0].count < 2:
+        return cards
+    card = cards[0]
+    gpu = catalog.gpus.get(card.res.best_id or "")
+    memory = card.res.memory_gib
+    if gpu is None or memory is None or gpu.unified_memory or memory <= gpu.memory_gib:
+        return cards
+    share = memory / card.count
+    sized = _with_memory(replace(card.res, memory_gib=None), share, catalog)
+    row = catalog.gpus.get(sized.best_id or "")
+    if row is None or row.memory_gib != share:
+        return cards
+    return [ParsedCard(sized, card.count, card.joiner), *cards[1:]]
 
 
 def _ram_read_as_card(
