@@ -173,10 +173,8 @@ def _build_patterns(index: Index, catalog: Catalog) -> _Patterns:
     ctx_words = _alternation(list(vocab.context_words))
     return _Patterns(
         index=index,
-        # At most four digits: "12600K + 64GB RAM + RTX 4090", "I5 13600k" (ollama#2894, llama.cpp#853)
-        # name Intel CPUs, not contexts of 12 million tokens.
         context_k=re.compile(
-            rf"(?<![a-z0-9.])(\d{{1,4}}(?:\.\d+)?)\s*k(?![a-z0-9])(?:\s*(?:{ctx_words or 'ctx'}))?"
+            rf"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*k(?![a-z0-9])(?:\s*(?:{ctx_words or 'ctx'}))?"
         ),
         context_m=re.compile(rf"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*m\s*(?:{ctx_words or 'ctx'})"),
         context_word_number=re.compile(rf"(?:{ctx_words or 'ctx'})\s*[=:]?\s*(\d{{1,15}})(?![0-9k.])"),
@@ -189,7 +187,10 @@ def _build_patterns(index: Index, catalog: Catalog) -> _Patterns:
         context_words=_bounded(ctx_words),
         quant=_bounded(_alternation(quant_forms)),
         framework=_bounded(_alternation(fw_forms)),
-        os=_bounded(_alternation(list(vocab.os_words))),
+        # "Ubuntu22.04", "fedora43" (vLLM-2080Ti-Definitive#48): a version glued to the name is still it.
+        os=re.compile(
+            rf"(?<![a-z0-9])({_alternation(list(vocab.os_words)) or '(?!)'})(?:\d+(?:\.\d+)*)?(?![a-z0-9])"
+        ),
         intents=tuple(intents),
         count_classifier=re.compile(
             rf"(?<![a-z0-9.])(-?\d{{1,6}}|{number_words})\s*(?:{classifiers})(?!\s*(?:{not_cards or '(?!)'}))"
@@ -275,6 +276,8 @@ def _read_contexts(t: str, pats: _Patterns) -> tuple[str, tuple[int, ...], tuple
     )
     for pat, scale in scaled:
         for m in pat.finditer(t):
+            if pat is pats.context_k and _cpu_like(m):
+                continue
             value = int(float(m.group(1)) * scale)
             if MIN_CONTEXT <= value <= MAX_CONTEXT and value not in contexts:
                 contexts.append(value)
@@ -284,6 +287,15 @@ def _read_contexts(t: str, pats: _Patterns) -> tuple[str, tuple[int, ...], tuple
     if pats.context_words:
         t = pats.context_words.sub(lambda m: " " * len(m.group(0)), t)
     return t, tuple(contexts), tuple(notes)
+
+
+MAX_K_CONTEXT = 2048  # "2048k" (2M tokens) is the longest context typed in k; a larger "NNNNk" is a CPU
+
+
+def _cpu_like(m: re.Match[str]) -> bool:
+    """ "12600K + 64GB RAM", "i5-7600K CPU" (ollama#2894, llama.cpp#13): an Intel CPU's number, not a
+    context of millions of tokens; said with a context word ("9000k context") it is still read."""
+    return float(m.group(1)) > MAX_K_CONTEXT and m.group(0).rstrip().endswith("k")
 
 
 def _read_framework_and_quants(
@@ -312,7 +324,7 @@ def _read_os(t: str, pats: _Patterns) -> OsFamily | None:
     """The first OS word, read only (not blanked: "mac mini" is also a card)."""
     if pats.os:
         for m in pats.os.finditer(t):
-            named = os_named(m.group(0), pats.index.vocab)
+            named = os_named(m.group(1), pats.index.vocab)
             if named is not None:
                 return named
     return None
