@@ -15,6 +15,11 @@ MAX_INPUT_CHARS = 500  # a question is a line or two; the rest of a pasted log o
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
 # "32 GB", "32gb", "32GiB", "32G" -> "32g"; the lookahead keeps "gguf" and words like "go" intact.
 # "2x32GB" and "32GBx2" (sticks or cards counted by "x") take the same spelling.
+# "1TB", "1.5 TiB", "1T内存" / "2t ram" -> "1024g": server RAM is said in terabytes. A bare "1t" is
+# left alone ("kimi k2 1t" counts parameters); only a t followed by b / ib or by a memory word is memory.
+_TERA_UNIT = re.compile(
+    r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*(?:tib|tb|t(?=\s*(?:内存|ram|memory|of ram|ddr)))(?![a-z])"
+)
 _MEMORY_UNIT = re.compile(r"(?:(?<![a-z0-9.])|(?<=\d[x*]))(\d+(?:\.\d+)?)\s*(?:gib|gb|g)(?!(?!x\d)[a-z])")
 _SPACES = re.compile(r"\s+")
 # Word pieces: runs of latin letters/digits (with the joiners people use inside names) or one CJK char.
@@ -32,6 +37,7 @@ def clean(text: str) -> str:
     text = text[:MAX_INPUT_CHARS]
     text = unicodedata.normalize("NFKC", text).lower()
     text = _CONTROL.sub(" ", text).replace("×", "x")
+    text = _TERA_UNIT.sub(lambda m: f"{float(m.group(1)) * 1024:g}g", text)
     text = _MEMORY_UNIT.sub(r"\1g", text)
     return _SPACES.sub(" ", text).strip()
 

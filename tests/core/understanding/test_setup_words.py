@@ -125,3 +125,21 @@ def test_count_times_size_without_a_ram_word_is_the_cards():
 def test_a_card_number_after_ddr_is_no_speed():
     p = parse_question("64g ddr4 3080 qwen3 14b", CATALOG)
     assert p.host_ram_type == "DDR4" and p.gpu is not None and p.gpu.best_id.startswith("rtx-3080")
+
+
+@pytest.mark.parametrize(
+    ("text", "ram"),
+    [
+        ("4090 with 1TB ram kimi k2", 1024.0),
+        ("4090 + 1.5TB 内存 deepseek r1", 1536.0),
+        ("4090 1T内存 跑 kimi k2", 1024.0),
+        ("2t ram epyc + 3090 deepseek v3", 2048.0),
+    ],
+)
+def test_terabytes_of_ram(text: str, ram: float) -> None:
+    assert parse_question(text, CATALOG).host_ram_gib == ram
+
+
+def test_a_bare_t_counts_parameters_not_memory() -> None:
+    parsed = parse_question("kimi k2 1t on 8x h100", CATALOG)
+    assert parsed.host_ram_gib is None and parsed.model is not None and parsed.model.best_id == "kimi-k2"
