@@ -159,6 +159,11 @@ def _gpu_tables(catalog: Catalog, vocab: Vocab) -> _GpuTables:
     for gpu in catalog.gpus.values():
         for text in (gpu.id.replace("-", " "), gpu.name, _PAREN.sub(" ", gpu.name), *gpu.aliases):
             key = gpu_key(text, vocab)
+            # "Radeon 7" compacts to "7" (the vendor word goes): a lone one- or two-digit number is
+            # in every question ("7 tokens/s", "速度 7"), so it names no card on its own: the
+            # vendor word stays in such a key ("radeon7").
+            if key.base.isdigit() and len(key.base) < 3:
+                key = GpuKey("".join(split_words(clean(text))), key.memory)
             if not key.base:
                 continue
             exact.setdefault(gpu_full_key(key), gpu.id)

@@ -543,6 +543,16 @@ def _catalog_repo(repo: str, catalog: Catalog) -> str | None:
     return None
 
 
+def _has_model_word(name: str, words: frozenset[str]) -> bool:
+    return any(p in words for p in name_parts(name) if p.isalpha())
+
+
+def _could_name(name: str, words: frozenset[str]) -> bool:
+    """A typed run that may be a model's name: a word of some model's name, or a parameter size."""
+    return _has_model_word(name, words) or any(_PARAM_SIZE.match(p) for p in name_parts(name))
+
+
+_PARAM_SIZE = re.compile(r"^a?\d+(?:\.\d+)?b$")
 _SIZE_LIKE = re.compile(r"^(?:a?\d+(?:\.\d+)?[bm]|\d+x\d+(?:\.\d+)?b|v?\d+\.\d+(?:\.\d+)?|r\d)$")
 
 
@@ -591,7 +601,12 @@ def model_need(
     # The longest run that has a word of some model's name: "token generation speed ... Qwen 3 Coder"
     # (llama.cpp#19345) is about Qwen 3 Coder, not a model called "generation".
     words = index_for(catalog).model_words
-    name = next((n for n in names if any(p in words for p in name_parts(n) if p.isalpha())), names[0])
+    # Only a run that could be a model's name speaks for or against the reading: one with a word of
+    # some model's name, or a parameter size ("vicuna-13B"). The card and the RAM around it ("1650显卡
+    # 40G内存 ... Baichuan-13B", "took 75 G") name no model, so they cannot vouch for Llama 2 13B.
+    naming = [n for n in names if _could_name(n, words)] or list(names)
+    name = next((n for n in naming if _has_model_word(n, words)), naming[0])
+    names = tuple(naming)
     kept = tuple(
         (mid, s)
         for mid, s in res.candidates

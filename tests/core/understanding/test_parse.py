@@ -145,3 +145,16 @@ words = st.sampled_from(
 @given(st.lists(words, max_size=30).map(" ".join))
 def test_random_word_salad_never_raises(text: str) -> None:
     _check(parse_question(text, CATALOG))
+
+
+def test_a_lone_small_number_is_no_card() -> None:
+    # "请问单卡4090推理速度 7 tokens/s" (QwenLM/Qwen#372) read a Radeon VII from "7" (its alias
+    # "Radeon 7" without the vendor word); "radeon7" still names it.
+    parsed = parse_question("3090 上 llama3 8b 只有 9 tok/s 正常吗", CATALOG)
+    assert [c.res.best_id for c in parsed.cards] == ["rtx-3090"]
+    assert parse_question("radeon7 跑 qwen3 8b", CATALOG).gpu is not None
+
+
+def test_an_underscored_k_quant() -> None:
+    # "部署Q_4_K_M的模型" (ktransformers#733): the underscore after the q is the same quant.
+    assert parse_question("4090 跑 qwen3 32b q_5_k_m", CATALOG).quants == ("Q5_K_M",)
