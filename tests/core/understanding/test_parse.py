@@ -158,3 +158,9 @@ def test_a_lone_small_number_is_no_card() -> None:
 def test_an_underscored_k_quant() -> None:
     # "部署Q_4_K_M的模型" (ktransformers#733): the underscore after the q is the same quant.
     assert parse_question("4090 跑 qwen3 32b q_5_k_m", CATALOG).quants == ("Q5_K_M",)
+
+
+def test_a_performance_complaint_is_a_speed_question() -> None:
+    # "8*5060ti performance is low" (lmdeploy#4226), "...开始响应这之间的耗时特别久" (QwQ#7).
+    assert parse_question("2x 3090 with qwen3 32b, poor performance in vllm", CATALOG).intent == "speed"
+    assert parse_question("A100 上 qwen2.5 72b 每次回答耗时太长", CATALOG).intent == "speed"
