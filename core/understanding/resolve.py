@@ -548,11 +548,12 @@ def _has_model_word(name: str, words: frozenset[str]) -> bool:
 
 
 def _could_name(name: str, words: frozenset[str]) -> bool:
-    """A typed run that may be a model's name: a word of some model's name, or a parameter size."""
-    return _has_model_word(name, words) or any(_PARAM_SIZE.match(p) for p in name_parts(name))
+    """A typed run that may be a model's name: a word of some model's name, or a family word with its
+    size ("vicuna-13B"; "70B parameter model" is a bare size, its words name nothing)."""
+    return _has_model_word(name, words) or _FAMILY_SIZE.search(name.lower()) is not None
 
 
-_PARAM_SIZE = re.compile(r"^a?\d+(?:\.\d+)?b$")
+_FAMILY_SIZE = re.compile(r"[a-z]{3,}[-_ ]?\d+(?:\.\d+)?b(?![a-z])")
 _SIZE_LIKE = re.compile(r"^(?:a?\d+(?:\.\d+)?[bm]|\d+x\d+(?:\.\d+)?b|v?\d+\.\d+(?:\.\d+)?|r\d)$")
 
 
