@@ -105,7 +105,7 @@ def _memory_only(
     gpu_id = typical_card(details.memory_only_gib, catalog)
     if gpu_id is None:
         return query
-    card = CardSpec(gpu_id, 1, details.memory_only_gib, assumed=True)
+    card = CardSpec(gpu_id, details.memory_only_count, details.memory_only_gib, assumed=True)
     intent = query.intent
     if query.model_id is None and intent in ("general", "fit", "speed", "memory"):
         intent = "which_model"

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from core.catalog.loader import Catalog
+from core.understanding.intent import intent_details
 from core.understanding.parse import ParsedQuestion, parse_question
 from core.understanding.resolve import model_need
 
@@ -98,6 +99,9 @@ def score_case(case: dict[str, Any], catalog: Catalog) -> CaseResult:
     after, _need = model_need(parsed.raw, parsed.model, catalog)
     if after is not None:
         got["model_sure"] = after.confident and after.best_id is not None
+    if parsed.gpu is None:
+        # Cards named only by their memory ("3张24GB的显卡"): the count the reply prices them at.
+        got["count"] = intent_details(case["q"], catalog).memory_only_count
     checked = {name for name in FIELDS if name not in OPTIONAL or name in case}
     # An unsure name is asked back with candidates; which one ranks first is not the point.
     checked -= {kind for kind in ("gpu", "model") if case.get(f"{kind}_sure") is False}

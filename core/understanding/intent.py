@@ -77,6 +77,8 @@ class _Patterns:
     users: tuple[re.Pattern[str], ...]
     prompt: tuple[re.Pattern[str], ...]
     memory_card: tuple[re.Pattern[str], ...]
+    memory_cards: tuple[re.Pattern[str], ...]  # several cards named by memory only: groups n and g
+    count_words: dict[str, int]
 
 
 def _intent_list(order: tuple[str, ...], words: dict[str, Any], phrases: dict[str, Any]) -> _IntentList:
@@ -98,6 +100,8 @@ def _build(table: dict[str, Any], vocab: Vocab) -> _Patterns:
         users=tuple(re.compile(p) for p in phrases.get("concurrency_number", ())),
         prompt=tuple(re.compile(p) for p in phrases.get("prompt_number", ())),
         memory_card=tuple(re.compile(p) for p in phrases.get("memory_only_card", ())),
+        memory_cards=tuple(re.compile(p) for p in phrases.get("memory_only_cards", ())),
+        count_words=dict(vocab.count_words),
     )
 
 
@@ -185,6 +189,7 @@ class IntentDetails:
     prompt: int | None = None  # prompt tokens the question names ("prompt 8k")
     users: int | None = None  # concurrent users ("16并发")
     memory_only_gib: float | None = None  # "a 16GB GPU": the memory of a card named by nothing else
+    memory_only_count: int = 1  # "两张8g的卡": how many such cards
 
 
 def _first_number(patterns: tuple[re.Pattern[str], ...], t: str) -> re.Match[str] | None:
@@ -207,13 +212,28 @@ def intent_details(raw: str, catalog: Catalog) -> IntentDetails:
     t = clean(raw)
     users_m = _first_number(pats.users, t)
     users = int(users_m.group(1)) if users_m else None
-    mem_m = _first_number(pats.memory_card, t)
-    memory = float(mem_m.group(1)) if mem_m else None
+    count, memory = _memory_cards(pats, t)
+    if memory is None:
+        mem_m = _first_number(pats.memory_card, t)
+        memory = float(mem_m.group(1)) if mem_m else None
     return IntentDetails(
         prompt=_prompt_tokens(_first_number(pats.prompt, t)),
         users=users if users is not None and 1 <= users <= MAX_USERS else None,
         memory_only_gib=memory if memory is not None and 1 <= memory <= 1024 else None,
+        memory_only_count=count,
     )
+
+
+def _memory_cards(pats: _Patterns, t: str) -> tuple[int, float | None]:
+    """(count, GB each) of cards named only by their memory ("两张8g的卡"); (1, None) when none is."""
+    m = _first_number(pats.memory_cards, t)
+    if m is None:
+        return 1, None
+    n = m.group("n")
+    count = int(n) if n.isdigit() else pats.count_words.get(n)
+    if count is None or not 1 <= count <= 64:
+        return 1, None
+    return count, float(m.group("g"))
 
 
 def typical_card(memory_gib: float, catalog: Catalog) -> str | None:

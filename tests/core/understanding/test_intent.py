@@ -112,3 +112,27 @@ def test_one_card_under_two_names_is_either_not_compared():
 def test_a_card_described_by_its_vram_is_no_memory_question():
     assert parse_question("12gb vram 32gb ram, gemma 3 27b q4?", CATALOG).intent == "general"
     assert parse_question("how much vram for gemma 3 27b", CATALOG).intent == "memory"
+
+
+@pytest.mark.parametrize(
+    ("question", "count", "gib"),
+    [
+        ("两张8g的卡 跑 qwen3 14b", 2, 8.0),
+        ("4个gpu，每个24g 跑 qwen2.5 72b", 4, 24.0),
+        ("I have two 16GB GPUs, can I run qwen3 32b", 2, 16.0),
+        ("4 gpus with 24gb each qwen3 235b", 4, 24.0),
+        ("手上有三块12G的显卡 能跑 qwen3 32b 吗", 3, 12.0),  # unseen: 块 and a 12 GB size
+    ],
+)
+def test_several_cards_named_only_by_memory(question: str, count: int, gib: float) -> None:
+    details = intent_details(question, CATALOG)
+    assert (details.memory_only_count, details.memory_only_gib) == (count, gib)
+
+
+def test_cards_named_by_memory_are_priced_as_that_many_typical_cards() -> None:
+    from core.ask_use_case import answer
+
+    reply = answer("2x 24gb gpus llama 70b", CATALOG)
+    assert reply.query is not None
+    card = reply.query.hardware.first
+    assert card.count == 2 and card.memory_gib == 24.0 and card.assumed
