@@ -283,10 +283,18 @@ def _ttft(query: AskQuery, catalog: Catalog) -> IntentReply:
 
 def _ttft_quants(query: AskQuery, cfg: dict[str, Any], catalog: Catalog) -> tuple[str, ...]:
     """The quants a TTFT / concurrency table shows when none was asked: a serving framework's own
-    checkpoints (FP8, AWQ) when one was named, else the intent's GGUF pair."""
+    checkpoints (FP8, AWQ) when one was named; a release quantized natively in a GGUF type (gpt-oss
+    MXFP4) in that type only (a Q8_0 of it is the same bytes under another name); else the intent's
+    GGUF pair."""
     own = cfg.get("framework_quants", {}).get(query.framework or "", ())
     named = tuple(str(q) for q in own if q in catalog.quants)
-    return named or tuple(str(q) for q in cfg.get("quants", ("Q8_0", "Q4_K_M")))
+    if named:
+        return named
+    model = catalog.models.get(query.model_id or "")
+    native = catalog.quants.get(model.native_quant or "") if model is not None else None
+    if native is not None and native.format == "gguf":
+        return (native.id,)
+    return tuple(str(q) for q in cfg.get("quants", ("Q8_0", "Q4_K_M")))
 
 
 def intent_reply(query: AskQuery, catalog: Catalog) -> IntentReply | None:

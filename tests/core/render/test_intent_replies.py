@@ -166,3 +166,14 @@ def test_concurrency_on_a_named_backend_uses_it() -> None:
     vulkan = answer("4090 qwen3 8b 20 concurrent users on vulkan", CATALOG)
     assert vulkan.query is not None and vulkan.query.backend == "vulkan"
     assert [r["decode_tps"] for r in vulkan.rows] != [r["decode_tps"] for r in cuda.rows]
+
+
+def test_prefill_speed_questions_get_the_prefill_table_in_the_native_quant() -> None:
+    """'prefill 速度' / 'prompt processing speed' ask for prefill: the TTFT table; gpt-oss is published
+    in MXFP4 only, so that is its one row (no Q8_0 / Q4_K_M of the same bytes)."""
+    reply = answer("DGX Spark gpt-oss-120b prefill 速度", CATALOG)
+    assert reply.query is not None and reply.query.intent == "ttft"
+    assert [r["quant"] for r in reply.rows] == ["MXFP4"]
+    en = answer("4090 qwen3 32b prompt processing speed", CATALOG)
+    assert en.query is not None and en.query.intent == "ttft"
+    assert [r["quant"] for r in en.rows] == ["Q8_0", "Q4_K_M"]
