@@ -30,6 +30,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy.optimize import least_squares
@@ -61,6 +62,7 @@ RIDGE = {
     "framework": 1.6,
     "framework_moe": 2.4,
     "full_rate_tensor": 1.2,
+    "framework_hbm": 2.4,
 }
 TERMS = speed.TERMS
 assert set(RIDGE) == set(TERMS), "a ridge weight per speed-model term"
@@ -356,6 +358,7 @@ def report(
 
 def render_toml(
     conc: dict[str, float],
+    tp: dict[str, float],
     d: Fitted,
     p: Fitted,
     bands: dict[str, dict[str, dict[str, float]]],
@@ -390,6 +393,10 @@ def render_toml(
             lines.append(f"[{phase}.{term}]")
             lines += [f'"{k}" = {v:.4f}' for k, v in sorted(fitted.factors[term].items())]
             lines.append("")
+    # Merged key by key over speed.toml's [multi_gpu] (layer_split_us stays hand-set there).
+    lines.append("[multi_gpu]")
+    lines += [f"{k} = {v}" for k, v in tp.items()]
+    lines.append("")
     lines.append("[concurrency]")
     lines += [f"{k} = {v}" for k, v in conc.items()]
     lines.append("")
@@ -462,6 +469,113 @@ def fit_concurrency(rows: Sequence[SetupRow], catalog: Catalog) -> dict[str, flo
         f" (batch_eff 1.0, memory only: {np.median([abs(math.exp(r) - 1) for r in errors(1.0)]) * 100:.1f}%)"
     )
     return {"batch_eff": round(float(best), 4), "rows": len(cases)}
+
+
+# Engines that split every layer across cards (tensor parallel), as `estimate` prices them.
+TP_ENGINES = frozenset({"vllm", "sglang", "exllamav2", "exllamav3"})
+TP_US_GRID = np.exp(np.linspace(math.log(5.0), math.log(2000.0), 60))
+TP_EFF_GRID = np.linspace(0.5, 1.0, 11)
+
+
+def _with_decode(cal: speed.Calibration, fitted: Fitted) -> speed.Calibration:
+    """The shipped calibration with this run's decode fit, so the TP terms sit on top of it."""
+    phase = speed.PhaseCalibration(
+        eff=fitted.eff, us_per_layer=fitted.us, factors=fitted.factors, attention={}
+    )
+    return dataclasses.replace(cal, decode=phase)
+
+
+def tensor_parallel_cases(
+    rows: Sequence[SetupRow], catalog: Catalog
+) -> list[tuple[SetupRow, Gpu, Any, float]]:
+    """Single-user decode rows on several cards of one kind with a tensor-parallel engine: (row, card,
+    model, bytes per token over all cards)."""
+    out = []
+    for sr in rows:
+        row = sr.row
+        if row.test != "tg" or sr.setup != "fully on GPU" or sr.gpu_count < 2 or sr.concurrency != 1:
+            continue
+        if sr.framework not in TP_ENGINES:
+            continue
+        gpu, model = catalog.gpus[row.gpu_id], catalog.models[row.model_id]
+        weights = weight_breakdown(model, catalog.quants[row.quant], catalog)
+        work = bytes_per_token(
+            weights.active_bytes_per_token, kv_read_bytes(model, row.depth, "f16", catalog)
+        )
+        out.append((sr, gpu, model, work))
+    return out
+
+
+def _tp_errors(cases: Sequence[tuple[SetupRow, Gpu, Any, float]], cal: speed.Calibration) -> list[float]:
+    """log(estimate / measured) per case under `cal`'s tensor-parallel terms."""
+    out = []
+    for sr, gpu, model, work in cases:
+        seconds = speed.token_seconds(
+            gpu, sr.row.backend, model.layers, work, 0.0, model.is_moe, sr.row.quant, cal,
+            sr.gpu_count, "tensor", framework=sr.framework,
+        )  # fmt: skip
+        out.append(-math.log(seconds) - math.log(sr.row.tps))
+    return out
+
+
+def _tp_best(cases: Sequence[tuple[SetupRow, Gpu, Any, float]], cal: speed.Calibration) -> speed.Calibration:
+    """Grid search of (all-reduce microseconds per layer, bandwidth kept per card), soft-L1 in log."""
+
+    def loss(trial: speed.Calibration) -> float:
+        return float(sum(math.sqrt(1 + (r / 0.1) ** 2) - 1 for r in _tp_errors(cases, trial)))
+
+    trials = (
+        dataclasses.replace(cal, tp_us_per_layer=float(us), tp_eff=float(eff))
+        for us in TP_US_GRID
+        for eff in TP_EFF_GRID
+    )
+    return min(trials, key=loss)
+
+
+def fit_tensor_parallel(rows: Sequence[SetupRow], decode: Fitted, catalog: Catalog) -> dict[str, float]:
+    """The tensor-parallel terms of `speed.token_seconds` (an all-reduce cost per layer and the share
+    of bandwidth each card keeps), fitted on the train split's multi-card single-user rows on top of
+    this run's decode fit, and judged leave-one-GPU-out, leave-one-model-out and on the held-out rows.
+    Before this they were hand-set (40 us, 0.85): vLLM TP4/TP8 rows measured 1.6-2x slower, since
+    every layer waits on two all-reduces whose latency (PCIe, xGMI, NVLink; NCCL/RCCL launch) is
+    hundreds of microseconds, not forty, while a dense FP16 70B on 2 cards reads its bytes at speed."""
+    base = _with_decode(speed.calibration(catalog), decode)
+    cases = tensor_parallel_cases(rows, catalog)
+    train = [c for c in cases if not c[0].held_out]
+    held = [c for c in cases if c[0].held_out]
+    if len(train) < 3:
+        return {"tp_us_per_layer": base.tp_us_per_layer, "tp_eff": base.tp_eff, "rows": len(train)}
+    best = _tp_best(train, base)
+
+    def cross(group: Callable[[SetupRow], str]) -> list[float]:
+        out = []
+        for g in {group(c[0]) for c in train}:
+            inside = [c for c in train if group(c[0]) == g]
+            rest = [c for c in train if group(c[0]) != g]
+            out += _tp_errors(inside, _tp_best(rest, base)) if rest else []
+        return out
+
+    def ape(res: Sequence[float]) -> str:
+        return f"{np.median([abs(math.exp(r) - 1) for r in res]) * 100:.1f}% ({len(res)})" if res else "—"
+
+    print(
+        f"tensor parallel: tp_us_per_layer {best.tp_us_per_layer:.1f}, tp_eff {best.tp_eff:.2f}"
+        f" on {len(train)} rows;"
+        f" in-sample {ape(_tp_errors(train, best))} (hand-set {base.tp_us_per_layer:g} us /"
+        f" {base.tp_eff:g}: {ape(_tp_errors(train, base))}), LOGO {ape(cross(lambda sr: sr.row.gpu_id))},"
+        f" LOMO {ape(cross(lambda sr: sr.row.model_id))}, held-out {ape(_tp_errors(held, best))}"
+        f" (hand-set {ape(_tp_errors(held, base))})"
+    )
+    for (sr, _, _, _), r in zip(train + held, _tp_errors(train + held, best), strict=True):
+        print(
+            f"  tp {math.exp(r):5.2f}x {sr.framework:<10} {sr.row.gpu_id:<16} x{sr.gpu_count}"
+            f" {sr.row.model_id:<22} {sr.row.quant:<10} measured {sr.row.tps:g} held={sr.held_out}"
+        )
+    return {
+        "tp_us_per_layer": round(best.tp_us_per_layer, 1),
+        "tp_eff": round(best.tp_eff, 3),
+        "rows": len(train),
+    }
 
 
 def tier_of(
@@ -559,6 +673,7 @@ def main() -> None:
     )
     decode, d_bands = phase_fit("decode", tg_train, tg_held, True, args.quick)
     prefill, p_bands = phase_fit("prefill", pp_train, pp_held, False, args.quick)
+    tp = fit_tensor_parallel(rows, decode, catalog)
     if not args.train_only:
         # The figures above judge the method on sources it never saw; what ships is then fitted on
         # every row (more cards and backends measured), as one does after validating a model.
@@ -566,6 +681,7 @@ def main() -> None:
         tg_train, pp_train = tg, pp
         decode, d_bands = phase_fit("decode", tg, [], True, args.quick)
         prefill, p_bands = phase_fit("prefill", pp, [], False, args.quick)
+        tp = fit_tensor_parallel(rows, decode, catalog)
     seen = {
         "decode": {s.keys.get("backend_arch", "") for s in tg_train},
         "prefill": {s.keys.get("backend_arch", "") for s in pp_train},
@@ -584,6 +700,7 @@ def main() -> None:
     conc = fit_concurrency(rows, catalog)
     text = render_toml(
         conc,
+        tp,
         decode,
         prefill,
         {"decode": d_bands, "prefill": p_bands},

@@ -8,11 +8,14 @@ prefill time = (matmul FLOPs + attention FLOPs at depth / attention share) / (ma
              + K/V cache bytes attention streams at depth / (bandwidth x fitted query tile).
 
 Each efficiency is a backend's base times one factor per `TERMS` key that applies (architecture
-family, backend x family, quant kind, backend x quant kind, MoE overall and per backend, HBM, the
-framework and the framework on MoE, full-rate tensor listings); `efficiency_keys` says which apply,
+family, backend x family, quant kind, backend x quant kind, MoE overall and per backend, HBM (ggml
+kernels) or the framework on HBM (vLLM, MLX...), the framework and the framework on MoE, full-rate
+tensor listings); `efficiency_keys` says which apply,
 and scripts/fit_calibration.py fits them on all three measurement files with a ridge toward the
 parent, so a key the data never saw is 1 and a card the data never saw is priced from its specs.
-The (low, high) band is the spread of cross-validated residuals per tier (`band_for`). Concurrent
+Tensor parallel (vLLM, SGLang, ExLlama on several cards) adds an all-reduce cost per layer and keeps
+a share of each card's bandwidth, both fitted on the multi-card rows. The (low, high) band is the
+spread of cross-validated residuals per tier (`band_for`). Concurrent
 users: `core/estimator/concurrency.py`.
 """
 
@@ -50,10 +53,16 @@ TERMS = (
     "framework",
     "framework_moe",
     "full_rate_tensor",
+    "framework_hbm",
 )
 # Frameworks that run llama.cpp's own kernels: priced as llama.cpp itself. Ollama is not here: it
 # runs some models (gpt-oss, Qwen3 MoE, gemma3) on its own engine and measures apart.
 LLAMA_CPP_KERNELS = frozenset({"llama.cpp", "lmstudio"})
+# Frameworks on ggml's kernels (their own engines included): the "hbm" factor is theirs. ggml's
+# decode kernels reach ~55 % of an HBM card's bandwidth (fitted 0.575 on llama.cpp rows); vLLM /
+# SGLang (cuBLAS, Marlin, CUTLASS), ExLlama and MLX read HBM closer to its peak (vLLM's dense FP16
+# 70B on 2x A100 ran at 1.4x the ggml-priced figure), so each has its own HBM factor from 1.
+GGML_KERNELS = LLAMA_CPP_KERNELS | {"ollama", "ik_llama.cpp", "ktransformers"}
 
 
 def efficiency_keys(
@@ -69,10 +78,11 @@ def efficiency_keys(
         ("backend_quant_kind", f"{backend}/{kind}"),
         ("moe", "moe" if moe else ""),
         ("moe_backend", backend if moe else ""),
-        ("hbm", "hbm" if hbm else ""),
+        ("hbm", "hbm" if hbm and framework in GGML_KERNELS else ""),
         ("framework", fw),
         ("framework_moe", fw if moe else ""),
         ("full_rate_tensor", "full_rate" if full_rate else ""),
+        ("framework_hbm", framework if hbm and framework not in GGML_KERNELS else ""),
     )
     return tuple(k for k in keys if k[1])
 
@@ -160,6 +170,11 @@ def calibration(catalog: Catalog) -> Calibration:
     seen = t.get("seen", {})
     bands = t.get("band", {})
     skip = frozenset(t["matrix"].get("no_tensor_families", ()))
+    # The fit writes the tensor-parallel terms; the layer-split hand-off stays hand-set in speed.toml.
+    multi_gpu = {
+        **catalog.tables["speed"]["multi_gpu"],
+        **catalog.tables.get("calibration", {}).get("multi_gpu", {}),
+    }
     return Calibration(
         decode=_phase(t.get("decode", {})),
         prefill=_phase(t.get("prefill", {})),
@@ -172,9 +187,9 @@ def calibration(catalog: Catalog) -> Calibration:
         decode_band={k: _band(v) for k, v in bands.get("decode", {}).items()},
         prefill_band={k: _band(v) for k, v in bands.get("prefill", {}).items()},
         host_eff=float(t["offload"]["host_eff"]),
-        tp_us_per_layer=float(t["multi_gpu"]["tp_us_per_layer"]),
-        tp_eff=float(t["multi_gpu"]["tp_eff"]),
-        layer_split_us=float(t["multi_gpu"]["layer_split_us"]),
+        tp_us_per_layer=float(multi_gpu["tp_us_per_layer"]),
+        tp_eff=float(multi_gpu["tp_eff"]),
+        layer_split_us=float(multi_gpu["layer_split_us"]),
         fp32_fallback_ratio=float(t["matrix"]["tflops_per_gbs_fallback"]),
         tensor_over_fp32=_tensor_ratios(catalog, skip),
         backend_choice=t["backend_choice"],

@@ -86,3 +86,32 @@ def test_prefill_at_depth_pays_for_the_cache_it_streams() -> None:
 
     assert slowdown("llama-2-7b") > 1.3
     assert slowdown("llama-2-7b") > slowdown("llama-3-8b")
+
+
+def test_hbm_factor_is_ggml_kernels_only() -> None:
+    # ggml's kernels under-read HBM; vLLM's and MLX's have their own factor (from 1), not ggml's.
+    for fw in ("vllm", "mlx", "sglang", "exllamav2"):
+        keys = dict(speed.efficiency_keys("cuda", "hopper", "f16", False, True, fw))
+        assert "hbm" not in keys and keys["framework_hbm"] == fw
+    for fw in ("llama.cpp", "ollama", "ik_llama.cpp"):
+        keys = dict(speed.efficiency_keys("rocm", "cdna3", "kquant", False, True, fw))
+        assert keys["hbm"] == "hbm" and "framework_hbm" not in keys
+    assert "framework_hbm" not in dict(speed.efficiency_keys("cuda", "ada", "f16", False, False, "vllm"))
+
+
+def test_tensor_parallel_pays_an_all_reduce_per_layer() -> None:
+    # Four MI100s sharing a 3B-active MoE: the bytes per card are tiny, so the per-layer all-reduce,
+    # not bandwidth, sets the pace; the fitted cost per layer is well above a kernel launch.
+    catalog = default_catalog()
+    cal = speed.calibration(catalog)
+    gpu = catalog.gpus["mi100"]
+    one = speed.token_seconds(gpu, "rocm", 48, 1.7e9, 0.0, True, "GPTQ-INT4", cal, 1, framework="vllm")
+    four = speed.token_seconds(
+        gpu, "rocm", 48, 1.7e9, 0.0, True, "GPTQ-INT4", cal, 4, "tensor", framework="vllm"
+    )
+    assert cal.tp_us_per_layer >= 60.0
+    assert (
+        four - (one - 48 * cal.decode.fixed_us("rocm") * 1e-6) / 4 >= 48 * cal.tp_us_per_layer * 1e-6 * 0.99
+    )
+    # the hand-set layer hand-off still comes from speed.toml
+    assert cal.layer_split_us == float(catalog.tables["speed"]["multi_gpu"]["layer_split_us"])
