@@ -135,15 +135,21 @@ def ways_out(rows_by_quant: dict[str, list[Row]], order: list[str], lang: Lang, 
 # --- speculative decoding ------------------------------------------------------------------------
 
 
-def spec_line(est: Estimate, framework: str, catalog: Catalog, lang: Lang) -> str:
-    """One line about the best speculative-decoding route, or "" when there is none."""
+def spec_line(
+    est: Estimate, framework: str, catalog: Catalog, lang: Lang, room_gib: float | None = None
+) -> str:
+    """One line about the best speculative-decoding route, or "" when there is none. `room_gib`: the
+    memory the command's row leaves free; a draft that needs more is not offered (70B Q4 on 2x 3090
+    leaves ~4 GiB: no room for an 8B draft), the next route is (n-gram needs none)."""
     if framework not in catalog.frameworks:
         return ""
     try:
         options = speculative_options(est.request.model, framework, catalog)
     except Exception:  # noqa: BLE001 - an advisory line must never sink the answer
         return ""
-    best: SpecOption | None = next((o for o in options if o.flags), None)
+    best: SpecOption | None = next(
+        (o for o in options if o.flags and (room_gib is None or o.extra_memory_gib <= room_gib)), None
+    )
     if best is None:
         return ""
     params = {"gib": best.extra_memory_gib, "flags": best.flags, "framework": _name(framework, catalog)}

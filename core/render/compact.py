@@ -261,13 +261,18 @@ def _ways_out(est: Estimate, row: Row, shown_q: list[str], shown_c: list[int], l
     return [Para(translate("reply.ways_out", lang, items=" · ".join(outs)))] if outs else []
 
 
-def _advice(est: Estimate, advice: Advice, catalog: Catalog, lang: Lang, level: _Level) -> list[Part]:
+def _advice(
+    est: Estimate, advice: Advice, catalog: Catalog, lang: Lang, level: _Level, row: Row | None = None
+) -> list[Part]:
     """The framework line, its launch command and (at the richest level) the speculative line."""
     parts: list[Part] = [Para(advice.line)]
     if advice.command:
         parts.append(Cmd(advice.command))
     if level.extras and advice.framework:
-        spec = spec_line(est, advice.framework, catalog, lang)
+        room = (
+            max(row.usable_gib - row.total_gib, 0.0) if row is not None and row.status != "no_fit" else None
+        )
+        spec = spec_line(est, advice.framework, catalog, lang, room)
         if spec:
             parts.append(Para(spec))
     return parts
@@ -301,7 +306,7 @@ def compact_doc(
         parts += _ways_out(est, row, shown_q, shown_c, lang)
     if query.intent == "cards_needed":
         parts.append(Para(_cards_needed(row, est.request.setup.count, lang)))
-    parts += _advice(est, advice, catalog, lang, level)
+    parts += _advice(est, advice, catalog, lang, level, row)
     if level.method:
         parts.append(Para(method_line(est, catalog, lang)))
     if anchors is None:

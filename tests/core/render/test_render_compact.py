@@ -125,3 +125,13 @@ def test_an_offload_the_ram_is_too_small_for_is_no_way_out() -> None:
     assert "Linux" in reply.text
     zh = answer("4090 配 512G 内存 用 ktransformers 跑 deepseek r1", CATALOG)
     assert "超过这台机器的内存" in zh.text
+
+
+def test_no_draft_model_is_offered_where_it_does_not_fit_beside_the_target() -> None:
+    """Llama 3 70B Q4_K_M on 2x 3090 leaves ~4 GiB: an 8B draft (+7.9 GiB) does not fit, so the
+    speculative line offers n-gram lookup (no memory) instead; a small draft that fits is still named."""
+    tight = answer("双3090 跑 llama3 70b q4 速度", CATALOG)
+    line = next(ln for ln in tight.text.splitlines() if ln.startswith("投机解码"))
+    assert "Llama-3-8B" not in line and "n-gram" in line
+    roomy = answer("V100 32G 27B 多少 token", CATALOG)
+    assert "gemma-3-1b-it" in next(ln for ln in roomy.text.splitlines() if ln.startswith("投机解码"))
