@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from threading import Lock
 
 from core.catalog.loader import Catalog
@@ -212,7 +212,35 @@ def _model_tables(catalog: Catalog, vocab: Vocab) -> _ModelTables:
             choice_ids.append(model.id)
         rank = (model.popularity, model.release, -order)
         facts[model.id] = _model_facts(texts, model.params_b, rank, vocab)
-    return _ModelTables(exact, tuple(choices), tuple(choice_ids), facts, frozenset(words))
+    return _ModelTables(
+        exact, tuple(choices), tuple(choice_ids), _without_family_stems(facts), frozenset(words)
+    )
+
+
+_FAMILY_MODELS = 3  # a stem that starts this many other models' stems is a family word, not a name
+
+
+def _without_family_stems(facts: dict[str, ModelFacts]) -> dict[str, ModelFacts]:
+    """Drop a stem that only names the family, without any version: "llama" (from the alias
+    "llama 405b") would make every misspelt llama ("Llamma 3", "LLaMAs") read as Llama-3.1-405B,
+    the one model that owns the stem.
+    A model keeps its stems when all of them are family words (nothing else would name it)."""
+    owners: dict[str, set[str]] = {}
+    for mid, f in facts.items():
+        for stem in f.stems:
+            owners.setdefault(stem, set()).add(mid)
+
+    def family(stem: str, mid: str) -> bool:
+        if any(ch.isdigit() for ch in stem):
+            return False  # "llama3", "qwen3", "r1": a version or generation already narrows it
+        longer = {o for other, ids in owners.items() if other != stem and other.startswith(stem) for o in ids}
+        return len(longer - {mid}) >= _FAMILY_MODELS
+
+    out: dict[str, ModelFacts] = {}
+    for mid, f in facts.items():
+        kept = tuple(stem for stem in f.stems if not family(stem, mid))
+        out[mid] = replace(f, stems=kept) if kept and kept != f.stems else f
+    return out
 
 
 def _simple_exact(

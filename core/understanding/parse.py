@@ -919,7 +919,12 @@ def _model_like(w: str, index: Index, pats: _Patterns) -> bool:
     # llama 70b require") are everyday words within a letter of "coder" and "mini". A short word with
     # a digit ("4.6v" of GLM-4.6V) is a version and still counts.
     sized = len(w) >= MIN_FUZZY_WORD or (len(w) >= 3 and not w.isalpha())
-    return sized and bool(process.extractOne(w, pats.model_word_list, scorer=fuzz.ratio, score_cutoff=80))
+    if not sized:
+        return False
+    # A misspelling keeps the first letter ("lllama", "Llamma"); an everyday word that sits inside a
+    # name word does not count ("still" in "distill": "...8 A100 40 gb, one node, still getting", vllm#5711).
+    close = process.extract(w, pats.model_word_list, scorer=fuzz.ratio, score_cutoff=80, limit=4)
+    return any(name[:1] == w[:1] for name, _score, _pos in close)
 
 
 def _device_word(ps: list[_Piece], k: int, index: Index) -> bool:
@@ -937,14 +942,26 @@ def _free_pieces(ps: list[_Piece], index: Index) -> list[_Piece]:
     ]
 
 
+def _model_words(
+    free: list[_Piece], best: tuple[int, int, str] | None, index: Index, pats: _Patterns
+) -> list[str]:
+    """The free words that belong to a model name. A bare version number right after a name word
+    belongs to it: "Llamma 3" is Llama 3 misspelt, not "llamma" alone (any llama)."""
+    words: list[str] = []
+    previous = False
+    for k, p in enumerate(free):
+        taken = (best is not None and best[0] <= k < best[1]) or _model_like(p.text, index, pats)
+        version = previous and p.text.isdigit() and len(p.text) == 1 and not SIZE_TOKEN.match(p.text)
+        if taken or version:
+            words.append(p.text)
+        previous = taken and p.text.isalpha()
+    return words
+
+
 def _find_model(ps: list[_Piece], index: Index, catalog: Catalog, pats: _Patterns) -> Resolution | None:
     free = _free_pieces(ps, index)
     best = _longest_exact_model(free, index)
-    words = [
-        p.text
-        for k, p in enumerate(free)
-        if (best is not None and best[0] <= k < best[1]) or _model_like(p.text, index, pats)
-    ]
+    words = _model_words(free, best, index, pats)
     if best is not None:
         named = [p.text for p in free[best[0] : best[1]]]
         exact = resolve_model(" ".join(named), catalog)

@@ -177,11 +177,16 @@ def _stem_score(words: str, facts: ModelFacts) -> float:
         if len(words) >= 2 and stem.startswith(words):
             # "llama" for "llama3.3": a family without its version; popularity decides among them.
             score = max(score, 92.0)
-        elif len(words) >= 2 and words in stem:
-            # "r1" inside "deepseekr1": a short name that is part of the full one.
+        elif len(words) >= 2 and words in stem and (stem.endswith(words) or _has_digit(words)):
+            # "r1" inside "deepseekr1": a short name that is part of the full one. A plain word inside
+            # a name is not one ("still" in "deepseekr1distillqwen", vllm#5711): it must end the name.
             score = max(score, 88.0)
         best = max(best, score)
     return best
+
+
+def _has_digit(word: str) -> bool:
+    return any(ch.isdigit() for ch in word)
 
 
 def resolve_model(text: str, catalog: Catalog) -> Resolution:
@@ -222,11 +227,15 @@ def _resolve_model(text: str, catalog: Catalog) -> Resolution:
     query = _model_query(text, index)
     facts = index.model_facts
     words = model_words_of(text, index.vocab)
+    stem = "".join(query.words)
+    # "Qwen3-VL": the whole name is another model's stem, so its part "qwen3" (Qwen3-8B) is not it.
+    owners = {mid for mid, f in facts.items() if stem in f.stems}
     for _length, mid in _exact_windows(words, index):
+        if owners and mid not in owners:
+            break
         if _size_fits(facts[mid], query.size, query.active):
             return Resolution(mid, ((mid, 100.0),), True)
 
-    stem = "".join(query.words)
     sized = _sized(facts, query)
     if query.size is not None or query.active is not None:
         if not stem:
