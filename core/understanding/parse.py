@@ -308,16 +308,33 @@ def _read_framework_and_quants(
         for m in pats.framework.finditer(t):
             framework = framework or resolve_framework(m.group(0), catalog).best_id
             spans.append(m.span())
-    quants: list[str] = []
+    found: list[tuple[str, str | None]] = []  # (quant id, the bit width when only that was said)
     if pats.quant:
         for m in pats.quant.finditer(t):
             qid = resolve_quant(m.group(0), catalog).best_id
-            if qid and qid not in quants:
-                quants.append(qid)
+            bits = _BIT_WORD.fullmatch(m.group(0).strip())
+            if qid:
+                found.append((qid, bits.group(1) if bits else None))
             spans.append(m.span())
     for start, end in spans:
         t = _blank(t, start, end)
-    return t, framework, tuple(quants)
+    return t, framework, _named_quants(found)
+
+
+_BIT_WORD = re.compile(r"(?i)(?:int\s*)?(\d{1,2})\s*-?\s*(?:bits?|位|比特)?")  # "4-bit", "int4": a width only
+
+
+def _named_quants(found: list[tuple[str, str | None]]) -> tuple[str, ...]:
+    """The quants said, in order. A bare width next to a format of that width is the format's:
+    "a Llama-2-7b 4-bit GPTQ model" (TGI#757) is GPTQ-INT4 alone, not also the GGUF default Q4_K_M."""
+    named = [qid for qid, bits in found if bits is None]
+    quants: list[str] = []
+    for qid, bits in found:
+        if bits is not None and any(bits in other for other in named if other != qid):
+            continue
+        if qid not in quants:
+            quants.append(qid)
+    return tuple(quants)
 
 
 def _read_os(t: str, pats: _Patterns) -> OsFamily | None:
@@ -958,6 +975,16 @@ def _model_words(
     return words
 
 
+def _whole_name(exact: Resolution, named: list[str], words: list[str], catalog: Catalog) -> Resolution:
+    """The exact name "qwen3" inside "Qwen3-VL": when the words around it name another model outright
+    (a stem of its own, scored 100), that model is meant, not the exact part."""
+    if words == named:
+        return exact
+    wider = resolve_model(" ".join(words), catalog)
+    whole = bool(wider.candidates) and wider.candidates[0][1] >= 100.0
+    return wider if whole and wider.best_id != exact.best_id else exact
+
+
 def _find_model(ps: list[_Piece], index: Index, catalog: Catalog, pats: _Patterns) -> Resolution | None:
     free = _free_pieces(ps, index)
     best = _longest_exact_model(free, index)
@@ -968,7 +995,7 @@ def _find_model(ps: list[_Piece], index: Index, catalog: Catalog, pats: _Pattern
         # "r1 32b": the exact name "r1" is the 671B model; a size next to it asks for the distill.
         sizes = [w for w in words if SIZE_TOKEN.match(w) or ACTIVE_TOKEN.match(w)]
         if not sizes or all(w in named for w in sizes):
-            return exact
+            return _whole_name(exact, named, words, catalog)
         wider = resolve_model(" ".join(words), catalog)
         return wider if wider.best_id else exact
     if not words:
