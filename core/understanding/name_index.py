@@ -62,6 +62,8 @@ class Index:
     # the question gives, or a laptop word, points.
     gpu_siblings: dict[str, tuple[str, ...]] = field(default_factory=dict)
     gpu_variants: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # a model stem -> the models that own it ("qwen3vl" -> the Qwen3-VL rows)
+    model_stem_owners: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 def gpu_words(text: str, vocab: Vocab) -> list[str]:
@@ -279,7 +281,16 @@ def _build(catalog: Catalog) -> Index:
         framework_exact=_simple_exact(fw_names, vocab.framework_synonyms, catalog.frameworks),
         gpu_siblings=_gpu_siblings(gpus.base),
         gpu_variants=_gpu_variants(catalog),
+        model_stem_owners=_stem_owners(models.facts),
     )
+
+
+def _stem_owners(facts: dict[str, ModelFacts]) -> dict[str, frozenset[str]]:
+    owners: dict[str, set[str]] = {}
+    for mid, f in facts.items():
+        for stem in f.stems:
+            owners.setdefault(stem, set()).add(mid)
+    return {stem: frozenset(ids) for stem, ids in owners.items()}
 
 
 def _gpu_siblings(base: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:

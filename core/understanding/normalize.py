@@ -22,6 +22,11 @@ _TERA_UNIT = re.compile(
 )
 _MEMORY_UNIT = re.compile(r"(?:(?<![a-z0-9.])|(?<=\d[x*]))(\d+(?:\.\d+)?)\s*(?:gib|gb|g)(?!(?!x\d)[a-z])")
 _SPACES = re.compile(r"\s+")
+# "1070gtx", "3090rtx": the series word glued after the number reads as the card ("nvidia 1070gtx with
+# 8vram", ToTheBeginning/PuLID#73); spaced ("3080 GTX") the parser already reads it.
+# "a model with 13 billion parameters" (oobabooga/textgen#5363) -> "13b": the size said in words.
+_BILLION = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*(?:billion|bn)(?:\s+param(?:eter)?s?)?(?![a-z])")
+_SERIES_AFTER = re.compile(r"(?<![a-z0-9])(\d{3,4})(gtx|rtx)(?![a-z0-9])")
 # Word pieces: runs of latin letters/digits (with the joiners people use inside names) or one CJK char.
 _PIECE = re.compile(r"[a-z0-9][a-z0-9.+]*|[\u3400-\u9fff\uf900-\ufaff]")
 _SPLIT = re.compile(r"[\s\-_:,;|()\[\]{}<>\"'`~!?@#$%^&=\\]+")
@@ -39,6 +44,8 @@ def clean(text: str) -> str:
     text = _CONTROL.sub(" ", text).replace("×", "x")
     text = _TERA_UNIT.sub(lambda m: f"{float(m.group(1)) * 1024:g}g", text)
     text = _MEMORY_UNIT.sub(r"\1g", text)
+    text = _SERIES_AFTER.sub(r"\2 \1", text)
+    text = _BILLION.sub(r"\1b", text)
     return _SPACES.sub(" ", text).strip()
 
 

@@ -318,19 +318,27 @@ def _read_framework_and_quants(
             spans.append(m.span())
     for start, end in spans:
         t = _blank(t, start, end)
-    return t, framework, _named_quants(found)
+    return t, framework, _named_quants(found, catalog)
 
 
 _BIT_WORD = re.compile(r"(?i)(?:int\s*)?(\d{1,2})\s*-?\s*(?:bits?|位|比特)?")  # "4-bit", "int4": a width only
+_FIRST_NUMBER = re.compile(r"\d+")
 
 
-def _named_quants(found: list[tuple[str, str | None]]) -> tuple[str, ...]:
+def _width(qid: str, catalog: Catalog) -> str | None:
+    """The nominal width of a quant, from its main storage type ("INT4_G128" -> "4", "Q8_0" -> "8")."""
+    quant = catalog.quants.get(qid)
+    m = _FIRST_NUMBER.search(quant.recipe.get("default", qid) if quant else qid)
+    return m.group(0) if m else None
+
+
+def _named_quants(found: list[tuple[str, str | None]], catalog: Catalog) -> tuple[str, ...]:
     """The quants said, in order. A bare width next to a format of that width is the format's:
     "a Llama-2-7b 4-bit GPTQ model" (TGI#757) is GPTQ-INT4 alone, not also the GGUF default Q4_K_M."""
-    named = [qid for qid, bits in found if bits is None]
+    widths = {_width(qid, catalog) for qid, bits in found if bits is None}
     quants: list[str] = []
     for qid, bits in found:
-        if bits is not None and any(bits in other for other in named if other != qid):
+        if bits is not None and bits in widths:
             continue
         if qid not in quants:
             quants.append(qid)

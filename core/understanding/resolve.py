@@ -29,7 +29,7 @@ from core.understanding.name_index import (
     model_key,
     model_words_of,
 )
-from core.understanding.normalize import ACTIVE_TOKEN, MOE_TOKEN, SIZE_TOKEN
+from core.understanding.normalize import ACTIVE_TOKEN, MOE_TOKEN, SIZE_TOKEN, clean
 
 CONFIDENT_SCORE = 88.0  # a fuzzy reading at least this good, and
 CONFIDENT_MARGIN = 6.0  # at least this far ahead of the next card/model, is taken without asking
@@ -208,6 +208,18 @@ def _exact_windows(words: list[str], index: Index) -> list[tuple[int, str]]:
     return hits
 
 
+def _exact_window(text: str, stem: str, query: _ModelQuery, index: Index) -> Resolution | None:
+    """An exact model name among the words, of the size asked. "Qwen3-VL": the whole name is another
+    model's stem, so its exact part "qwen3" (Qwen3-8B) is not what was named."""
+    owners = index.model_stem_owners.get(stem, frozenset())
+    for _length, mid in _exact_windows(model_words_of(text, index.vocab), index):
+        if owners and mid not in owners:
+            return None
+        if _size_fits(index.model_facts[mid], query.size, query.active):
+            return Resolution(mid, ((mid, 100.0),), True)
+    return None
+
+
 def _sized(facts: dict[str, ModelFacts], query: _ModelQuery) -> set[str]:
     """Models of the size asked; "72b" names the 72B models before the 70B ones within the size
     tolerance, "34b" is Yi-34B before a 35B."""
@@ -226,16 +238,10 @@ def _resolve_model(text: str, catalog: Catalog) -> Resolution:
         return Resolution(mid, ((mid, 100.0),), True)
     query = _model_query(text, index)
     facts = index.model_facts
-    words = model_words_of(text, index.vocab)
     stem = "".join(query.words)
-    # "Qwen3-VL": the whole name is another model's stem, so its part "qwen3" (Qwen3-8B) is not it.
-    owners = {mid for mid, f in facts.items() if stem in f.stems}
-    for _length, mid in _exact_windows(words, index):
-        if owners and mid not in owners:
-            break
-        if _size_fits(facts[mid], query.size, query.active):
-            return Resolution(mid, ((mid, 100.0),), True)
-
+    hit = _exact_window(text, stem, query, index)
+    if hit is not None:
+        return hit
     sized = _sized(facts, query)
     if query.size is not None or query.active is not None:
         if not stem:
@@ -441,6 +447,8 @@ def lacking(name: str, model: Model, catalog: Catalog) -> tuple[str, ...]:
     for token, part in ((t, p) for t in name.split() for p in name_parts(t)):
         if part in have or part in ignore:
             named = named or (part in have and not _HAS_DIGIT.search(part))
+        elif _misspelt_word(part, have):
+            named = True  # "Lllama 3 8b": the model's own word, a letter off
         elif not _HAS_DIGIT.search(part) and part not in variant and len(name_parts(token)) < 2:
             # A lone word beside the name ("deploy DeepSeek-V3") may be any word; one joined to the
             # name ("seed-oss-36b") is part of it.
@@ -553,7 +561,17 @@ def _catalog_repo(repo: str, catalog: Catalog) -> str | None:
 
 
 def _has_model_word(name: str, words: frozenset[str]) -> bool:
-    return any(p in words for p in name_parts(name) if p.isalpha())
+    return any(p in words or _misspelt_word(p, words) for p in name_parts(name) if p.isalpha())
+
+
+def _misspelt_word(part: str, words: frozenset[str]) -> bool:
+    """ "lllama", "llamma": a model word with a letter doubled or dropped (same first letter, one edit),
+    so "Lllama 3 8b instruct and impossible slow speeds" (koboldcpp#800) names Llama, not "impossible"."""
+    if len(part) < 5:
+        return False
+    return any(
+        w[:1] == part[:1] and abs(len(w) - len(part)) <= 1 and fuzz.ratio(part, w) >= 85 for w in words
+    )
 
 
 def _could_name(name: str, words: frozenset[str]) -> bool:
@@ -562,6 +580,7 @@ def _could_name(name: str, words: frozenset[str]) -> bool:
     return _has_model_word(name, words) or _FAMILY_SIZE.search(name.lower()) is not None
 
 
+_BARE_SIZE = re.compile(r"(?<![a-z0-9._:/-])\d+(?:\.\d+)?b(?![a-z0-9_-])")  # "13b" alone, not in "x-13b"
 _FAMILY_SIZE = re.compile(r"[a-z]{3,}[-_ ]?\d+(?:\.\d+)?b(?![a-z])")
 _SIZE_LIKE = re.compile(r"^(?:a?\d+(?:\.\d+)?[bm]|\d+x\d+(?:\.\d+)?b|v?\d+\.\d+(?:\.\d+)?|r\d)$")
 
@@ -614,7 +633,12 @@ def model_need(
     # Only a run that could be a model's name speaks for or against the reading: one with a word of
     # some model's name, or a parameter size ("vicuna-13B"). The card and the RAM around it ("1650显卡
     # 40G内存 ... Baichuan-13B", "took 75 G") name no model, so they cannot vouch for Llama 2 13B.
-    naming = [n for n in names if _could_name(n, words)] or list(names)
+    naming = [n for n in names if _could_name(n, words)]
+    if not naming and _BARE_SIZE.search(clean(raw)):
+        # Nothing typed could name a model and a bare size was said ("a model with 13 billion
+        # parameters", oobabooga/textgen#5363): the words left ("t have enough") name no other model.
+        return res, None
+    naming = naming or list(names)
     name = next((n for n in naming if _has_model_word(n, words)), naming[0])
     names = tuple(naming)
     kept = tuple(
