@@ -16,7 +16,7 @@ from threading import Lock
 
 from rapidfuzz import fuzz, process
 
-from core.ask_query import Intent, is_intent
+from core.ask_query import Intent
 from core.catalog.kv_cache import KvCacheType
 from core.catalog.loader import Catalog
 from core.understanding.backend_words import read_backend
@@ -103,15 +103,12 @@ class _Patterns:
     quant: re.Pattern[str] | None
     framework: re.Pattern[str] | None
     os: re.Pattern[str] | None
-    # (intent, its words (blanked once read), its phrase patterns (only read: they span the model))
-    intents: tuple[tuple[Intent, re.Pattern[str] | None, re.Pattern[str] | None], ...]
     count_classifier: re.Pattern[str]
     count_word_before: re.Pattern[str]
     count_x_before: re.Pattern[str]
     count_x_after: re.Pattern[str]
     count_digit_before: re.Pattern[str]
     count_lead: re.Pattern[str]
-    how_many: re.Pattern[str]
     split_x: re.Pattern[str]
     split_x_after: re.Pattern[str]
     model_word_list: tuple[str, ...]
@@ -126,16 +123,6 @@ def _form_pattern(form: str) -> str:
     """A surface form as a regex: separators inside it may be "-", "_", " " or nothing."""
     escaped = re.escape(form)
     return re.sub(r"(?:\\-|_|\\ )", "[-_ ]?", escaped)
-
-
-def _word_pattern(word: str) -> str:
-    """A latin word must stand alone ("fit" is not in "benefit"); CJK words need no boundary."""
-    body = re.escape(word)
-    if word[:1].isascii() and word[:1].isalnum():
-        body = r"(?<![a-z])" + body
-    if word[-1:].isascii() and word[-1:].isalnum():
-        body += r"(?![a-z])"
-    return body
 
 
 def _alternation(forms: list[str]) -> str:
@@ -158,15 +145,6 @@ def _build_patterns(index: Index, catalog: Catalog) -> _Patterns:
     fw_forms = list(vocab.framework_synonyms)
     for fw in catalog.frameworks.values():
         fw_forms.extend(a.lower() for a in (fw.id, fw.name, *fw.aliases))
-    intents: list[tuple[Intent, re.Pattern[str] | None, re.Pattern[str] | None]] = []
-    for name in vocab.intent_order:
-        if not is_intent(name):
-            continue  # a name the replies have no view for (catalogs/understanding.toml [intent])
-        parts = [_word_pattern(w) for w in sorted(vocab.intent_words.get(name, ()), key=len, reverse=True)]
-        phrases = vocab.intent_patterns.get(name, ())
-        words_re = re.compile("|".join(parts)) if parts else None
-        phrases_re = re.compile("|".join(phrases)) if phrases else None
-        intents.append((name, words_re, phrases_re))
     number_words = _alternation(list(vocab.count_words))
     classifiers = "|".join(re.escape(c) for c in vocab.count_classifiers) or "张"
     not_cards = "|".join(re.escape(w) for w in vocab.count_not_before)
@@ -191,7 +169,6 @@ def _build_patterns(index: Index, catalog: Catalog) -> _Patterns:
         os=re.compile(
             rf"(?<![a-z0-9])({_alternation(list(vocab.os_words)) or '(?!)'})(?:\d+(?:\.\d+)*)?(?![a-z0-9])"
         ),
-        intents=tuple(intents),
         count_classifier=re.compile(
             rf"(?<![a-z0-9.])(-?\d{{1,6}}|{number_words})\s*(?:{classifiers})(?!\s*(?:{not_cards or '(?!)'}))"
         ),
@@ -201,8 +178,6 @@ def _build_patterns(index: Index, catalog: Catalog) -> _Patterns:
         count_digit_before=re.compile(r"(?<![a-z0-9.])(\d{1,2})\s+$"),
         # "on 4 h100": a bare number before a card counts only after words like these (or plural "4090s").
         count_lead=re.compile(r"(?:^|\b(?:on|with|have|got|using|use|own|run|用|有|上))\s*(\d{1,2})\s+$"),
-        # "how many h100 ...", "how many 4090s": a count of cards; "how many tokens/GB" is not.
-        how_many=re.compile(r"how many\s+(?!tok|t/s|gb|g\b|vram|memory|ram|bit)"),
         # "2x3090" -> "2 x 3090", "h100x8" -> "h100 x 8"; "8x7b" (Mixtral) is a model size and stays.
         split_x=re.compile(r"(?<![a-z0-9.])(\d{1,2})\s*([x*])\s*(?=[a-z0-9])(?!\d+(?:\.\d+)?b(?![a-z0-9]))"),
         split_x_after=re.compile(r"(?<=\d)([x*])(\d{1,2})(?![0-9a-z.])"),
@@ -353,19 +328,6 @@ def _read_os(t: str, pats: _Patterns) -> OsFamily | None:
             if named is not None:
                 return named
     return None
-
-
-def _read_intent(t: str, pats: _Patterns) -> tuple[str, Intent]:
-    """The first intent in the catalog's order whose words or phrases appear; its words are blanked."""
-    intent: Intent = "cards_needed" if pats.how_many.search(t) else "general"
-    for name, words_re, phrases_re in pats.intents:
-        hit = bool(phrases_re and phrases_re.search(t))
-        if words_re and words_re.search(t):
-            hit = True
-            t = words_re.sub(lambda m: " " * len(m.group(0)), t)
-        if hit and intent == "general":
-            intent = name
-    return t, intent
 
 
 @dataclass(frozen=True, slots=True)
