@@ -612,11 +612,16 @@ def _facts(model: Model) -> dict[str, int]:
     }
 
 
-def _chooser(model: Model, quant: Quant, catalog: Catalog) -> Callable[[_Tensor], GgmlType]:
+def _chooser(
+    model: Model, quant: Quant, catalog: Catalog
+) -> tuple[Callable[[_Tensor], GgmlType], frozenset[str]]:
+    """The type choice per tensor, and the tensor classes / categories an active rule applies to some
+    layers only (their type is chosen layer by layer; every other group's once)."""
     recipe, rules = resolved_recipe(quant, catalog)
     types = catalog.ggml_types
     facts = _facts(model)
     active_rules = [r for r in rules if _conditions_hold(r.when, facts)]
+    picked = frozenset(r.tensor for r in active_rules if r.layers != "all")
     default_id = recipe.get("default", "F16")
     default = types[default_id]
     gguf = quant.format == "gguf"
@@ -657,7 +662,7 @@ def _chooser(model: Model, quant: Quant, catalog: Catalog) -> Callable[[_Tensor]
             chosen = fb if t.ne0 % fb.block_size == 0 else types["F16"]
         return chosen
 
-    return choose
+    return choose, picked
 
 
 def _nbytes(t: _Tensor, typ: GgmlType) -> int:
@@ -695,18 +700,9 @@ def _groups(model: Model) -> tuple[tuple[_Group, ...], tuple[str, ...]]:
     return groups, tuple(derived)
 
 
-def _layer_picked(model: Model, quant: Quant, catalog: Catalog) -> frozenset[str]:
-    """Tensor classes / categories an active rule of this quant applies to some layers only: their
-    type is chosen layer by layer; every other group's once."""
-    _, rules = resolved_recipe(quant, catalog)
-    facts = _facts(model)
-    return frozenset(r.tensor for r in rules if r.layers != "all" and _conditions_hold(r.when, facts))
-
-
 def _compute(model: Model, quant: Quant, catalog: Catalog) -> WeightBreakdown:
     groups, derived = _groups(model)
-    choose = _chooser(model, quant, catalog)
-    picked = _layer_picked(model, quant, catalog)
+    choose, picked = _chooser(model, quant, catalog)
     n_layer = model.layers
     layer_bytes = [0] * n_layer
     layer_expert = [0] * n_layer

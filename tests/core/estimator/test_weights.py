@@ -211,7 +211,7 @@ def test_grouped_type_choice_matches_tensor_by_tensor() -> None:
             if quant is None:
                 continue
             tensors, _ = _tensors(model)
-            choose = _chooser(model, quant, catalog)
+            choose, _ = _chooser(model, quant, catalog)
             layer_bytes = [0] * model.layers
             for t in tensors:
                 if t.layer >= 0:
