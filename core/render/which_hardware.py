@@ -74,14 +74,12 @@ def _with_cards(
     """The fewest cards (lo..hi) that hold the model, and that row. One card's "doesn't fit" row
     says how much is needed, so the count starts there instead of at lo."""
     gpu = catalog.gpus[gpu_id]
-    first = one_row(
-        catalog,
-        setup_for(catalog, gpu_id, lo, None, "linux", None),
-        model_id,
-        quant,
-        ctx,
-        framework=framework,
-    )
+
+    def row_on(count: int) -> Row:
+        setup = setup_for(catalog, gpu_id, count, None, "linux", None)
+        return one_row(catalog, setup, model_id, quant, ctx, framework=framework)
+
+    first = row_on(lo)
     if runs(first):
         return lo, first
     if gpu.unified_memory:
@@ -89,14 +87,7 @@ def _with_cards(
     per_card = max(first.usable_gib / lo, 0.1)
     start = max(lo + 1, math.ceil(first.total_gib / per_card))
     for count in range(start, min(hi, MAX_CARDS) + 1):
-        row = one_row(
-            catalog,
-            setup_for(catalog, gpu_id, count, None, "linux", None),
-            model_id,
-            quant,
-            ctx,
-            framework=framework,
-        )
+        row = row_on(count)
         if runs(row):
             return count, row
         if count > start + 2:
