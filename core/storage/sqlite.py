@@ -30,7 +30,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -93,6 +93,22 @@ BUSY_TIMEOUT_MS = 5000
 LOCK_WAIT_SECONDS = 30.0
 _BUSY_CODES = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
 _SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+async def _retry_while_busy(step: Callable[[], Awaitable[object]]) -> None:
+    """`step`, tried again with a growing pause while SQLite answers BUSY / locked, up to
+    LOCK_WAIT_SECONDS in all; any other error, or BUSY past the deadline, is raised."""
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    pause = 0.01
+    while True:
+        try:
+            await step()
+            return
+        except sqlite3.OperationalError as exc:
+            if not _is_busy(exc) or time.monotonic() >= deadline:
+                raise
+        await asyncio.sleep(pause)
+        pause = min(pause * 2, 0.5)
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
@@ -252,17 +268,7 @@ class SqliteStorage:
         """`_connect`, tried again while another process holds a lock it can't wait for: switching a
         new file to WAL and the first schema statements are not all covered by busy_timeout (SQLite
         answers BUSY at once where waiting could deadlock), and two processes may start together."""
-        deadline = time.monotonic() + LOCK_WAIT_SECONDS
-        pause = 0.01
-        while True:
-            try:
-                await self._connect()
-                return
-            except sqlite3.OperationalError as exc:
-                if not _is_busy(exc) or time.monotonic() >= deadline:
-                    raise
-            await asyncio.sleep(pause)
-            pause = min(pause * 2, 0.5)
+        await _retry_while_busy(self._connect)
 
     async def _connect(self) -> None:
         writer = await aiosqlite.connect(self.path, isolation_level=None)
@@ -354,17 +360,7 @@ class SqliteStorage:
     async def _begin_immediate(db: aiosqlite.Connection) -> None:
         """BEGIN IMMEDIATE, tried again while another process holds the write lock past busy_timeout,
         up to LOCK_WAIT_SECONDS in all. Nothing has been done yet, so trying again is always safe."""
-        deadline = time.monotonic() + LOCK_WAIT_SECONDS
-        pause = 0.01
-        while True:
-            try:
-                await db.execute("BEGIN IMMEDIATE")
-                return
-            except sqlite3.OperationalError as exc:
-                if not _is_busy(exc) or time.monotonic() >= deadline:
-                    raise
-            await asyncio.sleep(pause)
-            pause = min(pause * 2, 0.5)
+        await _retry_while_busy(lambda: db.execute("BEGIN IMMEDIATE"))
 
     def _read(self) -> aiosqlite.Connection:
         if self._reader is None:
