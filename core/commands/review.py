@@ -80,6 +80,14 @@ async def _audit(
     return [Response(audit_text(entries, lang, inv.target, kind), audience=Audience.ASKER_PRIVATELY)]
 
 
+def _cannot_decide(exc: NotFound | WrongState, submission_id: int, lang: Lang) -> list[Response]:
+    """A decision or undo the storage refused: no such submission, or not in a state for it."""
+    if isinstance(exc, NotFound):
+        return [to_asker(translate("review.not_found", lang, id=submission_id), status="error")]
+    state = translate(f"status.{exc.status}", lang)
+    return [to_asker(translate("review.wrong_state", lang, id=submission_id, status=state), status="error")]
+
+
 async def _decide_submission(
     bot: BotContext, inv: Invocation, verb: str, submission_id: int, reason: str, lang: Lang
 ) -> list[Response]:
@@ -91,13 +99,8 @@ async def _decide_submission(
             sub = await bot.storage.reject(submission_id, inv.actor, reason, now)
         else:
             sub = await bot.storage.withdraw(submission_id, inv.actor, reason, now)
-    except NotFound:
-        return [to_asker(translate("review.not_found", lang, id=submission_id), status="error")]
-    except WrongState as exc:
-        state = translate(f"status.{exc.status}", lang)
-        return [
-            to_asker(translate("review.wrong_state", lang, id=submission_id, status=state), status="error")
-        ]
+    except (NotFound, WrongState) as exc:
+        return _cannot_decide(exc, submission_id, lang)
     if bot.anchors is not None:
         if verb == "approve":
             bot.anchors = bot.anchors.with_added(sub)
@@ -125,13 +128,8 @@ async def undo(bot: BotContext, inv: Invocation) -> list[Response]:
         outcome = await bot.storage.undo_decision(
             submission_id, inv.actor, now, now - timedelta(minutes=minutes)
         )
-    except NotFound:
-        return [to_asker(translate("review.not_found", lang, id=submission_id), status="error")]
-    except WrongState as exc:
-        state = translate(f"status.{exc.status}", lang)
-        return [
-            to_asker(translate("review.wrong_state", lang, id=submission_id, status=state), status="error")
-        ]
+    except (NotFound, WrongState) as exc:
+        return _cannot_decide(exc, submission_id, lang)
     except UndoRefused:
         return [
             to_asker(translate("review.undo_refused", lang, id=submission_id, minutes=minutes), "refused")
