@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
+from typing import Any
 
 from core.ask_query import AskQuery
 from core.ask_use_case import Reply, answer, answer_query, chart, estimate_for, follow_up
@@ -76,6 +77,20 @@ def buttons_for(key: str, query: AskQuery, catalog: Catalog) -> Rows:
     return (tuple(views), tuple(switches))
 
 
+def followup_query(query: AskQuery, rows: tuple[dict[str, Any], ...]) -> AskQuery:
+    """The query the follow-up buttons open. A "how many cards" reply's buttons are for the setup its
+    conclusion names (the first row with a count: that quant on that many cards), not for the one
+    card the question named, which may not even hold the model."""
+    if query.intent != "cards_needed":
+        return query
+    best = next((r for r in rows if r.get("cards")), None)
+    if best is None:
+        return query
+    card = replace(query.hardware.first, count=int(best["cards"]))
+    hardware = replace(query.hardware, cards=(card,))
+    return replace(query, hardware=hardware, quants=(str(best["quant"]),), intent="general")
+
+
 def _switched(query: AskQuery, view: str, arg: str | None, target: str) -> AskQuery | None:
     """The query with the OS or KV cache type a switch button names; None for one it doesn't offer."""
     if view == "os" and arg in OS_CHOICES:
@@ -91,8 +106,9 @@ def _with_buttons(
     """The reply with its follow-up buttons (a complete answer) and, under every answer, 👍 / 👎."""
     buttons: Rows = ()
     if reply.status == "answer" and reply.query is not None and reply.query.complete:
-        key = bot.followups.put(reply.query, inv)
-        buttons = buttons_for(key, reply.query, bot.catalog)
+        followed = followup_query(reply.query, reply.rows)
+        key = bot.followups.put(followed, inv)
+        buttons = buttons_for(key, followed, bot.catalog)
     if reply.status == "answer":
         lang = reply.query.lang if reply.query is not None else inv.lang
         buttons = (*buttons, feedback.buttons(feedback.remember(bot, inv, question, reply), lang))

@@ -130,3 +130,26 @@ async def test_the_language_is_decided_once_for_every_command(h):
 
 
 SUBMIT_LINE = '/submit gpu="V100 32G" model="gemma 3 27b" quant=Q4_K_M ctx=8k decode=21.5'
+
+
+async def test_how_many_cards_buttons_open_the_setup_the_conclusion_names(h):
+    # The table says "Q8_0 needs N cards": its "in full" is that quant on N cards, not one card that
+    # can't hold the model (the button used to name a quant the table doesn't show).
+    [r] = await h.say("alice", "部署 deepseek v3 需要几张 A100 80G")
+    first = r.buttons[0][0]
+    conclusion = r.text.splitlines()[-1]
+    quant = first.label.split()[0]
+    assert first.action.startswith("v:q:") and quant in conclusion, (first.label, conclusion)
+    [detail] = await h.press("alice", first.action)
+    count = next(int(w) for w in conclusion.replace("需要", " ").split() if w.isdigit())
+    assert f"{count}×" in detail.text.splitlines()[0] and quant in detail.text.splitlines()[0]
+
+
+async def test_how_many_cards_in_english_keeps_the_conclusions_quant_in_every_view(h):
+    [r] = await h.say("alice", "how many H100 do I need for qwen3 235b at q4")
+    first = r.buttons[0][0]
+    assert first.label.split()[0] == "Q4_K_M", first.label
+    [frameworks] = await h.press(
+        "alice", next(b.action for row in r.buttons for b in row if b.action.startswith("v:f:"))
+    )
+    assert frameworks.status == "ok"
