@@ -446,15 +446,44 @@ def _variants(text: str) -> list[str]:
     return list(dict.fromkeys(v for v in (text, bare, *inner) if v))
 
 
+# A source that says it does not know which variant ran ("Jetson Orin (variant not stated)", "H100
+# (x2; variant not stated)"): the variants differ in memory and bandwidth, so no row is picked.
+_UNSTATED = re.compile(r"\bvariant not stated\b", re.I)
+# "(330W power limit)", "(power-limited to 300W)": the same card run below its stock power.
+_POWER_LIMIT = re.compile(r"(\d{2,4})\s*W\s+power[- ]limit|power[- ]limited\s+to\s+(\d{2,4})\s*W", re.I)
+
+
+def _power_limited(gpu_id: str, text: str, catalog: Catalog) -> str:
+    """The row of the same chip and memory sold at the stated power limit ("RTX PRO 6000 at 300 W" is
+    the Max-Q edition's budget), else the card itself: the estimator has no power-limit input, and a
+    power cap lowers clocks (prefill), not the memory interface that bounds decode."""
+    m = _POWER_LIMIT.search(text)
+    if m is None:
+        return gpu_id
+    watts = int(m.group(1) or m.group(2))
+    card = catalog.gpus[gpu_id]
+    twins = [
+        g.id
+        for g in catalog.gpus.values()
+        if g.tdp_w == watts
+        and (g.vendor, g.arch, g.memory_gib, g.bandwidth_gbs, g.compute_capability)
+        == (card.vendor, card.arch, card.memory_gib, card.bandwidth_gbs, card.compute_capability)
+    ]
+    return twins[0] if len(twins) == 1 else gpu_id
+
+
 @cache
 def find_gpu(text: str, catalog: Catalog) -> tuple[str, float | None] | None:
     """(card id, memory GiB named) when one reading is clearly best, else None: a fuzzy best guess
     would score the estimator on a card it wasn't asked about."""
+    if _UNSTATED.search(text):
+        return None
     mem = _MEMORY.search(text)
     for variant in _variants(text):
         res = resolve_gpu(variant, catalog)
         if res.best_id and res.confident and _model_numbers_agree(variant, res.best_id, catalog):
-            return res.best_id, res.memory_gib or (float(mem.group(1)) if mem else None)
+            gpu_id = _power_limited(res.best_id, text, catalog)
+            return gpu_id, res.memory_gib or (float(mem.group(1)) if mem else None)
     return None
 
 
@@ -516,8 +545,6 @@ def _pre_check(row: Measured, catalog: Catalog) -> str:
         return f"excluded: {row.flagged}"
     if row.phase == "other":
         return f"test kind {row.test!r} (not tg/pp/agg)"
-    if row.setup == "concurrency>1":
-        return "unsupported setup: concurrency > 1"
     if _second_card(row.gpu, catalog):
         return "unsupported setup: two different cards"
     return ""
@@ -531,10 +558,12 @@ def _card(row: Measured, catalog: Catalog) -> tuple[str | None, float | None] | 
     curated = row.file == DEFAULT_CSVS[0].name
     # The curated file names each card and model as a user would (gpu_query / model_query), and
     # bench_accuracy.py asks by those names: "M3 16G" carries the memory size the id does not.
-    gpu = (row.gpu or row.gpu_id, None) if curated else find_gpu(row.gpu.split(" + ")[0], catalog)
-    if gpu is None or (curated and not row.gpu_id):
-        return "unknown card"
-    return gpu
+    # A curated row whose card the curator left unmapped (no catalog row at the time) is read by its
+    # name like the other files' rows.
+    if curated and row.gpu_id:
+        return row.gpu or row.gpu_id, None
+    gpu = find_gpu(row.gpu.split(" + ")[0], catalog)
+    return "unknown card" if gpu is None else gpu
 
 
 def _host_fields(row: Measured) -> dict[str, Any]:
@@ -564,8 +593,12 @@ def _query(row: Measured, catalog: Catalog, row_backend: bool = True) -> Estimat
     gpu = _card(row, catalog)
     if isinstance(gpu, str):
         return gpu
-    model_id = (row.model or row.model_id) if curated else find_model(row.model, row.params_b, catalog)
-    if not model_id or (curated and not row.model_id):
+    model_id = (
+        (row.model or row.model_id)
+        if curated and row.model_id
+        else find_model(row.model, row.params_b, catalog)
+    )
+    if not model_id:
         return "unknown model"
     quant = find_quant(row.quant, catalog)
     if quant is None:
@@ -620,6 +653,8 @@ def ask(row: Measured, split: str, catalog: Catalog, row_backend: bool = True) -
     query = _query(row, catalog, row_backend) if not reason else reason
     if isinstance(query, str):
         return Outcome(row, split, query)
+    if row.setup == "concurrency>1":
+        return _concurrent_outcome(row, split, query, catalog)
     try:
         est = estimate(resolve_request(query, catalog), catalog)
     except QueryError as exc:
@@ -630,6 +665,17 @@ def ask(row: Measured, split: str, catalog: Catalog, row_backend: bool = True) -
         # choice, and counted in bk≠.
         return ask_on_chosen_backend(row, split, query, catalog)
     return _outcome(row, split, est)
+
+
+def _concurrent_outcome(row: Measured, split: str, query: EstimateQuery, catalog: Catalog) -> Outcome:
+    """N users at once: priced by scripts/concurrency_rows.py through the chat's own concurrent_for."""
+    import concurrency_rows  # the scripts directory is on sys.path
+
+    got = concurrency_rows.price(row, query, catalog, DEFAULT_CSVS)
+    if isinstance(got, str):
+        return Outcome(row, split, got)
+    moe = got.case.request.model.is_moe
+    return Outcome(row, split, "", got.low, got.mid, got.high, est_backend=row.backend, moe=moe)
 
 
 def _outcome(row: Measured, split: str, est: Estimate) -> Outcome:
@@ -812,6 +858,9 @@ def report(outcomes: Sequence[Outcome], worst: int) -> list[str]:
         lambda o: f"{o.row.framework} {'MoE' if o.moe else 'dense'}",
     )
     lines += split_lines(all_phases)
+    import concurrency_rows  # the scripts directory is on sys.path
+
+    lines += concurrency_rows.report_lines(all_phases)
     lines += reason_lines(outcomes)
     lines += worst_lines(all_phases, worst)
     return lines
