@@ -671,7 +671,7 @@ def _concurrent_outcome(row: Measured, split: str, query: EstimateQuery, catalog
     """N users at once: priced by scripts/concurrency_rows.py through the chat's own concurrent_for."""
     import concurrency_rows  # the scripts directory is on sys.path
 
-    got = concurrency_rows.price(row, query, catalog, DEFAULT_CSVS)
+    got = concurrency_rows.price(row, query, catalog, concurrency_rows.PATHS)
     if isinstance(got, str):
         return Outcome(row, split, got)
     moe = got.case.request.model.is_moe
@@ -890,6 +890,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     rows = load_all(args.csv or DEFAULT_CSVS)
+    import concurrency_rows  # the scripts directory is on sys.path
+
+    concurrency_rows.PATHS = tuple(args.csv or DEFAULT_CSVS)  # concurrent rows read two more columns
     if args.write_holdout:
         args.holdout.write_text(render_holdout(rows), encoding="utf-8")
         print(f"wrote {args.holdout}")

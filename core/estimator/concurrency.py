@@ -1,18 +1,32 @@
 """Decode speed for N users at once (vLLM / SGLang serving, `llama-server -np N`), from the roofline.
 
-One decode step serves every user: it reads the weights once, each user's KV cache, and does each
-user's matmuls. So the step time grows with N by
-    the experts the batch touches (MoE: each user routes to its own k of E experts per layer, so the
-    share read is 1 - (1 - k/E)^N, not k/E),
-    the KV reads (one cache per user),
-    the compute: 2 x active params FLOPs per user on the matrix units at a fitted batch efficiency,
-and aggregate tok/s = N / step, per-user tok/s = 1 / step. The batch efficiency is fitted on the
-measured concurrent runs (scripts/fit_calibration.py -> calibration.toml [concurrency]).
+One decode step serves every user. Its time is a roofline of two sides plus the framework's own cost:
+    memory: the weights once per step (MoE: each user routes to its own k of E experts per layer, so
+        the share of expert bytes read is 1 - (1 - k/E)^N, not k/E) plus one KV cache per user, over
+        the calibrated single-stream bandwidth and per-layer launch cost (`speed.token_seconds`);
+    compute: each user's 2 x active params FLOPs and attention at its depth, on the matrix units at
+        the calibrated prefill rate of the same kernels times a batch efficiency (the small-M matmuls
+        of a decode batch reach less than a prefill's 512-token ones; MoE splits the batch over the
+        experts, so fewer rows per expert matmul);
+    the two overlap: step = (mem^p + compute^p)^(1/p), p -> infinity a hard roofline, p = 1 serial;
+    plus a cost per extra sequence per step (scheduling, sampling, per-sequence attention launches).
+aggregate tok/s = N / step, per-user tok/s = 1 / step. One user is exactly the single-stream speed.
+
+A serving benchmark's "output token throughput" (vllm bench serve, sglang.bench_serving) is not that
+steady state: its duration also holds each request's prefill and the last, partly filled wave of
+requests. `ServingRun` prices that run through the same step (what scripts/concurrency_rows.py
+scores such rows with); the chat answers the steady state.
+
+The parameters (per framework, dense / MoE) and the band live in catalogs/concurrency.toml, fitted by
+scripts/fit_concurrency.py on the train split of the measured concurrent runs.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from core.catalog.gpu import Gpu
 from core.catalog.kv_cache import FULL_PRECISION_KV, KvCacheType
@@ -23,20 +37,107 @@ from core.estimator.estimate import Setup
 from core.estimator.memory import kv_read_bytes
 from core.estimator.weights import weight_breakdown
 
+# Engines that split every layer across cards (tensor parallel) when there are several: as
+# `estimate` prices their single-stream rows, so one user here is that row's speed.
+TENSOR_PARALLEL_ENGINES = frozenset({"vllm", "sglang", "exllamav2", "exllamav3"})
+
+
+@dataclass(frozen=True, slots=True)
+class BatchParams:
+    """The fitted terms of one framework (and dense / MoE) group."""
+
+    batch_eff: float  # share of the prefill matmul rate a batched decode step reaches
+    overlap: float  # p of the soft roofline (mem^p + compute^p)^(1/p)
+    seq_us: float  # microseconds per extra sequence per step
+    routing: (
+        float  # MoE: N tokens route like N^routing independent ones (1: independent; < 1: they share experts)
+    )
+    low: float  # band: multipliers on mid (cross-validated residual quantiles)
+    high: float
+
+
+DEFAULT_PARAMS = BatchParams(batch_eff=0.3, overlap=1.0, seq_us=0.0, routing=1.0, low=0.75, high=1.25)
+
 
 @dataclass(frozen=True, slots=True)
 class ConcurrentSpeed:
     users: int
     aggregate_tps: float  # tokens/s summed over all users
     per_user_tps: float  # what each user sees
+    aggregate_low: float = 0.0  # the band (0.0 where no band was priced)
+    aggregate_high: float = 0.0
+    per_user_low: float = 0.0
+    per_user_high: float = 0.0
 
 
-def expert_share_read(model: Model, users: int) -> float:
+@dataclass(frozen=True, slots=True)
+class ServingRun:
+    """A serving benchmark's workload: `requests` requests of `prompt` tokens in and `output` out,
+    at most `users` at once (the run's concurrency)."""
+
+    prompt: int
+    output: int
+    requests: int
+
+
+def expert_share_read(model: Model, users: float) -> float:
     """Share of the routed-expert bytes one step reads when `users` tokens route independently."""
     if not model.is_moe or not model.experts:
         return 1.0
     k_over_e = (model.experts_active or 1) / model.experts
-    return 1.0 - (1.0 - k_over_e) ** users
+    return 1.0 - math.pow(1.0 - k_over_e, users)
+
+
+def _params_from(raw: dict[str, Any], base: BatchParams) -> BatchParams:
+    return BatchParams(
+        batch_eff=float(raw.get("batch_eff", base.batch_eff)),
+        overlap=float(raw.get("overlap", base.overlap)),
+        seq_us=float(raw.get("seq_us", base.seq_us)),
+        routing=float(raw.get("routing", base.routing)),
+        low=float(raw.get("band", {}).get("low", base.low)),
+        high=float(raw.get("band", {}).get("high", base.high)),
+    )
+
+
+def group_key(framework: str, catalog: Catalog) -> str:
+    """The framework group a concurrency parameter is fitted per: the engine it runs (LM Studio and
+    llama-server are llama.cpp; ik_llama.cpp is priced as llama.cpp)."""
+    fw = catalog.frameworks.get(framework)
+    engine = fw.engine if fw else framework
+    return "llama.cpp" if engine in ("ik_llama.cpp", "lmstudio") else engine
+
+
+def params_for(catalog: Catalog, framework: str, moe: bool) -> BatchParams:
+    """catalogs/concurrency.toml: [default], over it [framework.<group>], over that
+    [framework.<group>.moe] for a mixture of experts: a group the fit had no rows for is the default."""
+    table = catalog.tables.get("concurrency", {})
+    params = _params_from(table.get("default", {}), DEFAULT_PARAMS)
+    group = table.get("framework", {}).get(group_key(framework, catalog), {})
+    params = _params_from(group, params)
+    if moe and "moe" in group:
+        params = _params_from(group["moe"], params)
+    return params
+
+
+def _legacy_params(cal: speed.Calibration) -> BatchParams:
+    """The parameters of a caller that passes none (calibration.toml [concurrency], the default else)."""
+    return _params_from(cal.concurrency, DEFAULT_PARAMS)
+
+
+def matmul_flops_per_s(
+    gpu: Gpu, backend: str, quant_id: str, moe: bool, cal: speed.Calibration, count: int, split: str,
+    framework: str,
+) -> float:  # fmt: skip
+    """The calibrated prefill matmul rate of these kernels (as `speed.prefill_seconds` prices it):
+    a decode batch runs the same matmuls with fewer rows."""
+    keys = speed.efficiency_keys(
+        backend, gpu.arch_family, speed.quant_kind(quant_id), moe, speed.is_hbm(gpu), framework,
+        speed.is_full_rate_gddr(gpu),
+    )  # fmt: skip
+    rate = speed.matrix_tflops(gpu, cal) * 1e12 * cal.prefill.efficiency(backend, keys)
+    if count > 1 and split == "tensor":
+        rate *= count * cal.tp_eff
+    return rate
 
 
 def concurrent_speed(
@@ -52,24 +153,99 @@ def concurrent_speed(
     framework: str = "llama.cpp",
     count: int = 1,
     split: str = "layer",
+    *,
+    params: BatchParams | None = None,
+    depth: int = 0,
+    run: ServingRun | None = None,
 ) -> ConcurrentSpeed:
     """Aggregate and per-user decode tok/s for `users` parallel streams, from the seconds of one
     decode step. `active_bytes`: weights one token reads (routed experts pro rata,
     `WeightBreakdown.active_bytes_per_token`); `expert_bytes`: all routed-expert bytes
-    (`WeightBreakdown.expert_bytes`, 0 for dense); `kv_bytes_per_user` at the users' depth."""
+    (`WeightBreakdown.expert_bytes`, 0 for dense); `kv_bytes_per_user` at the users' `depth`.
+    `run`: price a serving benchmark's whole run (prefills and the last wave) instead of the
+    steady state."""
     users = max(1, users)
+    p = params or _legacy_params(cal)
+
+    def step(n: int) -> float:
+        return step_seconds(
+            gpu, backend, model, quant_id, n, active_bytes, expert_bytes, kv_bytes_per_user, cal, framework,
+            count, split, p, depth,
+        )  # fmt: skip
+
+    seconds = step(users)
+    aggregate = users / seconds
+    if run is not None:
+        prefill = speed.prefill_seconds(
+            gpu, backend, model, quant_id, max(run.prompt, 1), 0, cal, count, split, framework
+        )
+        aggregate = _serving_aggregate(users, run, prefill, step)
+        # Continuous batching: the other users' prefills stall every decoding user (TPOT holds them).
+        seconds += users * prefill / max(run.output, 1)
+    return ConcurrentSpeed(
+        users,
+        round(aggregate, 1),
+        round(1.0 / seconds, 1),
+        round(aggregate * p.low, 1),
+        round(aggregate * p.high, 1),
+        round(p.low / seconds, 1),
+        round(p.high / seconds, 1),
+    )
+
+
+def step_seconds(
+    gpu: Gpu,
+    backend: str,
+    model: Model,
+    quant_id: str,
+    users: int,
+    active_bytes: float,
+    expert_bytes: float,
+    kv_bytes_per_user: float,
+    cal: speed.Calibration,
+    framework: str,
+    count: int,
+    split: str,
+    params: BatchParams,
+    depth: int = 0,
+) -> float:
+    """Seconds of one decode step for `users` sequences (the module docstring's roofline)."""
     # The part every token reads whatever it routes to, plus the experts the whole batch touches.
+    # One user reads exactly what the single-stream row prices (the same float).
     shared = active_bytes - expert_bytes * expert_share_read(model, 1)
-    weights_read = shared + expert_bytes * expert_share_read(model, users)
-    seconds = speed.token_seconds(
+    # Real batches share experts (similar text routes alike): they route like fewer independent tokens.
+    routed = expert_share_read(model, users**params.routing)
+    weights_read = active_bytes if users == 1 else shared + expert_bytes * routed
+    memory = speed.token_seconds(
         gpu, backend, model.layers, weights_read + users * kv_bytes_per_user, 0.0, model.is_moe,
         quant_id, cal, count, split, framework=framework,
     )  # fmt: skip
-    if users > 1:
-        batch_eff = float(cal.concurrency.get("batch_eff", 0.3))
-        flops = 2.0 * model.active_params_b * 1e9 * users
-        seconds += flops / (speed.matrix_tflops(gpu, cal) * 1e12 * max(count, 1) * batch_eff)
-    return ConcurrentSpeed(users, round(users / seconds, 1), round(1.0 / seconds, 1))
+    if users == 1:
+        return memory
+    flops = users * (2.0 * model.active_params_b * 1e9 + speed.attention_flops_per_token(model, depth))
+    rate = matmul_flops_per_s(gpu, backend, quant_id, model.is_moe, cal, count, split, framework)
+    compute = flops / (rate * max(params.batch_eff, 1e-6))
+    p = max(params.overlap, 1.0)
+    both = math.exp(math.log(memory) + math.log1p((compute / memory) ** p) / p)
+    return both + (users - 1) * params.seq_us * 1e-6
+
+
+def _serving_aggregate(users: int, run: ServingRun, prefill: float, step: Callable[[int], float]) -> float:
+    """Output tokens over the run's duration: waves of `users` requests (the last one holds what is
+    left), each wave's prefills (one after another: a prefill fills the matrix units) and then its
+    `output` decode steps at the wave's batch."""
+    left, seconds = max(run.requests, 1), 0.0
+    while left > 0:
+        n = min(users, left)
+        seconds += n * prefill + run.output * step(n)
+        left -= n
+    return max(run.requests, 1) * run.output / seconds
+
+
+def split_for(framework: str, count: int, catalog: Catalog) -> str:
+    fw = catalog.frameworks.get(framework)
+    engine = fw.engine if fw else framework
+    return "tensor" if engine in TENSOR_PARALLEL_ENGINES and count > 1 else "layer"
 
 
 def concurrent_for(
@@ -82,13 +258,19 @@ def concurrent_for(
     framework: str = "llama.cpp",
     kv_type: KvCacheType = FULL_PRECISION_KV,
     backend: str | None = None,
+    run: ServingRun | None = None,
+    params: BatchParams | None = None,
 ) -> ConcurrentSpeed:
     """`concurrent_speed` for a setup as the chat knows it: the backend the question named (checked
     against the card) or the card's usual one, the quant's weight breakdown and each user's KV cache
-    read at `depth` tokens."""
+    read at `depth` tokens, the framework's fitted parameters and band (catalogs/concurrency.toml).
+    The chat and scripts/concurrency_rows.py both price through here: one figure per cell;
+    `params` overrides the catalog's (scripts/fit_concurrency.py trying values)."""
     weights = weight_breakdown(model, catalog.quants[quant_id], catalog)
     return concurrent_speed(
         setup.gpu, speed.choose_backend(setup.gpu, setup.os, catalog, backend), model, quant_id, users,
         float(weights.active_bytes_per_token), float(weights.expert_bytes),
         kv_read_bytes(model, depth, kv_type, catalog), speed.calibration(catalog), framework, setup.count,
+        split_for(framework, setup.count, catalog),
+        params=params or params_for(catalog, framework, model.is_moe), depth=depth, run=run,
     )  # fmt: skip

@@ -102,7 +102,9 @@ def test_tables_count_rows_mapped_and_reasons(
     assert _line(out, "setup", "expert offload", "decode")[1:4] == ["1", "0", "1"]
     assert _line(out, "setup", "expert offload", "prefill")[1:4] == ["1", "0", "1"]
     assert _line(out, "setup", "CPU only", "decode")[1:4] == ["1", "0", "1"]
-    assert _line(out, "setup", "concurrency>1", "decode")[1:4] == ["1", "0", "0"]
+    # Priced by scripts/concurrency_rows.py (the chat's concurrent_for) and scored in its own section.
+    assert _line(out, "setup", "concurrency>1", "decode")[1:4] == ["1", "0", "1"]
+    assert "== concurrency > 1" in out and "N=5-8 aggregate" in out
     assert _line(out, "backend", "CPU", "decode")[1] == "1"
     reasons = out.split("== rows not scored, by reason")[1].split("\n== ")[0]
     assert "excluded: QUESTIONABLE" in reasons and "unknown card" in reasons
