@@ -103,6 +103,8 @@ class AskQuery:
     # The llama.cpp backend the question named ("on vulkan", "用rocm", "纯CPU" -> cpu), checked against
     # the card (None: not named, or named but unable to drive the card: a note says so).
     backend: str | None = None
+    # compare: the second backend of "ROCm vs Vulkan on 7900 XTX" (checked against the card like `backend`).
+    other_backend: str | None = None
 
     @property
     def gpu_id(self) -> str | None:
@@ -146,6 +148,7 @@ class AskQuery:
             "compare": {
                 "gpu": None if other is None else {"id": other.gpu_id, "count": other.count},
                 "model": None if self.other_model_id is None else {"id": self.other_model_id},
+                "backend": self.other_backend,
             },
             "prompt": self.prompt,
             "users": self.users,

@@ -97,6 +97,9 @@ def query_of(
     )
     framework = parsed.framework or _framework_for(parsed.quants, None, catalog)
     backend, backend_note = _asked_backend(parsed.backend, cards[0].gpu_id, os_name, framework, catalog)
+    other_backend = _other_backend(parsed, backend, cards[0].gpu_id, os_name, framework, catalog)
+    if other_backend is not None:
+        backend_note = None  # the comparison's title names both backends
     notes = _notes(parsed, hardware, catalog)
     return AskQuery(
         hardware=hardware,
@@ -111,7 +114,24 @@ def query_of(
         intent=parsed.intent,
         notes=notes if backend_note is None else (*notes, backend_note),
         backend=backend,
+        other_backend=other_backend,
     )
+
+
+def _other_backend(
+    parsed: ParsedQuestion,
+    first: str | None,
+    gpu_id: str | None,
+    os_name: str | None,
+    framework: str | None,
+    catalog: Catalog,
+) -> str | None:
+    """The second backend of a comparison ("ROCm vs Vulkan on 7900 XTX"): only when both can drive
+    the card (else the question is answered on the first, with its note, as before)."""
+    if parsed.intent != "compare" or first is None or len(parsed.backends) < 2:
+        return None
+    other, note = _asked_backend(parsed.backends[1], gpu_id, os_name, framework, catalog)
+    return other if note is not None and note.code in ("backend", "backend_cpu") else None
 
 
 def _asked_backend(

@@ -17,20 +17,25 @@ from core.ask_query import AskQuery, CardSpec
 from core.catalog.loader import Catalog
 from core.estimator.concurrency import concurrent_for
 from core.estimator.estimate import Estimate
+from core.estimator.frameworks import backend_names
 from core.i18n import Lang, translate
 from core.render import compare, ttft, which_hardware, which_model
 from core.render.advice import LOCAL_WAYS_OUT, remedy_text
 from core.render.compact import focus_context, focus_row
 from core.render.doc import Doc, Para, fits, render
 from core.render.fmt import ctx_label, gib, num
-from core.render.intent_rows import card_label, config, setup_for
+from core.render.intent_rows import card_label, config, one_row, setup_for
 from core.understanding.intent import IntentDetails, intent_details, typical_card
 from core.understanding.normalize import clean
 from core.understanding.parse import ParsedQuestion, parse_question
 from core.understanding.resolve import Resolution
 
-# Where a comparison splits into its two sides: "A vs B", "A 和 B 哪个快", "A or B".
-_SPLIT = re.compile(r"\s(?:vs\.?|versus|or|compared to)\s|和|跟|与|还是|对比|比较")
+# Where a comparison splits into its two sides: "A vs B", "A 和 B 哪个快", "A or B", "2 x 4090 slower
+# than one 4090", "2 M4 16GB is the same as 1 M4 32GB".
+# "2张4090 比 1张5090": a bare 比 too, never that of 比特 (bit) or 比如 (for example).
+_SPLIT = re.compile(
+    r"\s(?:vs\.?|versus|or|compared to|than|same as)\s|和|跟|与|还是|对比|比较|比(?![特如例])"
+)
 DEFAULT_CONTEXT = 8192
 
 
@@ -61,7 +66,9 @@ def _other(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> AskQuer
     left, right = sides
     lg, rg = _sure(left.gpu), _sure(right.gpu)
     lm, rm = _sure(left.model), _sure(right.model)
-    if lg and rg and lg != rg:
+    # One card against itself is a comparison when the count or the memory differs: "2 x 4090 vs one
+    # 4090", "2 M4 16GB vs 1 M4 32GB" (exo#587).
+    if lg and rg and (lg != rg or _shape(left) != _shape(right)):
         first = CardSpec(lg, left.gpu_count, left.gpu.memory_gib if left.gpu else None)
         hardware = replace(query.hardware, cards=(first, *query.hardware.cards[1:]))
         other = CardSpec(rg, right.gpu_count, right.gpu.memory_gib if right.gpu else None)
@@ -69,6 +76,10 @@ def _other(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> AskQuer
     if lm and rm and lm != rm:
         return replace(query, model_id=lm, other_model_id=rm)
     return query
+
+
+def _shape(side: ParsedQuestion) -> tuple[int, float | None]:
+    return side.gpu_count, side.gpu.memory_gib if side.gpu else None
 
 
 def _size_only(parsed: ParsedQuestion, model_id: str | None, catalog: Catalog) -> float | None:
@@ -218,6 +229,8 @@ def _compare(query: AskQuery, catalog: Catalog) -> IntentReply | None:
             _title(query.other_card, catalog), _setup(query, query.other_card, catalog), model_id
         )
         what = catalog.models[model_id].name
+    elif query.other_backend is not None and query.backend is not None:
+        return _compare_backends(query, card, model_id, quants, ctx, notes, catalog)
     elif query.other_model_id is not None:
         setup = _setup(query, card, catalog)
         a = compare.Side(catalog.models[model_id].name, setup, model_id)
@@ -227,6 +240,35 @@ def _compare(query: AskQuery, catalog: Catalog) -> IntentReply | None:
         return None
     pairs = compare.compare_rows(catalog, a, b, quants, ctx, query.framework)
     doc = (*notes, *compare.compare_doc(a, b, pairs, what, ctx, lang))
+    return IntentReply(doc, tuple(compare.compare_json(pairs)), "compare")
+
+
+def _compare_backends(
+    query: AskQuery,
+    card: CardSpec,
+    model_id: str,
+    quants: tuple[str, ...],
+    ctx: int,
+    notes: list[Para],
+    catalog: Catalog,
+) -> IntentReply:
+    """One card, one model, two llama.cpp backends ("ROCm vs Vulkan on 7900 XTX for qwen3 32b"):
+    each side is the same setup priced on its backend, so the table shows what the backend changes."""
+    assert query.backend is not None and query.other_backend is not None
+    names = backend_names(catalog)
+    setup = _setup(query, card, catalog)
+    title = _title(card, catalog)
+    a = compare.Side(f"{title} · {names[query.backend]}", setup, model_id)
+    b = compare.Side(f"{title} · {names[query.other_backend]}", setup, model_id)
+    pairs = tuple(
+        compare.Pair(
+            q,
+            one_row(catalog, setup, model_id, q, ctx, framework=query.framework, backend=query.backend),
+            one_row(catalog, setup, model_id, q, ctx, framework=query.framework, backend=query.other_backend),
+        )
+        for q in quants
+    )
+    doc = (*notes, *compare.compare_doc(a, b, pairs, catalog.models[model_id].name, ctx, query.lang))
     return IntentReply(doc, tuple(compare.compare_json(pairs)), "compare")
 
 

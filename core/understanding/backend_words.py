@@ -44,12 +44,22 @@ def _pattern(catalog: Catalog) -> tuple[re.Pattern[str] | None, dict[str, str], 
 
 def read_backend(t: str, catalog: Catalog) -> tuple[str, str | None]:
     """(the cleaned question with backend words blanked, the first backend id named or None)."""
+    out, named = read_backends(t, catalog)
+    return out, named[0][0] if named else None
+
+
+def read_backends(t: str, catalog: Catalog) -> tuple[str, tuple[tuple[str, int, int], ...]]:
+    """(the cleaned question with backend words blanked, each backend named the first time: its id
+    and where it stands): "ROCm vs Vulkan on 7900 XTX" names two, which a comparison sets side by
+    side (the words between them say whether they are compared)."""
     pattern, by_word, keys = _pattern(catalog)
     if pattern is None or not any(k in t for k in keys):
-        return t, None
-    backend: str | None = None
+        return t, ()
+    named: list[tuple[str, int, int]] = []
     out = t
     for m in pattern.finditer(t):
-        backend = backend or by_word.get(_SEP.sub("", m.group(0)))
+        backend = by_word.get(_SEP.sub("", m.group(0)))
+        if backend is not None and all(backend != b for b, _s, _e in named):
+            named.append((backend, m.start(), m.end()))
         out = out[: m.start()] + " " * (m.end() - m.start()) + out[m.end() :]
-    return out, backend
+    return out, tuple(named)

@@ -7,7 +7,8 @@ line may add (absent: the default below): "cards" ([[id, count, memory], ...], d
 above), "host_ram", "ram_type", "kv_type", "machines", "notes" (note codes); and, checked only when
 the line has them: "laptop", "size_b" (a size typed without a model name), "gpu_sure" / "model_sure"
 (false: the name must be asked back or said unknown, whichever id ranks first), "ram_channels" (memory
-channels said), "other_gpu" (a comparison's second card). A line may say where the question was
+channels said), "other_gpu" (a comparison's second card), "backends" (every backend named, in
+order: "ROCm vs Vulkan" -> ["rocm", "vulkan"]). A line may say where the question was
 found ("source", a URL); it is kept for people and not scored.
 """
 
@@ -26,10 +27,10 @@ from core.understanding.resolve import model_need
 FIELDS = (
     "gpu", "count", "memory", "model", "quants", "contexts", "os", "framework", "intent",
     "cards", "host_ram", "ram_type", "kv_type", "machines", "notes",
-    "laptop", "size_b", "gpu_sure", "model_sure", "ram_channels", "other_gpu",
+    "laptop", "size_b", "gpu_sure", "model_sure", "ram_channels", "other_gpu", "backends",
 )  # fmt: skip
 OPTIONAL = frozenset(
-    {"laptop", "size_b", "gpu_sure", "model_sure", "ram_channels", "other_gpu"}
+    {"laptop", "size_b", "gpu_sure", "model_sure", "ram_channels", "other_gpu", "backends"}
 )  # compared only where a line has them
 
 
@@ -77,6 +78,7 @@ def reading(parsed: ParsedQuestion) -> dict[str, Any]:
         "model_sure": parsed.model.confident if parsed.model else None,
         "ram_channels": parsed.host_ram_channels,
         "other_gpu": _other_gpu(parsed),
+        "backends": list(parsed.backends),
     }
 
 

@@ -19,7 +19,7 @@ from rapidfuzz import fuzz, process
 from core.ask_query import Intent
 from core.catalog.kv_cache import KvCacheType
 from core.catalog.loader import Catalog
-from core.understanding.backend_words import read_backend
+from core.understanding.backend_words import read_backends
 from core.understanding.intent import read_intent, with_card
 from core.understanding.name_index import Index, index_for
 from core.understanding.normalize import (
@@ -89,6 +89,7 @@ class ParsedQuestion:
     size_b: float | None = None  # a model size as typed ("72B", "140亿" -> 14.0)
     notes: tuple[tuple[str, str], ...] = ()  # (code, what was typed): values read but not used
     backend: str | None = None  # "on vulkan", "用rocm", "纯CPU" -> vulkan / rocm / cpu (backend_words.py)
+    backends: tuple[str, ...] = ()  # every backend named, in order ("ROCm vs Vulkan": rocm, vulkan)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,8 +177,13 @@ def _build_patterns(index: Index, catalog: Catalog) -> _Patterns:
         count_x_before=re.compile(r"(?<![a-z0-9.\-])(\d{1,2})\s*[x*]\s*$"),
         count_x_after=re.compile(r"^\s*[x*]\s*(\d{1,2})(?![0-9a-z])"),
         count_digit_before=re.compile(r"(?<![a-z0-9.])(\d{1,2})\s+$"),
-        # "on 4 h100": a bare number before a card counts only after words like these (or plural "4090s").
-        count_lead=re.compile(r"(?:^|\b(?:on|with|have|got|using|use|own|run|用|有|上))\s*(\d{1,2})\s+$"),
+        # "on 4 h100": a bare number before a card counts only after words like these (or plural "4090s"),
+        # after a comparison word ("vs 1 mac mini m4", "same as 1 M4 32GB") or after a comma or a spaced
+        # dash ("exo performance - 2 Mac mini M4", exo#587); "llama-3 4090" is no count (no space).
+        count_lead=re.compile(
+            r"(?:^|\b(?:on|with|have|got|using|use|own|run|vs|versus|than|as|用|有|上)|\s[-(]|[,;，；(（])"
+            r"\s*(\d{1,2})\s+$"
+        ),
         # "2x3090" -> "2 x 3090", "h100x8" -> "h100 x 8"; "8x7b" (Mixtral) is a model size and stays.
         split_x=re.compile(r"(?<![a-z0-9.])(\d{1,2})\s*([x*])\s*(?=[a-z0-9])(?!\d+(?:\.\d+)?b(?![a-z0-9]))"),
         split_x_after=re.compile(r"(?<=\d)([x*])(\d{1,2})(?![0-9a-z.])"),
@@ -228,6 +234,19 @@ class _Piece:
     vendor: bool
     memory: float | None
     used: bool = False
+
+
+def _piece(w: str, start: int, end: int, index: Index) -> _Piece:
+    """One word; a card's plural ("3 3090s faster than one a6000") is the card, its "s" left out of the
+    span so the count reader still sees it."""
+    if (
+        w.endswith("s")
+        and w not in index.gpu_exact
+        and w[:-1] in index.gpu_exact
+        and any(ch.isdigit() for ch in w)
+    ):
+        return _Piece(w[:-1], start, end - 1, False, None)
+    return _Piece(w, start, end, w in index.vocab.vendor_words, memory_of(w))
 
 
 def parse_question(text: str, catalog: Catalog) -> ParsedQuestion:
@@ -402,26 +421,24 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
     index = pats.index
     vocab = index.vocab
     # Backend words first, blanked, so "vulkan" / "hip" never join a card or model name.
-    t, backend = read_backend(clean(raw), catalog)
+    cleaned = clean(raw)
+    t, backends = read_backends(cleaned, catalog)
     t, setup = _read_setup(t, pats, catalog)
     os_name = _read_os(t, pats)
     t, intent = read_intent(t, catalog)
     t, classified = _read_classified_counts(t, pats)
 
-    ps = [
-        _Piece(w, s, e, w in vocab.vendor_words, memory_of(w))
-        for w, s, e in pieces(t)
-        if w not in vocab.card_words
-    ]
+    ps = [_piece(w, s, e, index) for w, s, e in pieces(t) if w not in vocab.card_words]
     found = _find_cards(setup.unblanked, ps, pats, catalog)
     notes = [*setup.notes, *(c.note for c in classified if c.note)]
-    cards = _cards_with_counts(t, ps, found, classified, pats, notes)
+    found, cards = _cards_with_counts(t, ps, found, classified, pats, notes, setup.unblanked)
     cards = _cards_read_fully(cards, ps, index, catalog, setup.laptop, notes)
     cards, host_gib = _unified_ram(cards, setup.host.gib, catalog)
-    cards = _total_memory(cards, catalog)
+    cards = _total_memory(cards, ps, catalog)
     cards, host_gib = _ram_read_as_card(cards, host_gib, catalog)
     intent = _compared(setup.unblanked, ps, found, cards, intent, catalog)
     intent = with_card(intent, bool(cards), setup.unblanked, catalog)
+    intent = _backends_compared(cleaned, backends, intent, index)
     first = cards[0] if cards else None
 
     model = _find_model(ps, index, catalog, pats)
@@ -445,7 +462,8 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
         laptop=laptop,
         size_b=_size_typed(ps),
         notes=tuple(dict.fromkeys(notes)),
-        backend=backend,
+        backend=backends[0][0] if backends else None,
+        backends=tuple(b for b, _start, _end in backends),
     )
 
 
@@ -470,15 +488,18 @@ def _unified_ram(
 MAX_MOD_FACTOR = 4.0  # the largest memory mod sold doubles a card ("2080 Ti 22G", "4090 48G"); 4x is none
 
 
-def _total_memory(cards: list[ParsedCard], catalog: Catalog) -> list[ParsedCard]:
+def _total_memory(cards: list[ParsedCard], ps: list[_Piece], catalog: Catalog) -> list[ParsedCard]:
     """ "3 x RTX 3090 (72GB vram)" (Open-Assistant#2904), "8卡A100 640G": the cards' memory added up;
-    each card is the row of that share (24 GB, 80 GB)."""
+    each card is the row of that share (24 GB, 80 GB). Unless the question also gives the total:
+    "Dual RTX 4090 48GB ... a total VRAM of 96GB" is two modded 48 GB cards."""
     if not cards or cards[0].count < 2:
         return cards
     card = cards[0]
     gpu = catalog.gpus.get(card.res.best_id or "")
     memory = card.res.memory_gib
     if gpu is None or memory is None or gpu.unified_memory or memory <= gpu.memory_gib:
+        return cards
+    if any(p.memory == memory * card.count and not p.used for p in ps):
         return cards
     share = memory / card.count
     sized = _with_memory(replace(card.res, memory_gib=None), share, catalog)
@@ -583,6 +604,17 @@ def _compared(
     return intent if same else "compare"
 
 
+def _backends_compared(
+    t: str, backends: tuple[tuple[str, int, int], ...], intent: Intent, index: Index
+) -> Intent:
+    """Two backends set against each other ("rocm还是vulkan快", "vulkan or rocm for llama 3.1 8b") are
+    a comparison of the two on the card, whatever speed or fit words are around them."""
+    if intent not in _COMPARED_FROM or len(backends) < 2:
+        return intent
+    between = t[backends[0][2] : backends[1][1]]
+    return "compare" if _joiner(between, index) != "+" else intent
+
+
 def _may_name_card(word: str, pats: _Patterns) -> bool:
     """A word that can start a card name: one with a digit ("a100", "m4", "5090"), or the first word
     of a name without one ("titan rtx", "radeon vii", "dgx spark")."""
@@ -596,7 +628,7 @@ def _joiner(between: str, index: Index) -> str:
     if words & vocab.card_either_words or "/" in between:
         return "/"
     if words & vocab.card_versus_words or any(
-        w in between for w in vocab.card_versus_words if not w.isascii()
+        w in between for w in vocab.card_versus_words if not w.isascii() or " " in w
     ):
         return "vs"
     return "+"
@@ -609,11 +641,12 @@ def _cards_with_counts(
     classified: list[_Classified],
     pats: _Patterns,
     notes: list[Note],
-) -> list[ParsedCard]:
+    said: str,
+) -> tuple[_Found, list[ParsedCard]]:
     """Each card with its count: a classifier count right before it ("两张3090"), else the words
     around it ("2x", "双", "x8", "two ... 4090s"); the first card also takes a classifier count
     standing elsewhere ("h200 8卡")."""
-    cards: list[ParsedCard] = []
+    counts: list[int | None] = []
     spare = [c for c in classified if c.n is not None]
     starts = [ps[span[0]].start for _res, span, _joiner in found]
     # A classifier count right before a card is that card's, whichever card comes first.
@@ -622,7 +655,7 @@ def _cards_with_counts(
         for k, start in enumerate(starts)
     }
     spare = [c for c in spare if c not in adjacent.values()]
-    for k, (res, span, joiner) in enumerate(found):
+    for k, (_res, span, _joiner) in enumerate(found):
         mine = adjacent[k]
         count = mine.n if mine else None
         if count is None:
@@ -631,8 +664,60 @@ def _cards_with_counts(
                 notes.append(note)
         if count is None and k == 0 and spare:
             count = spare.pop(0).n
-        cards.append(ParsedCard(res, count or 1, joiner))
-    return cards
+        counts.append(count)
+    found, counts = _said_again(said, ps, found, counts, pats.index)
+    return found, [
+        ParsedCard(res, count or 1, joiner) for (res, _span, joiner), count in zip(found, counts, strict=True)
+    ]
+
+
+_Found = list[tuple[Resolution, tuple[int, int], str]]
+
+
+def _said_again(
+    t: str, ps: list[_Piece], found: _Found, counts: list[int | None], index: Index
+) -> tuple[_Found, list[int | None]]:
+    """A card named again with only words between ("buy a Mac mini M4 ... 2 M4 16GB is the same as",
+    exo#587; "一张4090 ... 而用两张4090卡") is the one card said twice: the first mention keeps what
+    it said and takes from the later one only what it lacked (the count, the memory). "3090 + 3090"
+    (a together word between) stays two cards; a card compared or offered as the other ("vs", "/")
+    stays too."""
+    keep_found: _Found = []
+    keep_counts: list[int | None] = []
+    for k, (res, span, joiner) in enumerate(found):
+        first = (
+            next(
+                (n for n, (r, _s, _j) in enumerate(keep_found) if _same_card(r, res, index)),
+                None,
+            )
+            if k and joiner == "+"
+            else None
+        )
+        if first is not None and not _together(_between(t, ps, keep_found[-1][1], span), index):
+            old_res, old_span, old_joiner = keep_found[first]
+            if old_res.memory_gib is None and res.memory_gib is not None:
+                old_res = res
+            keep_found[first] = (old_res, old_span, old_joiner)
+            keep_counts[first] = keep_counts[first] if keep_counts[first] is not None else counts[k]
+            continue
+        keep_found.append((res, span, joiner))
+        keep_counts.append(counts[k])
+    return keep_found, keep_counts
+
+
+def _same_card(a: Resolution, b: Resolution, index: Index) -> bool:
+    """One card under the same or a sibling row ("4060 ti" and "4060ti 16g")."""
+    if a.best_id is None or b.best_id is None:
+        return False
+    return a.best_id == b.best_id or b.best_id in index.gpu_siblings.get(a.best_id, ())
+
+
+def _together(between: str, index: Index) -> bool:
+    """A together word between two cards: a latin word stands alone ("and" is not in "band")."""
+    words = set(re.findall(r"[a-z]+", between))
+    return any(
+        w in words if w.isascii() and w.isalpha() else w in between for w in index.vocab.card_together_words
+    )
 
 
 def _cards_read_fully(

@@ -48,6 +48,7 @@ class Vocab:
     card_either_words: frozenset[str] = frozenset()  # "A100 or A800": either card, one machine
     card_versus_words: frozenset[str] = frozenset()  # "4090 vs 5090": two machines compared
     card_memory_joiners: frozenset[str] = frozenset()  # "A100的80G": a word between card and size
+    card_together_words: tuple[str, ...] = ()  # "3090 + 3090", "4090 and 4090": a card said twice is two
     ram_channel_words: MappingProxyType[str, int] = field(
         default_factory=lambda: MappingProxyType({})
     )  # "双通道" -> 2, "quad channel" -> 4
@@ -103,6 +104,7 @@ def vocab_from_table(doc: dict[str, Any]) -> Vocab:
         card_either_words=frozenset(doc.get("cards", {}).get("either", ())),
         card_versus_words=frozenset(doc.get("cards", {}).get("versus", ())),
         card_memory_joiners=frozenset(doc.get("cards", {}).get("memory_joiners", ())),
+        card_together_words=tuple(str(w).lower() for w in doc.get("cards", {}).get("together", ())),
         device_suffixes=MappingProxyType(
             {
                 str(k).lower(): frozenset(w.lower() for w in v)
