@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from core.catalog.cpu import Cpu
 from core.catalog.framework import Framework
 from core.catalog.gpu import Gpu
 from core.catalog.model import Model
@@ -37,6 +38,8 @@ class Catalog:
     frameworks: dict[str, Framework]
     # Free-form tables (OS reserves, host presets, calibration): validated by their own modules.
     tables: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # CPUs (catalogs/cpus.toml [[cpu]]); its other sections ([efficiency]) stay in tables["cpus"].
+    cpus: dict[str, Cpu] = field(default_factory=dict)
 
     def gpu(self, gpu_id: str) -> Gpu:
         return self.gpus[gpu_id]
@@ -91,7 +94,9 @@ def load_catalog(directory: Path = CATALOG_DIR) -> Catalog:
         for path in sorted(directory.glob("*.toml"))
         if path.stem not in {"gpus", "models", "quants", "frameworks"}
     }
-    return Catalog(gpus, models, ggml_types, quants, frameworks, tables)
+    cpu_path = directory / "cpus.toml"
+    cpus = _validate_list(Cpu, tables["cpus"].get("cpu", []), "cpus.toml") if cpu_path.exists() else {}
+    return Catalog(gpus, models, ggml_types, quants, frameworks, tables, cpus)
 
 
 @cache

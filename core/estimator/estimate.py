@@ -42,6 +42,7 @@ class Host:
     mt_s: int = 0
     channels: int = 0  # per socket
     sockets: int = 1
+    cpu: str = ""  # catalog id of the CPU (catalogs/cpus.toml) when the user named one
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
+from core.catalog import cpu as cpu_spec
 from core.catalog.kv_cache import FULL_PRECISION_KV, QUANTIZED_KV_CACHE_TYPES, KvCacheType
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
@@ -437,7 +438,7 @@ def forced_offload(
     elif mode == "cpu":
         reads = TokenBytes(0.0, row.full_read)
         weights_gpu, kv_gpu, host = 0.0, 0.0, weights.total_bytes + row.kv_bytes
-        scale, kind, extra = rules.cpu, "cpu", {"layers_total": model.layers}
+        scale, kind, extra = rules.cpu * _cpu_decode_scale(row), "cpu", {"layers_total": model.layers}
     else:
         n = request.gpu_layers
         if n is None:
@@ -483,7 +484,7 @@ def _forced_prefill(row: _NoFitRow, mode: str, host_weights: float, rules: _Host
     request = row.request
     model, setup, prompt = request.model, request.setup, request.prompt
     if mode == "cpu":
-        return 2.0 * model.active_params_b * 1e9 * prompt / (rules.cpu_prefill_gflops * 1e9)
+        return 2.0 * model.active_params_b * 1e9 * prompt / (_cpu_gflops(row, rules) * 1e9)
     gpu_seconds = speed.prefill_seconds(
         setup.gpu, row.backend, model, row.quant_id, prompt, row.depth, row.cal, setup.count, row.split,
         row.framework,
@@ -503,7 +504,33 @@ def _kt_expert_prefill(row: _NoFitRow, prompt: int, host_weights: float, rules: 
     model = row.request.model
     bytes_per_weight = row.catalog.quants[row.quant_id].bpw / 8
     routed = host_weights * (model.experts_active or 1) / (model.experts or 1) / bytes_per_weight
-    return 2.0 * routed * prompt / (rules.cpu_prefill_gflops * 1e9)
+    return 2.0 * routed * prompt / (_cpu_gflops(row, rules) * 1e9)
+
+
+def _named_cpu(row: _NoFitRow) -> cpu_spec.Cpu | None:
+    return row.catalog.cpus.get(row.request.setup.host.cpu) if row.request.setup.host.cpu else None
+
+
+def _cpu_gflops(row: _NoFitRow, rules: _HostRules) -> float:
+    """The CPU's matrix rate: the named CPU's (cpus.toml, its SIMD class's fitted share of its vector
+    peak), else the one [host] cpu_prefill_gflops every unnamed CPU gets."""
+    cpu = _named_cpu(row)
+    if cpu is None:
+        return rules.cpu_prefill_gflops
+    host = row.request.setup.host
+    efficiency = row.catalog.tables.get("cpus", {}).get("efficiency", {})
+    gain = float(row.catalog.tables.get("hosts", {}).get("numa", {}).get("extra_socket_gain", 0.4))
+    return cpu_spec.prefill_gflops(cpu, host.sockets, efficiency, gain)
+
+
+def _cpu_decode_scale(row: _NoFitRow) -> float:
+    """A CPU-only decode on a named CPU reaches the fitted share of its segment and memory kind
+    (cpus.toml [efficiency.decode]); 1.0 (today's figure) when no CPU is named."""
+    cpu = _named_cpu(row)
+    if cpu is None:
+        return 1.0
+    efficiency = row.catalog.tables.get("cpus", {}).get("efficiency", {})
+    return cpu_spec.decode_scale(cpu, row.request.setup.host.ram_type, efficiency)
 
 
 def find_remedy(

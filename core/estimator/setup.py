@@ -1,7 +1,8 @@
 """Build the `Setup` an estimate runs on: the card, how many, its memory, the OS and the host.
 
 Every value the user did not give gets a sensible default (see `memory.default_os` and the host
-presets in catalogs/hosts.toml); the estimate states each assumption in its notes.
+presets in catalogs/hosts.toml); the estimate states each assumption in its notes. A CPU the user
+named (catalogs/cpus.toml) stands in for the preset: its memory type, top speed and channels.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 from functools import cache
 from typing import Any
 
+from core.catalog.cpu import Cpu
 from core.catalog.gpu import Gpu
 from core.catalog.loader import Catalog
 from core.estimator.estimate import Host, Setup
@@ -64,10 +66,13 @@ def default_host(
     ram_type: str | None = None,
     channels: int | None = None,
     sockets: int | None = None,
+    cpu: Cpu | None = None,
 ) -> Host:
     """The box around the card: the preset for its form / segment, with what the user said on top.
     Bandwidth is the peak channels x MT/s x 8 bytes; a second socket counts only as far as a
-    NUMA-blind runtime gains from it (hosts.toml [numa])."""
+    NUMA-blind runtime gains from it (hosts.toml [numa]). A named `cpu` replaces the preset."""
+    if cpu is not None and not gpu.unified_memory:
+        return _cpu_host(cpu, catalog, ram_gib, ram_type, channels, sockets)
     preset = _preset(gpu, catalog, ram_gib if ram_type is None and channels is None else None)
     if gpu.unified_memory or preset is None:
         # Unified memory: the "host" is the same memory; offload has nowhere else to go.
@@ -80,14 +85,51 @@ def default_host(
         )  # fmt: skip
     kind, mt_s = parse_ram_type(ram_type, catalog) if ram_type else (preset["ram_type"], int(preset["mt_s"]))
     ch = int(channels or preset["channels"])
-    if not 1 <= ch <= 24:
-        raise SetupError(f"{ch} memory channels is not plausible (1-24 per socket)")
+    n_sockets = _checked(ch, sockets)
+    return Host(ram, _bandwidth(ch, mt_s, n_sockets, catalog), "custom", kind, mt_s, ch, n_sockets)
+
+
+def _checked(channels: int, sockets: int | None) -> int:
+    if not 1 <= channels <= 24:
+        raise SetupError(f"{channels} memory channels is not plausible (1-24 per socket)")
     n_sockets = int(sockets or 1)
     if not 1 <= n_sockets <= 8:
         raise SetupError(f"{n_sockets} sockets is not plausible")
-    gain = float(catalog.tables.get("hosts", {}).get("numa", {}).get("extra_socket_gain", 0.4))
-    bandwidth = ch * mt_s * 8 / 1000 * (1 + gain * (n_sockets - 1))
-    return Host(ram, round(bandwidth, 1), "custom", kind, mt_s, ch, n_sockets)
+    return n_sockets
+
+
+def numa_gain(catalog: Catalog) -> float:
+    return float(catalog.tables.get("hosts", {}).get("numa", {}).get("extra_socket_gain", 0.4))
+
+
+def _bandwidth(channels: int, mt_s: int, sockets: int, catalog: Catalog) -> float:
+    return round(channels * mt_s * 8 / 1000 * (1 + numa_gain(catalog) * (sockets - 1)), 1)
+
+
+def _cpu_host(
+    cpu: Cpu,
+    catalog: Catalog,
+    ram_gib: float | None,
+    ram_type: str | None,
+    channels: int | None,
+    sockets: int | None,
+) -> Host:
+    """The host a named CPU implies: what the user said, the rest from the CPU (its default memory
+    at the top speed it supports, its channels per socket); RAM size by segment (cpus.toml [host_ram])."""
+    if sockets is not None and sockets > cpu.max_sockets:
+        raise SetupError(f"{cpu.name} is a single-socket CPU: it can't run {sockets} sockets")
+    if ram_type:
+        kind, mt_s = parse_ram_type(ram_type, catalog)
+        top = cpu.memory_speed(kind)
+        if top is not None and not re.search(r"\d{3,5}", ram_type):
+            mt_s = top  # a bare "DDR4" on a CPU that takes it: the speed that CPU supports
+    else:
+        kind, mt_s = cpu.default_memory
+    ch = int(channels or cpu.channels)
+    n_sockets = _checked(ch, sockets)
+    sizes = catalog.tables.get("cpus", {}).get("host_ram", {})
+    ram = float(ram_gib or sizes.get(cpu.segment, 64)) * (n_sockets if not ram_gib else 1)
+    return Host(ram, _bandwidth(ch, mt_s, n_sockets, catalog), cpu.id, kind, mt_s, ch, n_sockets, cpu=cpu.id)
 
 
 def build_setup(
@@ -100,6 +142,7 @@ def build_setup(
     ram_type: str | None = None,
     ram_channels: int | None = None,
     sockets: int | None = None,
+    cpu: Cpu | None = None,
 ) -> Setup:
     if count < 1 or count > 64:
         raise SetupError(f"card count must be between 1 and 64, not {count}")
@@ -121,7 +164,7 @@ def build_setup(
     if gpu.unified_memory:
         count = 1
     host = default_host(
-        gpu, catalog, ram_gib if not gpu.unified_memory else memory, ram_type, ram_channels, sockets
+        gpu, catalog, ram_gib if not gpu.unified_memory else memory, ram_type, ram_channels, sockets, cpu
     )
     if os_name is None and host.name == _hosts(catalog)[1].get("large_ram"):
         # More RAM than a desktop holds: a server, and servers run Linux (the GeForce default of
@@ -137,14 +180,17 @@ def cpu_only_setup(
     ram_type: str | None = None,
     ram_channels: int | None = None,
     sockets: int | None = None,
+    cpu: Cpu | None = None,
 ) -> Setup:
     """No GPU at all (a valid setup: `estimate --offload cpu` without --gpu): a stand-in card with no
-    memory, so every byte is read from system RAM; the host is a desktop's unless the user says."""
+    memory, so every byte is read from system RAM; the host is a desktop's unless the user says (or
+    names the CPU: then its memory, and the card's name says which CPU)."""
+    name = "CPU only" if cpu is None else f"CPU only ({cpu.name})"
     host_probe = Gpu(
-        id="cpu-only", vendor="Intel", name="CPU only", aliases=(), memory_gib=0.0, bandwidth_gbs=0.0,
+        id="cpu-only", vendor="Intel", name=name, aliases=(), memory_gib=0.0, bandwidth_gbs=0.0,
         arch="CPU", arch_family="cpu", segment="consumer",
     )  # fmt: skip
-    host = default_host(host_probe, catalog, ram_gib, ram_type, ram_channels, sockets)
+    host = default_host(host_probe, catalog, ram_gib, ram_type, ram_channels, sockets, cpu)
     gpu = dataclasses.replace(host_probe, bandwidth_gbs=host.bandwidth_gbs)
     os_resolved = "linux" if os_name in (None, "macos", "mac") else os_name
     if os_resolved not in OS_NAMES:
