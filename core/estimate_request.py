@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from core.catalog.cpu import Cpu
 from core.catalog.gpu import Gpu
 from core.catalog.kv_cache import KV_CACHE_TYPES, KvCacheType, is_kv_cache_type
 from core.catalog.loader import Catalog
@@ -20,6 +21,7 @@ from core.catalog.model import Model
 from core.estimator.estimate import Estimate, EstimateRequest, Setup, estimate
 from core.estimator.frameworks import BACKEND_VENDORS, backend_id, backend_names, check_backend
 from core.estimator.setup import SetupError, build_setup, cpu_only_setup
+from core.understanding.cpu_words import resolve_cpu
 from core.understanding.resolve import (
     Resolution,
     resolve_framework,
@@ -86,6 +88,9 @@ class EstimateQuery(BaseModel):
     # The llama.cpp backend to price (cuda | rocm | vulkan | metal | sycl | cann | cpu; "hip" = rocm):
     # checked against the card and OS in resolve_request, refused when it can't drive them.
     backend: str | None = Field(default=None, min_length=1, max_length=40)
+    # The host CPU ("7950X", "EPYC 9654", "2x Xeon Gold 6138"; catalogs/cpus.toml): its memory is the
+    # host's where ram_type / ram_channels don't say, and its cores price a CPU prefill.
+    cpu: str | None = Field(default=None, min_length=1, max_length=200)
 
     @field_validator("cpu_moe_layers", mode="before")
     @classmethod
@@ -154,14 +159,28 @@ def _unknown(
     return QueryError(f"unknown {label} {text!r}{closest}", {kind: cands})
 
 
+def _cpu(query: EstimateQuery, catalog: Catalog) -> tuple[Cpu | None, int | None]:
+    """The CPU the query names and the sockets it says ("2x EPYC 9654"; `sockets` wins), or an
+    error listing the closest CPUs the catalog knows."""
+    if query.cpu is None:
+        return None, query.sockets
+    res = resolve_cpu(query.cpu, catalog)
+    if res.cpu_id is None:
+        names = [f"{catalog.cpus[c].name} ({c})" for c in res.candidates]
+        closest = f"; closest: {', '.join(names)}" if names else "; say it like 7950X, i9-13900K or EPYC 9654"
+        raise QueryError(f"unknown CPU {query.cpu!r}{closest}", {"cpu": list(res.candidates)})
+    return catalog.cpus[res.cpu_id], query.sockets or res.sockets
+
+
 def _setup(query: EstimateQuery, catalog: Catalog) -> Setup:
     """The card the query names with its host, or (no card) a CPU-only box."""
+    cpu, sockets = _cpu(query, catalog)
     try:
         if query.gpu is None:
             if query.offload not in (None, "cpu"):
                 raise QueryError(f"offload {query.offload!r} needs a card: name one with gpu")
             return cpu_only_setup(
-                catalog, query.os, query.ram, query.ram_type, query.ram_channels, query.sockets
+                catalog, query.os, query.ram, query.ram_type, query.ram_channels, sockets, cpu
             )
         gpu_res = resolve_gpu(query.gpu, catalog)
         # A stable interface answers only for a card it is sure of: "RTX 6090" is not a 3090 (the
@@ -170,7 +189,7 @@ def _setup(query: EstimateQuery, catalog: Catalog) -> Setup:
             raise _unknown("gpu", "GPU", query.gpu, gpu_res, catalog.gpus)
         return build_setup(
             catalog.gpus[gpu_res.best_id], catalog, query.count or 1, query.memory or gpu_res.memory_gib,
-            query.os, query.ram, query.ram_type, query.ram_channels, query.sockets,
+            query.os, query.ram, query.ram_type, query.ram_channels, sockets, cpu,
         )  # fmt: skip
     except SetupError as exc:
         raise QueryError(str(exc)) from exc

@@ -32,6 +32,7 @@ FLAG_KEYS = (
     "cpu_moe_layers",
     "gpu_layers",
     "backend",
+    "cpu",
 )
 
 

@@ -36,6 +36,7 @@ def _estimate_parser(sub: Subparsers) -> None:
     )
     p.add_argument("--ram-channels", type=int, default=None, help="memory channels per socket (desktop: 2)")
     p.add_argument("--sockets", type=int, default=None, help="CPU sockets whose RAM the run uses (NUMA)")
+    p.add_argument("--cpu", default=None, help='host CPU, e.g. "7950X", "2x EPYC 9654" (sets RAM defaults)')
     p.add_argument(
         "--offload",
         choices=("experts", "layers", "cpu"),

@@ -207,6 +207,10 @@ def estimate(request: EstimateRequest, catalog: Catalog) -> Estimate:
             {"ram": setup.host.ram_gib, "bw": setup.host.bandwidth_gbs, "name": setup.host.name},
         )
     )
+    if setup.host.cpu in catalog.cpus:
+        # The CPU the user named: its memory and cores priced the host side, so the answer says which.
+        sockets = f"{setup.host.sockets}x " if setup.host.sockets > 1 else ""
+        assumptions.append(Note("assume.cpu", {"cpu": sockets + catalog.cpus[setup.host.cpu].name}))
     if request.kv_type != FULL_PRECISION_KV:
         assumptions.append(Note("assume.kv_type", {"kv": request.kv_type}))
     return Estimate(request, usable, backend, framework, tuple(rows), tuple(assumptions))

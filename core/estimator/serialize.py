@@ -114,6 +114,7 @@ def estimate_dict(est: Estimate, catalog: Catalog, lang: Lang = "en") -> dict[st
             "mt_s": setup.host.mt_s,
             "channels": setup.host.channels,
             "sockets": setup.host.sockets,
+            "cpu": setup.host.cpu or None,
         },
         "offload": est.request.offload,
         "usable_gib": round(est.usable.total_gib, 2),

@@ -166,9 +166,10 @@ def build_setup(
     host = default_host(
         gpu, catalog, ram_gib if not gpu.unified_memory else memory, ram_type, ram_channels, sockets, cpu
     )
-    if os_name is None and host.name == _hosts(catalog)[1].get("large_ram"):
-        # More RAM than a desktop holds: a server, and servers run Linux (the GeForce default of
-        # Windows would take the desktop's share of VRAM and rule out vLLM / KTransformers).
+    server_cpu = cpu is not None and cpu.segment == "server"
+    if os_name is None and (server_cpu or host.name == _hosts(catalog)[1].get("large_ram")):
+        # More RAM than a desktop holds, or a server CPU: a server, and servers run Linux (the GeForce
+        # default of Windows would take the desktop's share of VRAM and rule out vLLM / KTransformers).
         os_resolved = "linux"
     return Setup(gpu, count, memory, os_resolved, host, os_assumed=os_name is None)
 

@@ -1,0 +1,124 @@
+"""The CPU a question or a request names ("7950X", "i9-13900K", "双路 Xeon Gold 6138", "2x EPYC 7763"),
+with how many sockets it says.
+
+Names come from catalogs/cpus.toml (name, aliases, and the name without its vendor / "Ryzen"
+prefix), matched as whole words with optional separators between letter and digit groups ("i7
+1165g7", "epyc9654"). A bare number ("9654") is no CPU in free text (it is too often something else)
+but is one where a CPU is asked for by name (`estimate --cpu 9654`). SoCs whose CPU and GPU share one
+memory ("Ryzen AI Max+ 395", Apple M-series) are cards in gpus.toml, never read here.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from core.catalog.cpu import Cpu
+from core.catalog.loader import Catalog
+
+_CHUNK = re.compile(r"[a-z]+|\d+|\+")
+_VENDOR = re.compile(r"^(?:amd|intel)\s+", re.I)
+# "2x", "2 x", "2×", "2*", "2路", "2颗" before the name; "x2", "*2" after it. Socket words ("dual",
+# "双路") come from cpus.toml [socket_words].
+_COUNT_BEFORE = r"(?P<n>[1-8])\s*(?:[x×*]|路|颗|sockets?\s+(?:of\s+)?)"
+_COUNT_AFTER = r"[x×*]\s*(?P<n>[1-8])(?![0-9a-z])"
+
+
+@cache
+def _socket_patterns(catalog: Catalog) -> tuple[re.Pattern[str], re.Pattern[str], dict[str, int]]:
+    words = {
+        str(k).lower(): int(v) for k, v in catalog.tables.get("cpus", {}).get("socket_words", {}).items()
+    }
+    alt = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) or "(?!)"
+    before = re.compile(rf"(?:{_COUNT_BEFORE}|(?P<word>{alt}))[\s-]*(?:socket\s+)?$", re.I)
+    after = re.compile(rf"^\s*(?:{_COUNT_AFTER}|(?P<word>{alt})|sockets?)", re.I)
+    return before, after, words
+
+
+@dataclass(frozen=True, slots=True)
+class CpuMention:
+    cpu_id: str
+    sockets: int | None  # None: the question doesn't say
+    start: int
+    end: int
+
+
+def _keys(cpu: Cpu) -> set[str]:
+    bare = _VENDOR.sub("", cpu.name)
+    keys = {cpu.name, bare, *cpu.aliases}
+    if bare.lower().startswith("ryzen threadripper"):
+        keys.add(bare[len("Ryzen ") :])
+    return {k.lower() for k in keys}
+
+
+def _pattern(key: str) -> str:
+    chunks = _CHUNK.findall(key)
+    return r"[\s\-_]*".join(re.escape(c) for c in chunks)
+
+
+@cache
+def _index(catalog: Catalog) -> tuple[re.Pattern[str], dict[str, str]]:
+    """One alternation of every name (longest first, so "7950X3D" wins over "7950X"), and the key
+    each compact form ("ryzen97950x") maps to."""
+    by_compact: dict[str, str] = {}
+    patterns: dict[str, int] = {}  # regex of a key -> its compact length (longest tried first)
+    for cpu in catalog.cpus.values():
+        for key in _keys(cpu):
+            compact = "".join(_CHUNK.findall(key))
+            if compact.isdigit():
+                continue  # a bare number: only by name (resolve_cpu), never in free text
+            by_compact.setdefault(compact, cpu.id)
+            patterns[_pattern(key)] = len(compact)
+    body = "|".join(sorted(patterns, key=lambda p: patterns[p], reverse=True))
+    return re.compile(rf"(?<![a-z0-9])(?:{body})(?![a-z0-9])", re.I), by_compact
+
+
+def _sockets(text: str, start: int, end: int, catalog: Catalog) -> int | None:
+    before_p, after_p, words = _socket_patterns(catalog)
+    for m in (before_p.search(text[max(0, start - 16) : start]), after_p.match(text[end : end + 8])):
+        if m is None:
+            continue
+        if m.group("n"):
+            return int(m.group("n"))
+        if m.group("word"):
+            return words[m.group("word").lower()]
+    return None
+
+
+def find_cpus(text: str, catalog: Catalog) -> tuple[CpuMention, ...]:
+    """Every CPU the text names, in order, with the sockets said next to it."""
+    if not catalog.cpus:
+        return ()
+    pattern, by_compact = _index(catalog)
+    out = []
+    for m in pattern.finditer(text):
+        compact = "".join(_CHUNK.findall(m.group(0).lower()))
+        cpu_id = by_compact.get(compact)
+        if cpu_id is not None:
+            out.append(CpuMention(cpu_id, _sockets(text, m.start(), m.end(), catalog), m.start(), m.end()))
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class CpuResolution:
+    cpu_id: str | None
+    sockets: int | None
+    candidates: tuple[str, ...]  # closest ids when not found (best first)
+
+
+def resolve_cpu(text: str, catalog: Catalog) -> CpuResolution:
+    """The one CPU a name means (`estimate --cpu`): a catalog name or alias, bare numbers too
+    ("9654"); else the closest names as candidates."""
+    compact = "".join(_CHUNK.findall(text.lower()))
+    for cpu in catalog.cpus.values():
+        if any("".join(_CHUNK.findall(k)) == compact for k in _keys(cpu)):
+            return CpuResolution(cpu.id, None, ())
+    found = find_cpus(text, catalog)
+    if len({f.cpu_id for f in found}) == 1:
+        return CpuResolution(found[0].cpu_id, found[0].sockets, ())
+    keys = {"".join(_CHUNK.findall(k)): cpu.id for cpu in catalog.cpus.values() for k in _keys(cpu)}
+    close = difflib.get_close_matches(compact, list(keys), n=12, cutoff=0.6)
+    ids = tuple(dict.fromkeys(keys[c] for c in close))[:5]
+    return CpuResolution(None, None, ids)
