@@ -154,6 +154,10 @@ def _framework_key(framework: str, raw: str) -> str:
     if framework == "LM Studio" and "mlx" in raw.lower():
         return "mlx"
     if framework == "ExLlama":
+        if "v1" in raw.lower():
+            # ExLlama v1 (turboderp/exllama, 2023) is another engine than ExLlamaV2 (new kernels, EXL2),
+            # and no longer one a user runs: its rows (9 t/s for a 70B GPTQ on an A100) would price V2.
+            return ""
         return "exllamav3" if "v3" in raw.lower() else "exllamav2"
     return FRAMEWORK_KEY.get(framework, "")
 

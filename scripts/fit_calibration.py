@@ -38,6 +38,7 @@ from scipy.optimize import least_squares
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_accuracy_setups import source_key  # noqa: E402
 from calibration_data import REPO, SetupRow, load_all_rows  # noqa: E402
 
 from core.catalog.gpu import Gpu  # noqa: E402
@@ -602,6 +603,9 @@ def phase_fit(
     insample = [(s, residual(fitted, s, decode)) for s in train]
     logo = leave_group_out(train, decode, lambda s: s.gpu_id)
     lomo = leave_group_out(train, decode, lambda s: s.model_id)
+    # Leave one source out: a whole table (one person's box, driver and build) at a time, the way the
+    # held-out split is cut, so a fit can't lean on sibling rows of the same run.
+    loso = leave_group_out(train, decode, lambda s: source_key(s.setup.row.source))
     heldout = [(s, residual(fitted, s, decode)) for s in held]
     # Tiers: a measured card (leave-one-row-out residuals, or in-sample x 1.3 with --quick), a card
     # of a measured backend x family (LOGO), a family never measured (LOGO of the thinnest pairs,
@@ -628,13 +632,14 @@ def phase_fit(
     seen_cards = {s.gpu_id for s in train}
     seen_pairs = {s.keys.get("backend_arch", "") for s in train}
     report(
-        f"{name} (in-sample, LOGO, LOMO on the train split; held-out = holdout.toml sources)",
-        {"in-sample": insample, "LOGO": logo, "LOMO": lomo, "held-out": heldout},
+        f"{name} (in-sample, LOGO, LOMO, LOSO on the train split; held-out = holdout.toml sources)",
+        {"in-sample": insample, "LOGO": logo, "LOMO": lomo, "LOSO": loso, "held-out": heldout},
         bands,
         {
             "in-sample": tier_of(seen_cards, seen_pairs, bands),
             "LOGO": tier_of(set(), seen_pairs, bands),
             "LOMO": tier_of(seen_cards, seen_pairs, bands),
+            "LOSO": tier_of(seen_cards, seen_pairs, bands),
             "held-out": tier_of(seen_cards, seen_pairs, bands),
         },
     )
