@@ -24,7 +24,10 @@ def main() -> int:
     for row in bench.load_all(bench.DEFAULT_CSVS):
         if bench._pre_check(row, catalog):
             continue
-        query = bench._query(row, catalog)
+        try:
+            query = bench._query(row, catalog)
+        except ValueError as exc:  # a row the request model refuses (pydantic): say so, keep listing
+            query = f"request refused: {str(exc).splitlines()[-2].strip()}"
         if not isinstance(query, str):
             continue
         name = {

@@ -1,0 +1,59 @@
+"""Names people type for the cards, models, quants and frameworks added for the measured rows that
+had no catalog entry (issue 11): each resolves to its own row, and whole questions in unseen
+phrasings parse to it."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.catalog.loader import Catalog, default_catalog
+from core.understanding.parse import parse_question
+from core.understanding.resolve import resolve_gpu
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return default_catalog()
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        ("Arc Pro B70", "arc-pro-b70"),
+        ("b70 32g", "arc-pro-b70"),
+        ("B60", "arc-pro-b60"),  # the new B70 does not take its sibling's name
+        ("RX 6700 XT", "rx-6700-xt"),
+        ("6700xt", "rx-6700-xt"),
+        ("7600 XT", "rx-7600-xt"),
+        ("Radeon 780M", "radeon-780m"),
+        ("Iris Xe", "iris-xe-96eu"),
+        ("Max 1550", "max-1550"),
+        ("M1 Max 24-core GPU", "apple-m1-max-24c"),
+        ("M1 Max", "apple-m1-max"),
+        ("M2 Max 30-core GPU", "apple-m2-max-30c"),
+        ("M2 Max 38-core GPU", "apple-m2-max"),
+        ("M3 Ultra 60-core GPU", "apple-m3-ultra-60c"),
+        ("M3 Ultra", "apple-m3-ultra"),
+    ],
+)
+def test_new_cards_resolve(catalog: Catalog, typed: str, expected: str) -> None:
+    res = resolve_gpu(typed, catalog)
+    assert res.best_id == expected and res.confident, (typed, res.best_id, res.confident)
+
+
+@pytest.mark.parametrize(
+    ("question", "gpu", "memory", "model"),
+    [
+        ("780m 核显 跑 qwen3 8b", "radeon-780m", None, "qwen3-8b"),
+        ("b70 32g 能跑 gpt-oss 20b 吗", "arc-pro-b70", 32.0, "gpt-oss-20b"),
+        ("my iris xe laptop can run llama 3 8b?", "iris-xe-96eu", None, "llama-3-8b"),
+        ("M2 Max 30-core 64GB qwen3 30b a3b speed", "apple-m2-max-30c", 64.0, "qwen3-30b-a3b"),
+    ],
+)
+def test_unseen_questions_name_the_new_cards(
+    catalog: Catalog, question: str, gpu: str, memory: float | None, model: str
+) -> None:
+    parsed = parse_question(question, catalog)
+    (card,) = parsed.cards
+    assert (card.res.best_id, card.res.memory_gib) == (gpu, memory)
+    assert parsed.model is not None and parsed.model.best_id == model
