@@ -320,6 +320,14 @@ def _ttft(query: AskQuery, catalog: Catalog) -> IntentReply:
             else (lambda q: concurrent_for(setup, model, q, users, ctx, catalog, fw, backend=query.backend))
         )
         doc = (*doc, *ttft.concurrency_lines(rows, query.users, ctx, lang, speed_of))
+        figures = ttft.concurrency_json(rows, query.users, speed_of)
+        if figures is not None:
+            # On the row the line was priced on (an added key: the rows keep their shape).
+            json_rows = [
+                {**r, "concurrency": figures} if r.get("quant") == figures["quant"] else r
+                for r in ttft.ttft_json(rows)
+            ]
+            return IntentReply(doc, tuple(json_rows), query.intent)
     return IntentReply(doc, tuple(ttft.ttft_json(rows)), query.intent)
 
 

@@ -29,7 +29,7 @@ import statistics
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -292,7 +292,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     train = [it for it in items if it.split == "train"]
     held = [it for it in items if it.split == "held-out"]
     print(
-        f"concurrent rows mapped: {len(items)} (train {len(train)}, held-out {len(held)}); not mapped: {skipped}"
+        f"concurrent rows mapped: {len(items)} (train {len(train)}, held-out {len(held)});"
+        f" not mapped: {skipped}"
     )
     x0 = prior(catalog)
     x = fit(train, catalog, x0, args.lam)

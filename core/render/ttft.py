@@ -137,6 +137,10 @@ def concurrency_lines(
                     quant=row.quant,
                     agg=got.aggregate_tps,
                     each=got.per_user_tps,
+                    agg_low=got.aggregate_low,
+                    agg_high=got.aggregate_high,
+                    each_low=got.per_user_low,
+                    each_high=got.per_user_high,
                 )  # fmt: skip
             )
         ]
@@ -163,6 +167,25 @@ def concurrency_lines(
             )
         )
     return tuple(parts)
+
+
+def concurrency_json(
+    rows: tuple[TtftRow, ...], users: int | None, speed_of: Callable[[str], ConcurrentSpeed] | None
+) -> dict[str, Any] | None:
+    """The concurrency line's figures for `ask --json` (the same row and call as `concurrency_lines`,
+    so the JSON and the line are one figure per cell); None where the line gives none."""
+    row = next((r.row for r in rows if runs(r.row)), None)
+    if speed_of is None or row is None or users is None or users < 2:
+        return None
+    got = speed_of(row.quant)
+    return {
+        "users": users,
+        "quant": row.quant,
+        "aggregate_tps": got.aggregate_tps,
+        "per_user_tps": got.per_user_tps,
+        "aggregate_range": [got.aggregate_low, got.aggregate_high],
+        "per_user_range": [got.per_user_low, got.per_user_high],
+    }
 
 
 def ttft_json(rows: tuple[TtftRow, ...]) -> list[dict[str, Any]]:
