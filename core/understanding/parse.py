@@ -306,9 +306,10 @@ def _read_framework_and_quants(
     if pats.quant:
         for m in pats.quant.finditer(t):
             qid = resolve_quant(m.group(0), catalog).best_id
-            bits = _BIT_WORD.fullmatch(m.group(0).strip())
+            word = m.group(0).strip()
+            bits = _BIT_WORD.fullmatch(word)
             if qid:
-                found.append((qid, bits.group(1) if bits else None))
+                found.append((qid, _QAT if word == _QAT else bits.group(1) if bits else None))
             spans.append(m.span())
     for start, end in spans:
         t = _blank(t, start, end)
@@ -317,6 +318,9 @@ def _read_framework_and_quants(
 
 _BIT_WORD = re.compile(r"(?i)(?:int\s*)?(\d{1,2})\s*-?\s*(?:bits?|位|比特)?")  # "4-bit", "int4": a width only
 _FIRST_NUMBER = re.compile(r"\d+")
+# "gemma3 27b qat" alone is the QAT Q4_0 GGUF (catalogs/understanding.toml); with a quant said beside it
+# ("gemma3-27b-it-qat q4") that quant is the one asked for.
+_QAT = "qat"
 
 
 def _width(qid: str, catalog: Catalog) -> str | None:
@@ -331,8 +335,9 @@ def _named_quants(found: list[tuple[str, str | None]], catalog: Catalog) -> tupl
     "a Llama-2-7b 4-bit GPTQ model" (TGI#757) is GPTQ-INT4 alone, not also the GGUF default Q4_K_M."""
     widths = {_width(qid, catalog) for qid, bits in found if bits is None}
     quants: list[str] = []
+    alone = all(bits == _QAT for _qid, bits in found)
     for qid, bits in found:
-        if bits is not None and bits in widths:
+        if bits is not None and bits in widths or bits == _QAT and not alone:
             continue
         if qid not in quants:
             quants.append(qid)
@@ -900,7 +905,26 @@ def _gpu_resolution(
             ps[i - 1].used = True
     for p in ps[i:j]:
         p.used = True
-    return resolve_gpu(" ".join(words), catalog), (i, j)
+    res = resolve_gpu(" ".join(words), catalog)
+    if res.memory_gib is None and j < len(ps) and _bare_size_of(res, ps, j, catalog):
+        ps[j].used = True
+        return resolve_gpu(" ".join((*words, f"{ps[j].text}g")), catalog), (i, j + 1)
+    return res, (i, j)
+
+
+_NOT_A_SIZE_AFTER = frozenset({"core", "cores", "c", "核", "gpu", "cpu", "tops", "w"})
+
+
+def _bare_size_of(res: Resolution, ps: list[_Piece], j: int, catalog: Catalog) -> bool:
+    """ "m4 max 128", "M2 Ultra 192": a bare number right after a unified-memory chip that is one of
+    the sizes it is sold in is its memory (not "m1 max 32 core": a core count)."""
+    gpu = catalog.gpus.get(res.best_id or "")
+    word = ps[j].text
+    if gpu is None or not gpu.unified_memory or ps[j].used or not word.isdigit():
+        return False
+    if j + 1 < len(ps) and ps[j + 1].text in _NOT_A_SIZE_AFTER:
+        return False
+    return float(word) in {float(m) for m in gpu.memory_options_gib}
 
 
 def _fuzzy_gpu(
@@ -925,14 +949,36 @@ def _fuzzy_gpu(
         if fused and fused[0] in index.gpu_exact:
             p.used = True
             return resolve_gpu(f"{fused[0]} {fused[1]:g}g", catalog), (i, i + 1)
+        zeroed = _O_FOR_ZERO.sub("0", word)
+        if zeroed != word and zeroed in index.gpu_exact:  # "4o90": an o typed for the zero
+            p.text = zeroed
+            return _gpu_resolution(ps, i, i + 1, index, catalog)
         if word.endswith("s") and word[:-1] in index.gpu_exact:  # "two 4090s"
             p.text = word[:-1]
             return _gpu_resolution(ps, i, i + 1, index, catalog)
         res = resolve_gpu(word, catalog)
         if res.confident:
             p.used = True
-            return res, (i, i + 1)
+            return _sized_after(res, word, ps, i, catalog)
     return None, None
+
+
+def _sized_after(
+    res: Resolution, word: str, ps: list[_Piece], i: int, catalog: Catalog
+) -> tuple[Resolution, tuple[int, int]]:
+    """A card read by its nearest name takes the memory right after it too: "RTX 4050 6gb" (the
+    laptop 4050, koboldcpp#1294) is the 6 GB card, as an exact name would be."""
+    nxt = ps[i + 1] if i + 1 < len(ps) else None
+    if nxt is None or nxt.memory is None or nxt.used:
+        return res, (i, i + 1)
+    sized = resolve_gpu(f"{word} {nxt.text}", catalog)
+    if not sized.confident or sized.best_id != res.best_id:
+        return res, (i, i + 1)
+    nxt.used = True
+    return sized, (i, i + 2)
+
+
+_O_FOR_ZERO = re.compile(r"(?<=\d)o(?=\d|$)")
 
 
 def _count_near(
@@ -992,11 +1038,19 @@ def _model_like(w: str, index: Index, pats: _Patterns) -> bool:
     # a digit ("4.6v" of GLM-4.6V) is a version and still counts.
     sized = len(w) >= MIN_FUZZY_WORD or (len(w) >= 3 and not w.isalpha())
     if not sized:
-        return False
+        return _one_letter_undoubled(w, index)
     # A misspelling keeps the first letter ("lllama", "Llamma"); an everyday word that sits inside a
     # name word does not count ("still" in "distill": "...8 A100 40 gb, one node, still getting", vllm#5711).
     close = process.extract(w, pats.model_word_list, scorer=fuzz.ratio, score_cutoff=80, limit=4)
     return any(name[:1] == w[:1] for name, _score, _pos in close)
+
+
+def _one_letter_undoubled(w: str, index: Index) -> bool:
+    """ "lama", "gema": a short name word typed with one of its double letters single ("llama",
+    "gemma"); an everyday short word ("code", "mini", "min") doubles into no name word."""
+    return (
+        len(w) >= 4 and w.isalpha() and any(w[:k] + w[k] + w[k:] in index.model_words for k in range(len(w)))
+    )
 
 
 def _device_word(ps: list[_Piece], k: int, index: Index) -> bool:
