@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from core.catalog.loader import Catalog, default_catalog  # noqa: E402
 from core.estimate_request import EstimateQuery, QueryError, resolve_request  # noqa: E402
 from core.estimator.estimate import Estimate, estimate  # noqa: E402
+from core.understanding.cpu_words import find_cpus  # noqa: E402
 from core.understanding.resolve import resolve_framework, resolve_gpu, resolve_model, resolve_quant  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -566,6 +567,19 @@ def _card(row: Measured, catalog: Catalog) -> tuple[str | None, float | None] | 
     return "unknown card" if gpu is None else gpu
 
 
+def row_cpu(row: Measured) -> str | None:
+    """The catalog CPU (cpus.toml) an offloaded or CPU-only row ran on: the one its `gpu` column
+    names ("CPU only (AMD Ryzen 9 7950X)", "RTX 5090 + AMD EPYC 9355"), else its notes; None when
+    neither names a known CPU (then priced as before, on the host its RAM column gives)."""
+    if row.setup not in OFFLOAD_FOR_SETUP:
+        return None
+    catalog = default_catalog()
+    for text in (row.gpu, row.notes):
+        if found := find_cpus(text, catalog):
+            return found[0].cpu_id
+    return None
+
+
 def _host_fields(row: Measured) -> dict[str, Any]:
     """The offload and host RAM fields of the request: none for a row fully on the GPU (asked
     exactly as bench_accuracy.py asks), the forced offload and the stated host for the others."""
@@ -576,6 +590,7 @@ def _host_fields(row: Measured) -> dict[str, Any]:
     fields: dict[str, Any] = {"offload": offload, "ram": row.ram_gib or UNSTATED_RAM_GIB}
     host = row.host
     fields.update(ram_type=host.ram_type, ram_channels=host.channels, sockets=host.sockets)
+    fields["cpu"] = row_cpu(row)  # its memory where the RAM column doesn't say, its cores for prefill
     if offload == "experts" and row.cpu_moe_layers is not None:
         fields["cpu_moe_layers"] = row.cpu_moe_layers
     return fields

@@ -148,6 +148,8 @@ class SetupRow:
     ubatch: int  # llama.cpp's -ub (512 unless the row says)
     concurrency: int
     file: str
+    # The catalog CPU (cpus.toml) an offloaded row names (bench_accuracy_setups.row_cpu), "" if none.
+    cpu: str = ""
 
 
 def _framework_key(framework: str, raw: str) -> str:
@@ -238,6 +240,7 @@ def load_all_rows(catalog: Catalog) -> tuple[list[SetupRow], dict[str, int]]:
                 ubatch=int(ub.group(1)) if ub else 512,
                 concurrency=_concurrency(m),
                 file=m.file,
+                cpu=setups.row_cpu(m) or "",
             )
         )
     return out, skipped

@@ -80,10 +80,9 @@ def memory_kind(text: str) -> tuple[str, int]:
 
 def decode_group(cpu: Cpu, ram_type: str) -> str:
     """The [efficiency.decode] key a CPU-only decode is scaled by: its segment and memory generation
-    ("desktop_ddr5", "server_ddr4", "laptop_lpddr"); HEDT boxes are priced with the servers' memory."""
+    ("desktop_ddr5", "server_ddr4", "laptop_lpddr")."""
     kind = "lpddr" if ram_type.startswith("LP") else ram_type.lower()[:4]
-    segment = "server" if cpu.segment == "hedt" else cpu.segment
-    return f"{segment}_{kind}"
+    return f"{cpu.segment}_{kind}"
 
 
 def prefill_gflops(cpu: Cpu, sockets: int, efficiency: dict[str, Any], numa_gain: float) -> float:

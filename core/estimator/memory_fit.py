@@ -484,7 +484,7 @@ def _forced_prefill(row: _NoFitRow, mode: str, host_weights: float, rules: _Host
     request = row.request
     model, setup, prompt = request.model, request.setup, request.prompt
     if mode == "cpu":
-        return 2.0 * model.active_params_b * 1e9 * prompt / (_cpu_gflops(row, rules) * 1e9)
+        return _cpu_prefill_seconds(row, prompt, rules)
     gpu_seconds = speed.prefill_seconds(
         setup.gpu, row.backend, model, row.quant_id, prompt, row.depth, row.cal, setup.count, row.split,
         row.framework,
@@ -505,6 +505,19 @@ def _kt_expert_prefill(row: _NoFitRow, prompt: int, host_weights: float, rules: 
     bytes_per_weight = row.catalog.quants[row.quant_id].bpw / 8
     routed = host_weights * (model.experts_active or 1) / (model.experts or 1) / bytes_per_weight
     return 2.0 * routed * prompt / (_cpu_gflops(row, rules) * 1e9)
+
+
+def _cpu_prefill_seconds(row: _NoFitRow, prompt: int, rules: _HostRules) -> float:
+    """A CPU-only prefill: the matmuls over the active weights at the CPU's matrix rate; on a named
+    CPU attention at depth too, at the fitted share of that rate CPU attention kernels reach
+    (cpus.toml [efficiency.prefill] attention: llama.cpp's CPU pp falls ~5x from d0 to d24K)."""
+    model = row.request.model
+    rate = _cpu_gflops(row, rules) * 1e9
+    if _named_cpu(row) is None:
+        return 2.0 * model.active_params_b * 1e9 * prompt / rate
+    linear, attention = speed.prefill_flops_split(model, prompt, row.depth)
+    table = row.catalog.tables.get("cpus", {}).get("efficiency", {}).get("prefill", {})
+    return linear / rate + attention / (rate * float(table.get("attention", 1.0)))
 
 
 def _named_cpu(row: _NoFitRow) -> cpu_spec.Cpu | None:

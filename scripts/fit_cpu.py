@@ -1,0 +1,269 @@
+"""Fit the CPU efficiencies of catalogs/cpus.toml [efficiency] on the CPU-only measured rows (issue 11).
+
+    .venv/bin/python scripts/fit_cpu.py [--write] [--rows]
+
+The CPU-only rows of the three measurement files (read and asked exactly as
+scripts/bench_accuracy_setups.py asks them) whose `gpu` column or notes name a CPU of
+catalogs/cpus.toml are priced on that CPU. Two kinds of number are fitted, each as the median ratio
+measured / estimated (so the median error of the group is centred), on the TRAIN split only
+(catalogs/measurements/holdout.toml lists the held-out sources):
+- prefill: the share of the CPU's FP32 vector peak (cores x clock x FLOP/cycle) llama.cpp's CPU
+  kernels reach, per SIMD class (avx2 / avx512 / avx512_vnni / avx512_bf16 / amx); a class no train
+  row covers gets the pooled figure (`default`);
+- decode: a multiplier on the host bandwidth the speed model already reaches, per segment and memory
+  kind ("desktop_ddr5", "server_ddr4", ...); a group no train row covers gets `default`.
+Printed: median absolute % error of decode and prefill, before (no CPU named: the preset host and the
+one [host] cpu_prefill_gflops) and after, in-sample (train rows, fitted on them), leave-one-CPU-out
+(each CPU's train rows priced with a fit that never saw that CPU) and held-out (held-out rows, fit on
+train). `--write` puts the fitted figures into catalogs/cpus.toml [efficiency.*]; `--rows` lists the rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import re
+import statistics
+import sys
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import bench_accuracy_setups as setups  # noqa: E402
+
+from core.catalog.cpu import decode_group  # noqa: E402
+from core.catalog.loader import Catalog, default_catalog  # noqa: E402
+
+CPUS_TOML = setups.REPO / "catalogs" / "cpus.toml"
+PHASES = ("decode", "prefill")
+ITERATIONS = 3  # decode is not exactly linear in the multiplier (compute and overhead terms): iterate
+MIN_ROWS = 1  # a group with fewer train rows gets the pooled figure (leave-one-CPU-out shows the cost)
+# ik_llama.cpp is priced as llama.cpp (bench_accuracy_setups.PRICED_AS) but its CPU kernels prefill
+# 1.7-3.5x faster than llama.cpp's on the same box (the paired 7950X rows of ik_llama.cpp discussion
+# 758): fitting on both would centre the figure between two engines and fit neither. The fit takes
+# the other rows; the error table shows both.
+NOT_FITTED = ("ik_llama.cpp",)
+ATTENTION_GRID = (0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.6, 0.8, 1.0)
+
+
+@dataclasses.dataclass(frozen=True)
+class CpuRow:
+    row: setups.Measured
+    cpu_id: str
+    held_out: bool
+
+    @property
+    def phase(self) -> str:
+        return self.row.phase
+
+
+Efficiency = dict[str, dict[str, float]]
+
+
+def cpu_rows(catalog: Catalog) -> list[CpuRow]:
+    """The scorable CPU-only rows that name a catalog CPU."""
+    held = setups.load_holdout()
+    out = []
+    for m in setups.load_all(setups.DEFAULT_CSVS):
+        if m.setup != "CPU only" or m.flagged or m.phase not in PHASES:
+            continue
+        cpu_id = setups.row_cpu(m)
+        if cpu_id is None or cpu_id not in catalog.cpus:
+            continue
+        out.append(CpuRow(m, cpu_id, setups.source_key(m.source) in held))
+    return out
+
+
+def with_efficiency(catalog: Catalog, eff: Efficiency) -> Catalog:
+    """The catalog with other [efficiency] figures (a new object: per-catalog caches start fresh)."""
+    cpus = {**catalog.tables["cpus"], "efficiency": eff}
+    return dataclasses.replace(catalog, tables={**catalog.tables, "cpus": cpus})
+
+
+def estimates(rows: Sequence[CpuRow], catalog: Catalog, named: bool = True) -> dict[int, float]:
+    """Estimated mid tok/s per row (by index); `named=False` prices them as before the CPU was read."""
+    saved = setups.row_cpu
+    if not named:
+        setups.row_cpu = lambda row: None
+    try:
+        out = {}
+        for i, r in enumerate(rows):
+            got = setups.ask(r.row, "train", catalog)
+            if got.scored and got.mid > 0:
+                out[i] = got.mid
+        return out
+    finally:
+        setups.row_cpu = saved
+
+
+def _group(r: CpuRow, catalog: Catalog) -> str:
+    cpu = catalog.cpus[r.cpu_id]
+    if r.phase == "prefill":
+        return cpu.simd
+    host = r.row.host
+    kind = (host.ram_type or cpu.default_memory[0]).split("-")[0].upper()
+    return decode_group(cpu, kind)
+
+
+def _ratios(rows: Sequence[CpuRow], catalog: Catalog, eff: Efficiency) -> dict[tuple[str, str], list[float]]:
+    """measured / estimated per (phase, group); prefill from rows without depth (attention apart)."""
+    est = estimates(rows, with_efficiency(catalog, eff))
+    ratios: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for i, r in enumerate(rows):
+        if i in est and not (r.phase == "prefill" and r.row.depth > 0):
+            ratios[(r.phase, _group(r, catalog))].append(r.row.tps / est[i])
+    return ratios
+
+
+def _scaled(old: dict[str, float], ratios: dict[str, list[float]]) -> dict[str, float]:
+    """Each group's figure times its median ratio; `default` is the median of the groups' figures
+    (one vote a group, so the CPU with most rows does not set it for the others)."""
+    new = {
+        g: old.get(g, old["default"]) * statistics.median(xs)
+        for g, xs in ratios.items()
+        if len(xs) >= MIN_ROWS
+    }
+    new["default"] = statistics.median(new.values()) if new else old["default"]
+    return {**{k: v for k, v in old.items() if k == "attention"}, **new}
+
+
+def _attention_share(rows: Sequence[CpuRow], catalog: Catalog, eff: Efficiency) -> float:
+    """The share of the matrix rate CPU attention reaches: the grid value with the least median error
+    on the prefill rows at depth (none: 1.0, attention at the matrix rate)."""
+    deep = [r for r in rows if r.phase == "prefill" and r.row.depth > 0]
+    if not deep:
+        return 1.0
+    best: tuple[float, float] = (math.inf, 1.0)
+    for share in ATTENTION_GRID:
+        trial = {**eff, "prefill": {**eff["prefill"], "attention": share}}
+        est = estimates(deep, with_efficiency(catalog, trial))
+        errs = [abs(est[i] / r.row.tps - 1) for i, r in enumerate(deep) if i in est]
+        if errs:
+            best = min(best, (statistics.median(errs), share))
+    return best[1]
+
+
+def fit(rows: Sequence[CpuRow], catalog: Catalog) -> Efficiency:
+    """Median measured / estimated per group, iterated from neutral figures (1.0); then the
+    attention share on the prefill rows at depth."""
+    eff: Efficiency = {"prefill": {"default": 1.0, "attention": 1.0}, "decode": {"default": 1.0}}
+    for _ in range(ITERATIONS):
+        ratios = _ratios(rows, catalog, eff)
+        for phase in PHASES:
+            eff[phase] = _scaled(eff[phase], {g: xs for (p, g), xs in ratios.items() if p == phase})
+        eff["prefill"]["attention"] = _attention_share(rows, catalog, eff)
+    return {phase: {k: round(v, 3) for k, v in sorted(table.items())} for phase, table in eff.items()}
+
+
+def errors(rows: Sequence[CpuRow], est: dict[int, float], pick: Callable[[CpuRow], bool]) -> dict[str, str]:
+    out = {}
+    for phase in PHASES:
+        errs = [
+            abs(est[i] / r.row.tps - 1)
+            for i, r in enumerate(rows)
+            if i in est and pick(r) and r.phase == phase
+        ]
+        out[phase] = f"{statistics.median(errs) * 100:5.1f}% ({len(errs):2d})" if errs else "    —     "
+    return out
+
+
+def leave_one_cpu_out(rows: Sequence[CpuRow], catalog: Catalog) -> dict[int, float]:
+    """Each train row priced with a fit on the train rows of every other CPU."""
+    out: dict[int, float] = {}
+    train = [r for r in rows if not r.held_out and r.row.framework not in NOT_FITTED]
+    for cpu_id in sorted({r.cpu_id for r in train}):
+        others = [r for r in train if r.cpu_id != cpu_id]
+        eff = fit(others, catalog)
+        mine = [(i, r) for i, r in enumerate(rows) if r.cpu_id == cpu_id and not r.held_out]
+        # every row of that CPU (ik_llama.cpp too) priced with the fit that never saw the CPU
+        est = estimates([r for _, r in mine], with_efficiency(catalog, eff))
+        out.update({mine[j][0]: v for j, v in est.items()})
+    return out
+
+
+EXPLAINED = (
+    "# prefill.<simd>: share of the CPU's FP32 vector peak a CPU prefill reaches (int8 / bf16 kernels go",
+    "# past 1 where they beat FP32 FMA); prefill.attention: share of that rate attention at depth runs at;",
+    "# decode.<segment>_<memory>: multiplier on the host bandwidth the speed model reaches CPU only;",
+    "# default: a class / group no train row covers (the median of the fitted ones).",
+)
+
+
+def write(eff: Efficiency, summary: list[str], path: Path = CPUS_TOML) -> None:
+    """Replace the [efficiency.*] tables of cpus.toml (everything from [efficiency] to the first [[cpu]])."""
+    text = path.read_text(encoding="utf-8")
+    start, end = text.index("[efficiency]\n"), text.index("[[cpu]]")
+    lines = ["[efficiency]", *(f"# {s}" for s in summary), *EXPLAINED, ""]
+    for phase in ("prefill", "decode"):
+        lines.append(f"[efficiency.{phase}]")
+        lines += [f"{k} = {v}" for k, v in eff[phase].items()]
+        lines.append("")
+    path.write_text(text[:start] + "\n".join(lines) + "\n" + text[end:], encoding="utf-8")
+
+
+def _print_rows(rows: Sequence[CpuRow], before: dict[int, float], after: dict[int, float]) -> None:
+    for i, r in enumerate(rows):
+        m = r.row
+        print(
+            f"  {'held' if r.held_out else 'train'} {m.phase:<7} {r.cpu_id:<22} {m.model[:24]:<24} "
+            f"{m.quant[:10]:<10} "
+            f"d={m.depth:<6} p={m.prompt:<5} measured {m.tps:8.2f} before {before.get(i, 0):8.2f} "
+            f"after {after.get(i, 0):8.2f}"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--write", action="store_true", help="write the fitted figures into catalogs/cpus.toml")
+    ap.add_argument("--rows", action="store_true", help="list every row with its before / after figure")
+    args = ap.parse_args(argv)
+    catalog = default_catalog()
+    rows = cpu_rows(catalog)
+    train = [r for r in rows if not r.held_out]
+    eff = fit([r for r in train if r.row.framework not in NOT_FITTED], catalog)
+    before = estimates(rows, catalog, named=False)
+    after = estimates(rows, with_efficiency(catalog, eff))
+    loco = leave_one_cpu_out(rows, catalog)
+    cpus = sorted({r.cpu_id for r in train})
+    print(
+        f"CPU-only rows naming a catalog CPU: {len(rows)} "
+        f"({len(train)} train, {len(rows) - len(train)} held out)"
+    )
+    print(f"train CPUs: {', '.join(cpus)}; fitted without {', '.join(NOT_FITTED)} rows")
+    print(f"fitted: {eff}")
+    table: list[tuple[str, dict[str, str]]] = []
+    for subset, keep in (
+        ("llama.cpp-priced rows", lambda r: r.row.framework not in NOT_FITTED),
+        ("all rows", None),
+    ):
+        print(f"{'median |est/measured - 1| (rows), ' + subset:<56} {'decode':>12} {'prefill':>12}")
+        for label, est, held in (
+            ("in-sample (train), before", before, False),
+            ("in-sample (train), after", after, False),
+            ("leave-one-CPU-out (train), after", loco, False),
+            ("held-out, before", before, True),
+            ("held-out, after (fit on train)", after, True),
+        ):
+            e = errors(rows, est, lambda r, h=held, k=keep: r.held_out == h and (k is None or k(r)))
+            table.append((f"{subset}, {label}", e))
+            print(f"  {label:<54} {e['decode']:>12} {e['prefill']:>12}")
+    if args.rows:
+        _print_rows(rows, before, after)
+    if args.write:
+        summary = [
+            f"{label}: decode {e['decode'].strip()}, prefill {e['prefill'].strip()}" for label, e in table
+        ]
+        summary.insert(
+            0, f"scripts/fit_cpu.py on {len(train)} train rows ({', '.join(cpus)}); median error (rows):"
+        )
+        write(eff, [re.sub(r"\s+", " ", s) for s in summary])
+        print(f"wrote {CPUS_TOML}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
