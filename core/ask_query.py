@@ -74,6 +74,10 @@ class Hardware:
     machines: int = 1  # "3台8*L20": 3 machines, each with the cards above
     laptop: bool = False  # the question says the cards are in a laptop ("笔记本", "laptop")
     host_ram_channels: int | None = None  # memory channels, when said ("双通道", "8-channel")
+    # The host CPU (catalogs/cpus.toml id) and its sockets when said ("7950X", "双路 Xeon Gold 6138"):
+    # with no card, the question is a CPU-only run on it; with one, the box's RAM is the CPU's.
+    cpu: str | None = None
+    cpu_sockets: int | None = None
 
     @property
     def first(self) -> CardSpec:
@@ -138,6 +142,8 @@ class AskQuery:
             "kv_type": self.kv_type,
             "notes": [n.as_json() for n in self.notes],
             **self._intent_json(),
+            "cpu": hw.cpu,
+            "cpu_sockets": hw.cpu_sockets,
         }
 
     def _intent_json(self) -> dict[str, Any]:

@@ -21,10 +21,10 @@ from core.catalog.gpu import Gpu
 from core.catalog.kv_cache import FULL_PRECISION_KV
 from core.catalog.loader import Catalog
 from core.estimator import speed
-from core.estimator.estimate import Estimate, EstimateRequest, estimate
+from core.estimator.estimate import Estimate, EstimateRequest, Setup, estimate
 from core.estimator.frameworks import backend_names, check_backend
 from core.estimator.memory import default_os
-from core.estimator.setup import SetupError, build_setup
+from core.estimator.setup import SetupError, build_setup, cpu_only_setup
 from core.i18n import Lang, translate
 from core.intent_answer import assumed_card_line, intent_reply, with_fit_lead, with_intent
 from core.intent_answer import clear_caches as clear_intent_caches
@@ -94,6 +94,8 @@ def query_of(
         parsed.machines,
         parsed.laptop,
         host_ram_channels=parsed.host_ram_channels,
+        cpu=parsed.cpu,
+        cpu_sockets=parsed.cpu_sockets,
     )
     framework = parsed.framework or _framework_for(parsed.quants, None, catalog)
     backend, backend_note = _asked_backend(parsed.backend, cards[0].gpu_id, os_name, framework, catalog)
@@ -261,8 +263,16 @@ def _estimate(catalog: Catalog, query: AskQuery) -> Estimate:
     # Chat groups ask the same few combinations over and over; the estimate is the costly step.
     # `query` is already the estimate's view of it (see estimate_for), so one key serves all replies.
     card = query.hardware.first
-    assert card.gpu_id is not None and query.model_id is not None  # estimate_for checked both
+    assert query.model_id is not None  # estimate_for checked it, and a card or a CPU
     hw = query.hardware
+    cpu = catalog.cpus.get(hw.cpu or "")
+    if card.gpu_id is None:
+        # A CPU and no card ("7950X 64G 能跑 qwen3 30b 吗"): a CPU-only run on that CPU.
+        assert cpu is not None
+        setup = cpu_only_setup(
+            catalog, query.os, hw.host_ram_gib, hw.host_ram_type, hw.host_ram_channels, hw.cpu_sockets, cpu
+        )
+        return estimate(_request(setup, query, catalog), catalog)
     gpu = catalog.gpus[card.gpu_id]
     try:  # the DDR type the question said sets the offload bandwidth (DDR5 ~1.75x DDR4 at 2 channels)
         setup = build_setup(
@@ -274,12 +284,19 @@ def _estimate(catalog: Catalog, query: AskQuery) -> Estimate:
             hw.host_ram_gib,
             hw.host_ram_type,
             hw.host_ram_channels,
+            hw.cpu_sockets if cpu is not None else None,
+            cpu,
         )
     except SetupError:
-        if hw.host_ram_type is None and hw.host_ram_channels is None:
+        if hw.host_ram_type is None and hw.host_ram_channels is None and cpu is None:
             raise
         setup = build_setup(gpu, catalog, card.count, card.memory_gib, query.os, hw.host_ram_gib)
-    request = EstimateRequest(
+    return estimate(_request(setup, query, catalog), catalog)
+
+
+def _request(setup: Setup, query: AskQuery, catalog: Catalog) -> EstimateRequest:
+    assert query.model_id is not None
+    return EstimateRequest(
         setup,
         catalog.models[query.model_id],
         query.quants,
@@ -289,8 +306,8 @@ def _estimate(catalog: Catalog, query: AskQuery) -> Estimate:
         framework=query.framework,
         kv_type=query.kv_type,
         backend=_still_runs(query.backend, setup.gpu, setup.os, catalog),
+        offload="cpu" if setup.gpu.id == "cpu-only" else "",
     )
-    return estimate(request, catalog)
 
 
 def _still_runs(backend: str | None, gpu: Gpu, os_name: str, catalog: Catalog) -> str | None:
@@ -313,11 +330,12 @@ def _framework_for(quants: tuple[str, ...], asked: str | None, catalog: Catalog)
 def estimate_for(query: AskQuery, catalog: Catalog) -> Estimate:
     """The estimate behind a reply's query (raises SetupError / KeyError on a query it can't price)."""
     card = priced_card(query.hardware, catalog)
-    if card.gpu_id is None or query.model_id is None:
-        raise KeyError("a card and a model are needed for an estimate")
+    cpu_only = card.gpu_id is None and query.hardware.cpu in catalog.cpus
+    if (card.gpu_id is None and not cpu_only) or query.model_id is None:
+        raise KeyError("a card (or a CPU) and a model are needed for an estimate")
     quants = tuple(q for q in query.quants if q in catalog.quants)
     framework = query.framework if query.framework in catalog.frameworks else None
-    memory = float(card.memory_gib or catalog.gpus[card.gpu_id].memory_gib)
+    memory = 0.0 if card.gpu_id is None else float(card.memory_gib or catalog.gpus[card.gpu_id].memory_gib)
     # What the reply's language, target and intent are doesn't change the figures: one cache entry.
     key = replace(
         query,
@@ -477,12 +495,17 @@ def _decide(
     asked = _ask_back(parsed, lang, catalog)
     if asked is not None:
         return asked[0], _text(asked[1], target)
-    if parsed.gpu is None:
+    if parsed.gpu is None and not (parsed.cpu and query.model_id):
         return "answer", _model_only(parsed, query, catalog)
     try:
         if parsed.model is None:
             return "answer", _gpu_text(catalog, query.hardware.first, query.os, lang, target)
-        return "answer", _full_text(catalog, query, _reading(parsed, query, catalog), anchors)
+        reading = (
+            _reading(parsed, query, catalog)
+            if parsed.gpu is not None
+            else _model_reading(parsed, query, catalog)
+        )
+        return "answer", _full_text(catalog, query, reading, anchors)
     except SetupError as exc:
         return "error", _text((Para(translate("reply.error", lang, reason=str(exc))),), target)
 

@@ -186,7 +186,11 @@ def cpu_only_setup(
     """No GPU at all (a valid setup: `estimate --offload cpu` without --gpu): a stand-in card with no
     memory, so every byte is read from system RAM; the host is a desktop's unless the user says (or
     names the CPU: then its memory, and the card's name says which CPU)."""
-    name = "CPU only" if cpu is None else f"CPU only ({cpu.name})"
+    name = (
+        "CPU only"
+        if cpu is None
+        else f"CPU only ({f'{sockets}x ' if sockets and sockets > 1 else ''}{cpu.name})"
+    )
     host_probe = Gpu(
         id="cpu-only", vendor="Intel", name=name, aliases=(), memory_gib=0.0, bandwidth_gbs=0.0,
         arch="CPU", arch_family="cpu", segment="consumer",

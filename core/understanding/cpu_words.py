@@ -122,3 +122,30 @@ def resolve_cpu(text: str, catalog: Catalog) -> CpuResolution:
     close = difflib.get_close_matches(compact, list(keys), n=12, cutoff=0.6)
     ids = tuple(dict.fromkeys(keys[c] for c in close))[:5]
     return CpuResolution(None, None, ids)
+
+
+_BARE_SIZE = re.compile(r"(?<![\w.])(\d{1,4})\s*(gb|gib|g|tb)(?![a-z0-9])(?!\s*(?:显存|vram))", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class CpuReading:
+    """The host CPU a question names; `ram_gib`: a bare size ("7950X 64G") when no card is named,
+    which can only be the box's RAM."""
+
+    cpu_id: str | None = None
+    sockets: int | None = None
+    ram_gib: float | None = None
+
+
+def read_cpu(text: str, catalog: Catalog, has_card: bool) -> CpuReading:
+    found = find_cpus(text, catalog)
+    if not found:
+        return CpuReading()
+    first = found[0]
+    ram = None
+    if not has_card:
+        rest = text[first.end :] + " " + text[: first.start]
+        scale = {"tb": 1024.0}
+        sizes = [float(m.group(1)) * scale.get(m.group(2).lower(), 1.0) for m in _BARE_SIZE.finditer(rest)]
+        ram = next((s for s in sizes if 4 <= s <= 8192), None)
+    return CpuReading(first.cpu_id, first.sockets, ram)

@@ -20,6 +20,7 @@ from core.ask_query import Intent
 from core.catalog.kv_cache import KvCacheType
 from core.catalog.loader import Catalog
 from core.understanding.backend_words import read_backends
+from core.understanding.cpu_words import read_cpu
 from core.understanding.intent import read_intent, with_card
 from core.understanding.name_index import Index, index_for
 from core.understanding.normalize import (
@@ -90,6 +91,8 @@ class ParsedQuestion:
     notes: tuple[tuple[str, str], ...] = ()  # (code, what was typed): values read but not used
     backend: str | None = None  # "on vulkan", "用rocm", "纯CPU" -> vulkan / rocm / cpu (backend_words.py)
     backends: tuple[str, ...] = ()  # every backend named, in order ("ROCm vs Vulkan": rocm, vulkan)
+    cpu: str | None = None  # host CPU id (catalogs/cpus.toml): "7950X", "双路 Xeon Gold 6138" (cpu_words.py)
+    cpu_sockets: int | None = None  # "2x EPYC 7763", "双路": sockets said next to the CPU
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,9 +255,18 @@ def _piece(w: str, start: int, end: int, index: Index) -> _Piece:
 def parse_question(text: str, catalog: Catalog) -> ParsedQuestion:
     raw = text if isinstance(text, str) else str(text)
     try:
-        return _parse(raw, catalog)
+        return _with_cpu(_parse(raw, catalog), catalog)
     except Exception:  # noqa: BLE001 - a question we cannot read is answered with help, not a crash
         return ParsedQuestion(raw=raw[:500])
+
+
+def _with_cpu(parsed: ParsedQuestion, catalog: Catalog) -> ParsedQuestion:
+    """The host CPU the question names (cpu_words.py); with no card, a bare size is its RAM."""
+    got = read_cpu(parsed.raw, catalog, parsed.gpu is not None)
+    if got.cpu_id is None:
+        return parsed
+    ram = parsed.host_ram_gib if parsed.host_ram_gib is not None else got.ram_gib
+    return replace(parsed, cpu=got.cpu_id, cpu_sockets=got.sockets, host_ram_gib=ram)
 
 
 def _read_contexts(t: str, pats: _Patterns) -> tuple[str, tuple[int, ...], tuple[Note, ...]]:
