@@ -8,7 +8,7 @@ import pytest
 
 from core.catalog.loader import Catalog, default_catalog
 from core.understanding.parse import parse_question
-from core.understanding.resolve import resolve_gpu
+from core.understanding.resolve import resolve_gpu, resolve_model
 
 
 @pytest.fixture(scope="module")
@@ -57,3 +57,46 @@ def test_unseen_questions_name_the_new_cards(
     (card,) = parsed.cards
     assert (card.res.best_id, card.res.memory_gib) == (gpu, memory)
     assert parsed.model is not None and parsed.model.best_id == model
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        ("Qwen3.5-9B", "qwen3.5-9b"),
+        ("Qwen3.5-4B", "qwen3.5-4b"),
+        ("qwen3 4b", "qwen3-4b"),  # the older row keeps its name
+        ("Qwen3.6-27B", "qwen3.6-27b"),
+        ("Qwen3.5-27B", "qwen3.5-27b"),
+        ("Qwen3-VL-32B-Instruct", "qwen3-vl-32b"),
+        ("CodeLlama-34B", "codellama-34b"),
+        ("DeepSeek-Coder-V2-Lite-Base", "deepseek-coder-v2-lite"),
+        ("Gemma-2-2B-it", "gemma-2-2b"),
+        ("TinyLlama-1.1B", "tinyllama-1.1b"),
+        ("Phi-2", "phi-2"),
+    ],
+)
+def test_new_models_resolve(catalog: Catalog, typed: str, expected: str) -> None:
+    res = resolve_model(typed, catalog)
+    assert res.best_id == expected and res.confident, (typed, res.best_id, res.confident)
+
+
+@pytest.mark.parametrize(
+    ("question", "model"),
+    [
+        ("qwen3.5 9b 在 4060 上能跑多快", "qwen3.5-9b"),
+        ("codellama 34b on two 4090s, tokens per second?", "codellama-34b"),
+        ("phi2 q4 on an M5 macbook", "phi-2"),
+        ("gemma2 2b 在 iris xe 核显上能跑吗", "gemma-2-2b"),
+        ("deepseek coder v2 lite q6 on a 3070", "deepseek-coder-v2-lite"),
+    ],
+)
+def test_unseen_questions_name_the_new_models(catalog: Catalog, question: str, model: str) -> None:
+    parsed = parse_question(question, catalog)
+    assert parsed.model is not None and parsed.model.best_id == model, parsed.model
+
+
+@pytest.mark.parametrize("size", ["9b", "4b", "27b", "34b"])
+def test_bare_sizes_keep_their_established_rows(catalog: Catalog, size: str) -> None:
+    # New variants sit below the row a bare size already named (catalogs/README.md, Aliases).
+    new_rows = {"qwen3.5-9b", "qwen3.5-4b", "qwen3.6-27b", "codellama-34b"}
+    assert resolve_model(size, catalog).best_id not in new_rows
