@@ -21,6 +21,7 @@ from typing import Any
 
 from core.ask_query import Intent, is_intent
 from core.catalog.loader import CATALOG_DIR, Catalog
+from core.understanding.gate import Gated, gated
 from core.understanding.normalize import clean
 from core.understanding.vocab import Vocab, vocab_for
 
@@ -29,7 +30,7 @@ MAX_USERS = 4096  # "16并发": more than this is a cluster question, not a numb
 MAX_PROMPT = 16 * 1024 * 1024
 
 # "how many h100 ...", "how many 4090s": a count of cards; "how many tokens/GB" is not.
-_HOW_MANY = re.compile(r"how many\s+(?!tok|t/s|gb|g\b|vram|memory|ram|bit)")
+_HOW_MANY = gated(re.compile(r"how many\s+(?!tok|t/s|gb|g\b|vram|memory|ram|bit)"))
 
 
 @cache
@@ -57,16 +58,18 @@ def _word_pattern(word: str) -> str:
     return body
 
 
-def _words_re(words: list[str] | tuple[str, ...]) -> re.Pattern[str] | None:
+# Every pattern here is gated (core/understanding/gate.py): a question with none of its words is not
+# searched, which is most questions for most lists.
+def _words_re(words: list[str] | tuple[str, ...]) -> Gated | None:
     parts = [_word_pattern(w) for w in sorted({w.lower() for w in words if w.strip()}, key=len, reverse=True)]
-    return re.compile("|".join(parts)) if parts else None
+    return gated(re.compile("|".join(parts))) if parts else None
 
 
-def _phrases_re(phrases: list[str] | tuple[str, ...]) -> re.Pattern[str] | None:
-    return re.compile("|".join(f"(?:{p})" for p in phrases)) if phrases else None
+def _phrases_re(phrases: list[str] | tuple[str, ...]) -> Gated | None:
+    return gated(re.compile("|".join(f"(?:{p})" for p in phrases))) if phrases else None
 
 
-_IntentList = tuple[tuple[Intent, re.Pattern[str] | None, re.Pattern[str] | None], ...]
+_IntentList = tuple[tuple[Intent, Gated | None, Gated | None], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,15 +77,15 @@ class _Patterns:
     # (intent, its words (blanked once read), its phrase patterns (only read: they span the model))
     intents: _IntentList
     legacy: _IntentList
-    users: tuple[re.Pattern[str], ...]
-    prompt: tuple[re.Pattern[str], ...]
-    memory_card: tuple[re.Pattern[str], ...]
-    memory_cards: tuple[re.Pattern[str], ...]  # several cards named by memory only: groups n and g
+    users: tuple[Gated, ...]
+    prompt: tuple[Gated, ...]
+    memory_card: tuple[Gated, ...]
+    memory_cards: tuple[Gated, ...]  # several cards named by memory only: groups n and g
     count_words: dict[str, int]
 
 
 def _intent_list(order: tuple[str, ...], words: dict[str, Any], phrases: dict[str, Any]) -> _IntentList:
-    out: list[tuple[Intent, re.Pattern[str] | None, re.Pattern[str] | None]] = []
+    out: list[tuple[Intent, Gated | None, Gated | None]] = []
     for name in order:
         if is_intent(name):  # a name the replies have no view for is skipped
             out.append(
@@ -97,10 +100,10 @@ def _build(table: dict[str, Any], vocab: Vocab) -> _Patterns:
     return _Patterns(
         intents=_intent_list(tuple(words.get("order", ())), words, phrases),
         legacy=_intent_list(vocab.intent_order, dict(vocab.intent_words), dict(vocab.intent_patterns)),
-        users=tuple(re.compile(p) for p in phrases.get("concurrency_number", ())),
-        prompt=tuple(re.compile(p) for p in phrases.get("prompt_number", ())),
-        memory_card=tuple(re.compile(p) for p in phrases.get("memory_only_card", ())),
-        memory_cards=tuple(re.compile(p) for p in phrases.get("memory_only_cards", ())),
+        users=tuple(gated(re.compile(p)) for p in phrases.get("concurrency_number", ())),
+        prompt=tuple(gated(re.compile(p)) for p in phrases.get("prompt_number", ())),
+        memory_card=tuple(gated(re.compile(p)) for p in phrases.get("memory_only_card", ())),
+        memory_cards=tuple(gated(re.compile(p)) for p in phrases.get("memory_only_cards", ())),
         count_words=dict(vocab.count_words),
     )
 
@@ -121,7 +124,7 @@ def _patterns_for(catalog: Catalog) -> _Patterns:
         return pats
 
 
-def _blank_all(pattern: re.Pattern[str], t: str) -> str:
+def _blank_all(pattern: Gated, t: str) -> str:
     return pattern.sub(lambda m: " " * len(m.group(0)), t)
 
 
@@ -192,7 +195,7 @@ class IntentDetails:
     memory_only_count: int = 1  # "两张8g的卡": how many such cards
 
 
-def _first_number(patterns: tuple[re.Pattern[str], ...], t: str) -> re.Match[str] | None:
+def _first_number(patterns: tuple[Gated, ...], t: str) -> re.Match[str] | None:
     for pat in patterns:
         m = pat.search(t)
         if m:
