@@ -91,6 +91,9 @@ class EstimateQuery(BaseModel):
     # The host CPU ("7950X", "EPYC 9654", "2x Xeon Gold 6138"; catalogs/cpus.toml): its memory is the
     # host's where ram_type / ram_channels don't say, and its cores price a CPU prefill.
     cpu: str | None = Field(default=None, min_length=1, max_length=200)
+    # N users at once (`estimate --users N`): each row's batched figures (core/estimator/concurrency.py)
+    # beside its single-stream ones; the estimate itself is the same.
+    users: int | None = Field(default=None, ge=1, le=4096)
 
     @field_validator("cpu_moe_layers", mode="before")
     @classmethod

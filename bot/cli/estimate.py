@@ -9,6 +9,7 @@ from typing import Any, TextIO
 
 from core.catalog.loader import CatalogError, default_catalog
 from core.estimate_request import QueryError, run_query
+from core.estimator.concurrency import estimate_concurrency
 from core.estimator.serialize import estimate_dict
 from core.i18n import Lang
 
@@ -33,6 +34,7 @@ FLAG_KEYS = (
     "gpu_layers",
     "backend",
     "cpu",
+    "users",
 )
 
 
@@ -54,7 +56,13 @@ def answer(raw: Any, lang: Lang = "en") -> tuple[dict[str, Any], bool]:
         est = run_query(raw, catalog)
     except QueryError as exc:
         return _error(str(exc), exc.candidates), False
-    return estimate_dict(est, catalog, lang), True
+    result = estimate_dict(est, catalog, lang)
+    users = raw.get("users")
+    if isinstance(users, int) and users > 1:
+        # Added key per row (the rows keep their shape): the figures the chat's concurrency line gives.
+        for row, figures in zip(result["rows"], estimate_concurrency(est, users, catalog), strict=True):
+            row["concurrency"] = figures
+    return result, True
 
 
 def _text(result: dict[str, Any]) -> str:

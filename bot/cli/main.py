@@ -53,6 +53,12 @@ def _estimate_parser(sub: Subparsers) -> None:
         help="llama.cpp backend to price: cuda | rocm (hip) | vulkan | metal | sycl | cann | cpu "
         "(default: the one people run on the card); one that can't drive the card is refused",
     )
+    p.add_argument(
+        "--users",
+        type=int,
+        default=None,
+        help="N users at once (vLLM, llama-server -np N): each row's aggregate and per-user tok/s",
+    )
     p.add_argument("--lang", choices=("en", "zh"), default="en", help="language of notes")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--batch", default=None, help="JSONL file: one request per line, one JSON answer per line")

@@ -33,7 +33,7 @@ from core.catalog.kv_cache import FULL_PRECISION_KV, KvCacheType
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.estimator import speed
-from core.estimator.estimate import Setup
+from core.estimator.estimate import Estimate, Setup
 from core.estimator.memory import kv_read_bytes
 from core.estimator.weights import weight_breakdown
 
@@ -274,3 +274,49 @@ def concurrent_for(
         split_for(framework, setup.count, catalog),
         params=params or params_for(catalog, framework, model.is_moe), depth=depth, run=run,
     )  # fmt: skip
+
+
+def as_json(got: ConcurrentSpeed, quant: str) -> dict[str, Any]:
+    """The figures of one concurrency cell, as `ask --json` and `estimate --json` give them."""
+    return {
+        "users": got.users,
+        "quant": quant,
+        "aggregate_tps": got.aggregate_tps,
+        "per_user_tps": got.per_user_tps,
+        "aggregate_range": [got.aggregate_low, got.aggregate_high],
+        "per_user_range": [got.per_user_low, got.per_user_high],
+    }
+
+
+def estimate_concurrency(est: Estimate, users: int, catalog: Catalog) -> tuple[dict[str, Any] | None, ...]:
+    """Per row of an estimate (`estimate --users N`): N users' figures at the row's own decode depth,
+    framework and backend (one user is the row's decode mid), with the N caches against usable memory
+    as the chat's KV line counts them; None where the row does not fit or runs offloaded (the batched
+    model prices weights on the cards only)."""
+    req = est.request
+    out: list[dict[str, Any] | None] = []
+    for row in est.rows:
+        if row.status == "no_fit" or req.offload or est.backend == "cpu":
+            out.append(None)
+            continue
+        got = concurrent_for(
+            req.setup,
+            req.model,
+            row.quant,
+            users,
+            row.depth,
+            catalog,
+            est.framework,
+            req.kv_type,
+            est.backend,
+        )
+        total = row.total_gib + row.kv_gib * (users - 1)
+        out.append(
+            as_json(got, row.quant)
+            | {
+                "kv_gib": round(row.kv_gib * users, 2),
+                "total_gib": round(total, 2),
+                "fits": total <= row.usable_gib,
+            }
+        )
+    return tuple(out)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.catalog.loader import Catalog
-from core.estimator.concurrency import ConcurrentSpeed
+from core.estimator.concurrency import ConcurrentSpeed, as_json
 from core.estimator.estimate import Row, Setup
 from core.i18n import Lang, translate
 from core.render.doc import Doc, Para, Pre
@@ -177,15 +177,7 @@ def concurrency_json(
     row = next((r.row for r in rows if runs(r.row)), None)
     if speed_of is None or row is None or users is None or users < 2:
         return None
-    got = speed_of(row.quant)
-    return {
-        "users": users,
-        "quant": row.quant,
-        "aggregate_tps": got.aggregate_tps,
-        "per_user_tps": got.per_user_tps,
-        "aggregate_range": [got.aggregate_low, got.aggregate_high],
-        "per_user_range": [got.per_user_low, got.per_user_high],
-    }
+    return as_json(speed_of(row.quant), row.quant)
 
 
 def ttft_json(rows: tuple[TtftRow, ...]) -> list[dict[str, Any]]:

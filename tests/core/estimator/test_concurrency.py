@@ -184,3 +184,21 @@ def test_bench_prices_each_concurrent_row_as_the_chat_does() -> None:
             errors.append(abs(got.aggregate_tps / case.row.tps - 1))
     # In-sample after the fit: 16 %; the prior parameters gave 25 %.
     assert statistics.median(errors) < 0.2
+
+
+def test_estimate_json_users_gives_the_chat_lines_figures() -> None:
+    """`estimate --users N --json`: each fitting row carries the figures the chat's concurrency line
+    gives for the same setup (one figure per cell); without --users the rows are as before."""
+    from bot.cli.estimate import answer as estimate_answer
+
+    request = {"gpu": "4090", "model": "qwen3 8b", "framework": "vllm", "quant": ["FP8"], "ctx": [8192]}
+    result, ok = estimate_answer({**request, "users": 20})
+    assert ok
+    figures = result["rows"][0]["concurrency"]
+    chat = answer("4090 qwen3 8b vllm 20 concurrent users", CATALOG)
+    line = next(r["concurrency"] for r in chat.rows if "concurrency" in r)
+    assert {k: figures[k] for k in line} == line
+    assert figures["kv_gib"] == pytest.approx(20 * result["rows"][0]["kv_gib"], abs=0.02)
+    plain, _ = estimate_answer(request)
+    assert "concurrency" not in plain["rows"][0]
+    assert {k: v for k, v in result["rows"][0].items() if k != "concurrency"} == plain["rows"][0]
