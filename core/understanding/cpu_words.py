@@ -116,12 +116,25 @@ def resolve_cpu(text: str, catalog: Catalog) -> CpuResolution:
         if any("".join(_CHUNK.findall(k)) == compact for k in _keys(cpu)):
             return CpuResolution(cpu.id, None, ())
     found = find_cpus(text, catalog)
-    if len({f.cpu_id for f in found}) == 1:
+    if len(found) == 1 and _only_sockets_left(text, found[0], catalog):
         return CpuResolution(found[0].cpu_id, found[0].sockets, ())
+    # Not sure ("Ryzen 9 7960X" names a Threadripper's number under another family): the closest
+    # names go back, the one found first, never a silent swap.
     keys = {"".join(_CHUNK.findall(k)): cpu.id for cpu in catalog.cpus.values() for k in _keys(cpu)}
     close = difflib.get_close_matches(compact, list(keys), n=12, cutoff=0.6)
-    ids = tuple(dict.fromkeys(keys[c] for c in close))[:5]
+    ids = tuple(dict.fromkeys([*(f.cpu_id for f in found), *(keys[c] for c in close)]))[:5]
     return CpuResolution(None, None, ids)
+
+
+_FILLER = re.compile(r"amd|intel|cpus?|processors?|sockets?|[x×*路颗\s,+()\-]|\d", re.I)
+
+
+def _only_sockets_left(text: str, mention: CpuMention, catalog: Catalog) -> bool:
+    """Nothing but vendor, socket and filler words around the name ("2x AMD EPYC 9654 CPU")."""
+    rest = (text[: mention.start] + " " + text[mention.end :]).lower()
+    for word in sorted(_socket_patterns(catalog)[2], key=len, reverse=True):
+        rest = rest.replace(word, " ")
+    return not _FILLER.sub("", rest).strip()
 
 
 _BARE_SIZE = re.compile(r"(?<![\w.])(\d{1,4})\s*(gb|gib|g|tb)(?![a-z0-9])(?!\s*(?:显存|vram))", re.I)
