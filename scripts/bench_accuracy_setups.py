@@ -16,7 +16,9 @@ Each row is priced on the backend it was measured on (`backend` of the request, 
 --backend` takes it; rows whose backend column names none are left to the estimator's choice, and
 the bk≠ column counts rows priced on another backend); `--chosen-backend` prices every row on the
 estimator's own choice instead, as before the backend input existed. What the estimator can't take
-is said, not guessed: it has no concurrent setup. Offloaded and CPU-only rows are
+is said, not guessed. Concurrent rows (concurrency > 1) are priced by scripts/concurrency_rows.py
+through the chat's own concurrent_for (N users, the row's lengths, serving run or steady batch) and
+get their own section (by framework, N, dense/MoE). Offloaded and CPU-only rows are
 asked with the offload they ran (`offload` experts / layers / cpu, `--n-cpu-moe` from the notes) and
 the host RAM type, channels and sockets their `ram` column (or, unstated, their CPU) gives, and
 scored on the decode and prefill figures of that forced setup, as `python -m bot estimate` prints.
