@@ -137,7 +137,9 @@ def _only_sockets_left(text: str, mention: CpuMention, catalog: Catalog) -> bool
     return not _FILLER.sub("", rest).strip()
 
 
-_BARE_SIZE = re.compile(r"(?<![\w.])(\d{1,4})\s*(gb|gib|g|tb)(?![a-z0-9])(?!\s*(?:显存|vram))", re.I)
+_BARE_SIZE = re.compile(
+    r"(?<![\w.])(\d{1,4}(?:\.\d+)?)\s*(gb|gib|g|tb)(?![a-z0-9])(?!\s*(?:显存|vram))", re.I
+)
 
 
 @dataclass(frozen=True, slots=True)

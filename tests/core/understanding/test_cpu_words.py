@@ -86,6 +86,7 @@ def test_a_bare_size_is_the_ram_only_with_no_card() -> None:
     assert read_cpu("epyc 9654 768gb deepseek v3", CATALOG, has_card=False).ram_gib == 768.0
     assert read_cpu("2x EPYC 7763 1TB qwen3 235b", CATALOG, has_card=False).ram_gib == 1024.0
     assert read_cpu("4090 + 7950X 96G", CATALOG, has_card=True).ram_gib is None
+    assert read_cpu("dual EPYC 9654 with 1.5TB", CATALOG, has_card=False).ram_gib == 1536.0
 
 
 @pytest.mark.parametrize(
