@@ -100,3 +100,8 @@ def test_bare_sizes_keep_their_established_rows(catalog: Catalog, size: str) -> 
     # New variants sit below the row a bare size already named (catalogs/README.md, Aliases).
     new_rows = {"qwen3.5-9b", "qwen3.5-4b", "qwen3.6-27b", "codellama-34b"}
     assert resolve_model(size, catalog).best_id not in new_rows
+
+
+def test_qwen35_122b_resolves(catalog: Catalog) -> None:
+    parsed = parse_question("qwen3.5 122b a10b 在两台 strix halo 上多少 token/s", catalog)
+    assert parsed.model is not None and parsed.model.best_id == "qwen3.5-122b-a10b"
