@@ -14,8 +14,10 @@ aggregate tok/s = N / step, per-user tok/s = 1 / step. One user is exactly the s
 
 A serving benchmark's "output token throughput" (vllm bench serve, sglang.bench_serving) is not that
 steady state: its duration also holds each request's prefill and the last, partly filled wave of
-requests. `ServingRun` prices that run through the same step (what scripts/concurrency_rows.py
-scores such rows with); the chat answers the steady state.
+requests. `ServingRun` prices that run through the same step parts, each wave's prefills chunked
+into its decode steps (vLLM, SGLang and llama-server -cb batch them together: the prefill matmuls
+add to the compute side, the weight reads are shared), which is what scripts/concurrency_rows.py
+scores such rows with; the chat answers the steady state.
 
 The parameters (per framework, dense / MoE) and the band live in catalogs/concurrency.toml, fitted by
 scripts/fit_concurrency.py on the train split of the measured concurrent runs.
@@ -167,21 +169,23 @@ def concurrent_speed(
     users = max(1, users)
     p = params or _legacy_params(cal)
 
-    def step(n: int) -> float:
-        return step_seconds(
+    def parts(n: int) -> tuple[float, float, float]:
+        return step_parts(
             gpu, backend, model, quant_id, n, active_bytes, expert_bytes, kv_bytes_per_user, cal, framework,
             count, split, p, depth,
         )  # fmt: skip
 
-    seconds = step(users)
+    memory, compute, extra = parts(users)
+    seconds = roofline(memory, compute, p.overlap) + extra
     aggregate = users / seconds
     if run is not None:
         prefill = speed.prefill_seconds(
             gpu, backend, model, quant_id, max(run.prompt, 1), 0, cal, count, split, framework
         )
-        aggregate = _serving_aggregate(users, run, prefill, step)
-        # Continuous batching: the other users' prefills stall every decoding user (TPOT holds them).
-        seconds += users * prefill / max(run.output, 1)
+        aggregate = _serving_aggregate(users, run, prefill, parts, p.overlap)
+        # Continuous batching: the other users' prefill chunks ride in every decoding user's steps
+        # (TPOT holds them); their matmuls add to the compute side of the step.
+        seconds = roofline(memory, compute + users * prefill / max(run.output, 1), p.overlap) + extra
     return ConcurrentSpeed(
         users,
         round(aggregate, 1),
@@ -193,7 +197,17 @@ def concurrent_speed(
     )
 
 
-def step_seconds(
+def roofline(memory: float, compute: float, overlap: float) -> float:
+    """The soft roofline (memory^p + compute^p)^(1/p): p = 1 the two one after the other, large p the
+    longer of the two (they overlap)."""
+    if compute <= 0.0:
+        return memory
+    p = max(overlap, 1.0)
+    big, small = max(memory, compute), min(memory, compute)
+    return math.exp(math.log(big) + math.log1p((small / big) ** p) / p)
+
+
+def step_parts(
     gpu: Gpu,
     backend: str,
     model: Model,
@@ -208,8 +222,9 @@ def step_seconds(
     split: str,
     params: BatchParams,
     depth: int = 0,
-) -> float:
-    """Seconds of one decode step for `users` sequences (the module docstring's roofline)."""
+) -> tuple[float, float, float]:
+    """(memory, compute, per-sequence) seconds of one decode step for `users` sequences (the module
+    docstring's roofline); one user is the single-stream step, all memory."""
     # The part every token reads whatever it routes to, plus the experts the whole batch touches.
     # One user reads exactly what the single-stream row prices (the same float).
     shared = active_bytes - expert_bytes * expert_share_read(model, 1)
@@ -221,23 +236,31 @@ def step_seconds(
         quant_id, cal, count, split, framework=framework,
     )  # fmt: skip
     if users == 1:
-        return memory
+        return memory, 0.0, 0.0
     flops = users * (2.0 * model.active_params_b * 1e9 + speed.attention_flops_per_token(model, depth))
     rate = matmul_flops_per_s(gpu, backend, quant_id, model.is_moe, cal, count, split, framework)
     compute = flops / (rate * max(params.batch_eff, 1e-6))
-    p = max(params.overlap, 1.0)
-    both = math.exp(math.log(memory) + math.log1p((compute / memory) ** p) / p)
-    return both + (users - 1) * params.seq_us * 1e-6
+    return memory, compute, (users - 1) * params.seq_us * 1e-6
 
 
-def _serving_aggregate(users: int, run: ServingRun, prefill: float, step: Callable[[int], float]) -> float:
+def _serving_aggregate(
+    users: int,
+    run: ServingRun,
+    prefill: float,
+    parts: Callable[[int], tuple[float, float, float]],
+    overlap: float,
+) -> float:
     """Output tokens over the run's duration: waves of `users` requests (the last one holds what is
-    left), each wave's prefills (one after another: a prefill fills the matrix units) and then its
-    `output` decode steps at the wave's batch."""
+    left), each its `output` decode steps at the wave's batch with the wave's prefills chunked into
+    them (vLLM, SGLang, llama-server -cb): their matmuls add to the compute side, the weights the
+    decode steps read anyway serve them too."""
     left, seconds = max(run.requests, 1), 0.0
     while left > 0:
         n = min(users, left)
-        seconds += n * prefill + run.output * step(n)
+        memory, compute, extra = parts(n)
+        seconds += (
+            roofline(run.output * memory, run.output * compute + n * prefill, overlap) + run.output * extra
+        )
         left -= n
     return max(run.requests, 1) * run.output / seconds
 
