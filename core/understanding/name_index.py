@@ -64,14 +64,37 @@ class Index:
     gpu_variants: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # a model stem -> the models that own it ("qwen3vl" -> the Qwen3-VL rows)
     model_stem_owners: dict[str, frozenset[str]] = field(default_factory=dict)
+    # Every prefix of an exact key: the parser stops growing a run of words once it is no key's start.
+    gpu_prefixes: frozenset[str] = frozenset()
+    model_prefixes: frozenset[str] = frozenset()
 
 
 def gpu_words(text: str, vocab: Vocab) -> list[str]:
     return [w for w in split_words(clean(text)) if w not in vocab.vendor_words]
 
 
+_KEYS_SEEN: dict[int, tuple[Vocab, dict[str, GpuKey]]] = {}
+MAX_KEYS_SEEN = 16384  # words; past this the memo starts over (chat text is open-ended)
+
+
 def gpu_key(text: str, vocab: Vocab) -> GpuKey:
-    """Compact a GPU name: drop vendor words, take the memory size out ("V100 32G" -> v100, 32)."""
+    """Compact a GPU name: drop vendor words, take the memory size out ("V100 32G" -> v100, 32).
+    Remembered per vocabulary: the same words come back in question after question."""
+    hit = _KEYS_SEEN.get(id(vocab))
+    if hit is None or hit[0] is not vocab:
+        if len(_KEYS_SEEN) > 16:
+            _KEYS_SEEN.clear()
+        hit = _KEYS_SEEN[id(vocab)] = (vocab, {})
+    seen = hit[1]
+    key = seen.get(text)
+    if key is None:
+        if len(seen) > MAX_KEYS_SEEN:
+            seen.clear()
+        key = seen[text] = _gpu_key(text, vocab)
+    return key
+
+
+def _gpu_key(text: str, vocab: Vocab) -> GpuKey:
     words = gpu_words(text, vocab)
     memory: float | None = None
     kept: list[str] = []
@@ -282,7 +305,13 @@ def _build(catalog: Catalog) -> Index:
         gpu_siblings=_gpu_siblings(gpus.base),
         gpu_variants=_gpu_variants(catalog),
         model_stem_owners=_stem_owners(models.facts),
+        gpu_prefixes=_prefixes(gpus.exact),
+        model_prefixes=_prefixes(models.exact),
     )
+
+
+def _prefixes(keys: Mapping[str, str]) -> frozenset[str]:
+    return frozenset(key[:n] for key in keys for n in range(1, len(key) + 1))
 
 
 def _stem_owners(facts: dict[str, ModelFacts]) -> dict[str, frozenset[str]]:

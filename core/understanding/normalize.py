@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 MAX_INPUT_CHARS = 500  # a question is a line or two; the rest of a pasted log only costs time
 
@@ -37,8 +38,11 @@ ACTIVE_TOKEN = re.compile(r"^a(\d+(?:\.\d+)?)b$")
 MOE_TOKEN = re.compile(r"^(\d+)x(\d+(?:\.\d+)?)b$")
 
 
+@lru_cache(maxsize=8192)
 def clean(text: str) -> str:
-    """NFKC, lower case, no control characters, one space between words, units as `32g`."""
+    """NFKC, lower case, no control characters, one space between words, units as `32g`. Kept for
+    the texts seen last: a question's words are cleaned again and again on the ask path (each word
+    of a typed model name is compacted as a card key too), and the result depends on the text alone."""
     text = text[:MAX_INPUT_CHARS]
     text = unicodedata.normalize("NFKC", text).lower()
     text = _CONTROL.sub(" ", text).replace("×", "x")

@@ -827,37 +827,51 @@ def _variant_for(res: Resolution, index: Index, catalog: Catalog, laptop: bool) 
     return res
 
 
-def _gpu_window(ps: list[_Piece], i: int, j: int, index: Index) -> str | None:
-    """The GPU id named by pieces[i:j] exactly, or None. A window must not start or end on a bare
-    memory size; vendor words inside are dropped ("nvidia rtx 4090")."""
-    if ps[i].memory is not None or ps[j - 1].vendor:
+def _longest_gpu_window(ps: list[_Piece], i: int, stop: int, index: Index) -> tuple[int, str] | None:
+    """(end, id) of the longest window ps[i:end] (end <= stop) that is an exact card name: its words
+    less vendor words ("nvidia rtx 4090"), with a memory size among them ("v100 32g"); a window must
+    not start on a size nor end on a vendor word. Windows grow one word at a time, and growing stops
+    once the words so far start no card key (a longer window only adds to them) or take a used word
+    (every longer window would hold it)."""
+    if ps[i].memory is not None:
         return None
+    best: tuple[int, str] | None = None
     base = ""
     memory: float | None = None
-    for p in ps[i:j]:
+    for j in range(i + 1, stop + 1):
+        p = ps[j - 1]
         if p.used:
-            return None
-        if p.vendor:
-            continue
+            break
         if p.memory is not None:
             memory = p.memory
+        elif not p.vendor:
+            base += p.text
+            if base.replace("+", "") not in index.gpu_prefixes:
+                break
+        if p.vendor or not base:
             continue
-        base += p.text
-    if not base:
-        return None
-    base = base.replace("+", "")
-    if memory is not None and f"{base}{memory:g}g" in index.gpu_exact:
-        return index.gpu_exact[f"{base}{memory:g}g"]
-    if base in index.gpu_exact:
-        return index.gpu_exact[base]
-    return None
+        compact = base.replace("+", "")
+        gid = index.gpu_exact.get(f"{compact}{memory:g}g") if memory is not None else None
+        gid = gid or index.gpu_exact.get(compact)
+        if gid is not None:
+            best = (j, gid)
+    return best
 
 
-def _model_window(ps: list[_Piece], i: int, j: int, index: Index) -> str | None:
-    if any(p.used for p in ps[i:j]):
-        return None
-    key = "".join(p.text for p in ps[i:j])
-    return index.model_exact.get(key)
+def _longest_model_window(ps: list[_Piece], i: int, stop: int, index: Index) -> int:
+    """The end of the longest window ps[i:end] that is an exact model name (0: none), grown as above."""
+    best = 0
+    key = ""
+    for j in range(i + 1, stop + 1):
+        p = ps[j - 1]
+        if p.used:
+            break
+        key += p.text
+        if key not in index.model_prefixes:
+            break
+        if key in index.model_exact:
+            best = j
+    return best
 
 
 def _find_gpu(
@@ -880,15 +894,8 @@ def _exact_gpu(
         if ps[i].used:
             i += 1
             continue
-        best_gpu: tuple[int, str] | None = None
-        best_model = 0
-        for j in range(min(n, i + 6), i, -1):
-            if best_gpu is None:
-                gid = _gpu_window(ps, i, j, index)
-                if gid is not None:
-                    best_gpu = (j, gid)
-            if not best_model and _model_window(ps, i, j, index):
-                best_model = j
+        best_gpu = _longest_gpu_window(ps, i, min(n, i + 6), index)
+        best_model = _longest_model_window(ps, i, min(n, i + 6), index)
         # A model name that swallows a card alias wins ("minimax m2" is not an Apple M2).
         if best_gpu is None or best_model > best_gpu[0]:
             i = best_model if best_model > i else i + 1
