@@ -25,7 +25,7 @@ def test_rows_map_to_catalog_and_are_published() -> None:
     # MI50 Nemotron-3-Nano-30B-A3B row (llama.cpp#18896) maps to its catalog entry; 318 since the
     # Apple M5 Max entry gives its measured row a card; 339 with the 2026-12-01 published_extra.csv
     # additions (issue 11 item 9, second batch: rows fully on the card, one stream).
-    assert len(subs) == 475
+    assert len(subs) == 506
     for s in subs:
         m = s.measurement
         assert m.gpu_id in CATALOG.gpus and m.model_id in CATALOG.models and m.quant in CATALOG.quants
