@@ -8,7 +8,7 @@ import pytest
 
 from core.catalog.loader import Catalog, default_catalog
 from core.understanding.parse import parse_question
-from core.understanding.resolve import resolve_gpu, resolve_model
+from core.understanding.resolve import resolve_gpu, resolve_model, resolve_quant
 
 
 @pytest.fixture(scope="module")
@@ -105,3 +105,29 @@ def test_bare_sizes_keep_their_established_rows(catalog: Catalog, size: str) -> 
 def test_qwen35_122b_resolves(catalog: Catalog) -> None:
     parsed = parse_question("qwen3.5 122b a10b 在两台 strix halo 上多少 token/s", catalog)
     assert parsed.model is not None and parsed.model.best_id == "qwen3.5-122b-a10b"
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        ("NVFP4", "NVFP4"),
+        ("MLX-6bit", "MLX-6BIT"),
+        ("mlx 6bit", "MLX-6BIT"),
+        ("GPTQ 4-bit g128", "GPTQ-INT4"),
+        ("gptq-4bit-128g", "GPTQ-INT4"),
+    ],
+)
+def test_new_quants_resolve(catalog: Catalog, typed: str, expected: str) -> None:
+    res = resolve_quant(typed, catalog)
+    assert res.best_id == expected and res.confident, (typed, res.best_id)
+
+
+def test_new_quant_sizes_follow_their_format(catalog: Catalog) -> None:
+    # NVFP4: 4-bit values + an FP8 scale per 16 = 4.5 bpw; MLX 6-bit, group 64: 6 + 32 / 64 = 6.5 bpw.
+    assert catalog.ggml_types["NVFP4_G16"].bits_per_weight == pytest.approx(4.5)
+    assert catalog.ggml_types["MLX_Q6_G64"].bits_per_weight == pytest.approx(6.5)
+
+
+def test_nvfp4_in_a_question(catalog: Catalog) -> None:
+    parsed = parse_question("llama 3.3 70b nvfp4 on a dgx spark, how fast?", catalog)
+    assert list(parsed.quants) == ["NVFP4"]
