@@ -101,7 +101,9 @@ def with_intent(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> As
         query = replace(query, prompt=query.contexts[0])  # "首 token 要多久 8k": the 8K is the prompt
     if details.users is not None:
         query = replace(query, users=details.users)
-    query = replace(query, model_size_b=_size_only(parsed, query.model_id, catalog))
+    size_b = _size_only(parsed, query.model_id, catalog)
+    if size_b != query.model_size_b:  # a dataclass replace costs more than the comparison
+        query = replace(query, model_size_b=size_b)
     return _memory_only(parsed, query, details, catalog)
 
 

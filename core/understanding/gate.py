@@ -101,12 +101,14 @@ class Gated:
 
     pattern: re.Pattern[str]
     keys: tuple[str, ...] | None
+    # The keys as one alternation of plain literals: the engine's first-character scan finds any of
+    # sixty words faster than sixty `in` tests.
+    keys_re: re.Pattern[str] | None = None
 
     def may_match(self, text: str) -> bool:
-        keys = self.keys
-        if keys is None:
+        if self.keys_re is None:
             return True
-        return any(k in text for k in keys)
+        return self.keys_re.search(text) is not None
 
     def search(self, text: str) -> re.Match[str] | None:
         return self.pattern.search(text) if self.may_match(text) else None
@@ -125,7 +127,8 @@ def gated(pattern: re.Pattern[str]) -> Gated:
     keys = required_literals(pattern)
     if keys is not None and (_starts_with_literal(pattern) or any(len(k) == 1 and k.isascii() for k in keys)):
         keys = None
-    return Gated(pattern, keys)
+    keys_re = re.compile("|".join(re.escape(k) for k in keys)) if keys else None
+    return Gated(pattern, keys, keys_re)
 
 
 def _starts_with_literal(pattern: re.Pattern[str]) -> bool:

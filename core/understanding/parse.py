@@ -121,6 +121,7 @@ class _Patterns:
     count_wide_after: re.Pattern[str]  # "x1000" right after a card
     split_plus: re.Pattern[str]  # "3090+3060" -> "3090 + 3060" ("max+ 395" keeps its plus)
     digitless_cards: tuple[str, ...]  # card names without a digit ("titanrtx", "vii", "dgxspark")
+    digitless_starts: frozenset[str] = frozenset()  # every prefix of those: the words that may start one
 
 
 def _form_pattern(form: str) -> str:
@@ -199,6 +200,9 @@ def _build_patterns(index: Index, catalog: Catalog) -> _Patterns:
         count_wide_after=re.compile(r"^\s*[x*]\s*(-?\d+)(?![0-9a-z.])"),
         split_plus=re.compile(r"(?<=\d)\s*\+\s*(?=[0-9a-z])"),
         digitless_cards=tuple(sorted(k for k in index.gpu_exact if not any(ch.isdigit() for ch in k))),
+        digitless_starts=frozenset(
+            k[:n] for k in index.gpu_exact if not any(ch.isdigit() for ch in k) for n in range(1, len(k) + 1)
+        ),
     )
 
 
@@ -635,7 +639,7 @@ def _backends_compared(
 def _may_name_card(word: str, pats: _Patterns) -> bool:
     """A word that can start a card name: one with a digit ("a100", "m4", "5090"), or the first word
     of a name without one ("titan rtx", "radeon vii", "dgx spark")."""
-    return any(ch.isdigit() for ch in word) or any(k.startswith(word) for k in pats.digitless_cards)
+    return any(ch.isdigit() for ch in word) or word in pats.digitless_starts
 
 
 def _joiner(between: str, index: Index) -> str:
@@ -846,7 +850,8 @@ def _longest_gpu_window(ps: list[_Piece], i: int, stop: int, index: Index) -> tu
             memory = p.memory
         elif not p.vendor:
             base += p.text
-            if base.replace("+", "") not in index.gpu_prefixes:
+            compact = base.replace("+", "")
+            if compact and compact not in index.gpu_prefixes:
                 break
         if p.vendor or not base:
             continue
@@ -1033,12 +1038,17 @@ def _longest_exact_model(free: list[_Piece], index: Index) -> tuple[int, int, st
     best: tuple[int, int, str] | None = None
     n = len(free)
     for i in range(n):
-        for j in range(min(n, i + 6), i, -1):
-            key = "".join(p.text for p in free[i:j])
-            if key in index.model_exact:
-                if best is None or j - i > best[1] - best[0]:
-                    best = (i, j, index.model_exact[key])
+        # The longest exact name starting at i, its words added one at a time while they still
+        # start some model key (see _longest_model_window).
+        end, key = 0, ""
+        for j in range(i + 1, min(n, i + 6) + 1):
+            key += free[j - 1].text
+            if key not in index.model_prefixes:
                 break
+            if key in index.model_exact:
+                end = j
+        if end and (best is None or end - i > best[1] - best[0]):
+            best = (i, end, index.model_exact["".join(p.text for p in free[i:end])])
     return best
 
 

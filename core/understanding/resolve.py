@@ -406,13 +406,17 @@ def _close(value: float, target: float, share: float) -> bool:
 
 
 @lru_cache(maxsize=8192)  # the same (typed name, candidate) pairs recur across questions
-def _model_has(part: str, model: Model, have: frozenset[str], compact: str, variant: frozenset[str]) -> bool:
-    """Whether a piece of the typed name (not in the model's own parts) still fits `model`: a size or
-    active count close to its own, or a misspelling of one of its words."""
+def _model_has(
+    part: str, params_b: float, active_b: float, have: frozenset[str], compact: str, variant: frozenset[str]
+) -> bool:
+    """Whether a piece of the typed name (not in the model's own parts) still fits the model of these
+    sizes and name parts: a size or active count close to its own, or a misspelling of one of its
+    words. (Keyed by the numbers, not the Model: hashing a whole Model row per call cost more than
+    the answer.)"""
     if m := SIZE_TOKEN.match(part):
-        return _close(float(m.group(1)), model.params_b, 0.06)
+        return _close(float(m.group(1)), params_b, 0.06)
     if m := ACTIVE_TOKEN.match(part):
-        return _close(float(m.group(1)), model.active_params_b, 0.12)
+        return _close(float(m.group(1)), active_b, 0.12)
     if _HAS_DIGIT.search(part) or part in variant:
         return False
     # A family word: a misspelling of one of the model's words is still that model.
@@ -453,7 +457,7 @@ def lacking(name: str, model: Model, catalog: Catalog) -> tuple[str, ...]:
             # A lone word beside the name ("deploy DeepSeek-V3") may be any word; one joined to the
             # name ("seed-oss-36b") is part of it.
             lone.append(part)
-        elif not _model_has(part, model, have, compact, variant):
+        elif not _model_has(part, model.params_b, model.active_params_b, have, compact, variant):
             missing.append(part)
     if not named and not missing:
         # Only a size or active count matched ("zorblax a13b" vs Hunyuan-A13B): a word beside it is
@@ -569,9 +573,21 @@ def _misspelt_word(part: str, words: frozenset[str]) -> bool:
     so "Lllama 3 8b instruct and impossible slow speeds" (koboldcpp#800) names Llama, not "impossible"."""
     if len(part) < 5:
         return False
+    by_start = _words_by_start(words)
     return any(
-        w[:1] == part[:1] and abs(len(w) - len(part)) <= 1 and fuzz.ratio(part, w) >= 85 for w in words
+        fuzz.ratio(part, w) >= 85
+        for size in (len(part) - 1, len(part), len(part) + 1)
+        for w in by_start.get((part[:1], size), ())
     )
+
+
+@lru_cache(maxsize=64)
+def _words_by_start(words: frozenset[str]) -> dict[tuple[str, int], tuple[str, ...]]:
+    """(first letter, length) -> the words: a misspelling is looked for only among words it could be."""
+    out: dict[tuple[str, int], list[str]] = {}
+    for w in words:
+        out.setdefault((w[:1], len(w)), []).append(w)
+    return {k: tuple(sorted(v)) for k, v in out.items()}
 
 
 def _could_name(name: str, words: frozenset[str]) -> bool:
