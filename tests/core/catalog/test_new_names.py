@@ -8,7 +8,7 @@ import pytest
 
 from core.catalog.loader import Catalog, default_catalog
 from core.understanding.parse import parse_question
-from core.understanding.resolve import resolve_gpu, resolve_model, resolve_quant
+from core.understanding.resolve import resolve_framework, resolve_gpu, resolve_model, resolve_quant
 
 
 @pytest.fixture(scope="module")
@@ -131,3 +131,15 @@ def test_new_quant_sizes_follow_their_format(catalog: Catalog) -> None:
 def test_nvfp4_in_a_question(catalog: Catalog) -> None:
     parsed = parse_question("llama 3.3 70b nvfp4 on a dgx spark, how fast?", catalog)
     assert list(parsed.quants) == ["NVFP4"]
+
+
+@pytest.mark.parametrize("typed", ["llamafile", "GPT4All", "gpt4all"])
+def test_llama_cpp_based_apps_are_the_llama_cpp_engine(catalog: Catalog, typed: str) -> None:
+    res = resolve_framework(typed, catalog)
+    assert res.best_id == "llama.cpp" and res.confident
+
+
+def test_kobold_united_is_not_read_as_llama_cpp(catalog: Catalog) -> None:
+    # KoboldAI United is not koboldcpp; no kobold name is an alias (the parser takes fuzzy matches).
+    parsed = parse_question("Got 7B on 2x 8GB 3060's, using Kobold United, about 3 tokens/second", catalog)
+    assert parsed.framework is None
