@@ -94,6 +94,10 @@ def gpu_key(text: str, vocab: Vocab) -> GpuKey:
     return key
 
 
+def forget_keys() -> None:
+    _KEYS_SEEN.clear()
+
+
 def _gpu_key(text: str, vocab: Vocab) -> GpuKey:
     words = gpu_words(text, vocab)
     memory: float | None = None

@@ -100,6 +100,12 @@ def resolve_gpu(text: str, catalog: Catalog) -> Resolution:
         return NOTHING
 
 
+# A name's reading depends on the name and the catalog alone, and chat groups type the same few names
+# ("4090", "qwen3 32b") in question after question: remembered, as the index is (forget_texts()).
+TEXTS_REMEMBERED = 4096
+
+
+@lru_cache(maxsize=TEXTS_REMEMBERED)
 def _resolve_gpu(text: str, catalog: Catalog) -> Resolution:
     index = index_for(catalog)
     key = gpu_key(text, index.vocab)
@@ -228,6 +234,7 @@ def _sized(facts: dict[str, ModelFacts], query: _ModelQuery) -> set[str]:
     return exact or sized
 
 
+@lru_cache(maxsize=TEXTS_REMEMBERED)
 def _resolve_model(text: str, catalog: Catalog) -> Resolution:
     index = index_for(catalog)
     key = model_key(text, index.vocab)
@@ -383,6 +390,7 @@ def _hub_words(catalog: Catalog, key: str) -> frozenset[str]:
     return frozenset(str(w).lower() for w in names.get(key, ()))
 
 
+@lru_cache(maxsize=TEXTS_REMEMBERED)
 def name_parts(text: str) -> tuple[str, ...]:
     """A model name as comparable parts: "Qwen3-Coder-30B-A3B" -> qwen, 3, coder, 30b, a3b."""
     parts: list[str] = []
@@ -395,10 +403,31 @@ def name_parts(text: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
-@lru_cache(maxsize=1024)
+_PARTS_SEEN: dict[int, tuple[Model, frozenset[str]]] = {}
+
+
 def _model_parts(model: Model) -> frozenset[str]:
+    # Remembered by the row's identity: hashing a whole Model row per call cost more than the parts.
+    hit = _PARTS_SEEN.get(id(model))
+    if hit is not None and hit[0] is model:
+        return hit[1]
     names = (model.id, model.name, *model.aliases, model.hf_repo.split("/")[-1], model.ollama_tag)
-    return frozenset(p for name in names if name for p in name_parts(name))
+    parts = frozenset(p for name in names if name for p in name_parts(name))
+    if len(_PARTS_SEEN) > 4096:
+        _PARTS_SEEN.clear()
+    _PARTS_SEEN[id(model)] = (model, parts)
+    return parts
+
+
+def forget_texts() -> None:
+    """Forget every reading remembered by text (names, cleaned texts, card keys): what a benchmark of
+    never-seen words calls, or a caller that swaps a catalog in place. The indexes stay."""
+    from core.understanding import name_index, normalize
+
+    for fn in (_resolve_gpu, _resolve_model, name_parts, _model_has, _words_by_start, normalize.clean):
+        fn.cache_clear()
+    _PARTS_SEEN.clear()
+    name_index.forget_keys()
 
 
 def _close(value: float, target: float, share: float) -> bool:
