@@ -111,6 +111,8 @@ class CpuResolution:
 def resolve_cpu(text: str, catalog: Catalog) -> CpuResolution:
     """The one CPU a name means (`estimate --cpu`): a catalog name or alias, bare numbers too
     ("9654"); else the closest names as candidates."""
+    if text.strip().lower() in catalog.cpus:
+        return CpuResolution(text.strip().lower(), None, ())  # a catalog id ("epyc-9654")
     compact = "".join(_CHUNK.findall(text.lower()))
     for cpu in catalog.cpus.values():
         if any("".join(_CHUNK.findall(k)) == compact for k in _keys(cpu)):
@@ -126,15 +128,20 @@ def resolve_cpu(text: str, catalog: Catalog) -> CpuResolution:
     return CpuResolution(None, None, ids)
 
 
-_FILLER = re.compile(r"amd|intel|cpus?|processors?|sockets?|[x×*路颗\s,+()\-]|\d", re.I)
+_FILLER_WORDS = frozenset(
+    {"amd", "intel", "cpu", "cpus", "processor", "processors", "socket", "sockets", "x"}
+)
+_COUNTS = re.compile(r"[1-8]\s*(?:[x×*]|路|颗)|[x×*]\s*[1-8](?![0-9])")
 
 
 def _only_sockets_left(text: str, mention: CpuMention, catalog: Catalog) -> bool:
-    """Nothing but vendor, socket and filler words around the name ("2x AMD EPYC 9654 CPU")."""
+    """Nothing but vendor, socket and the CPU's own name words around the name ("2x AMD EPYC 9654
+    CPU", "Xeon Platinum 8480"); "Ryzen 9 7960X" leaves a "9" no Threadripper name has."""
     rest = (text[: mention.start] + " " + text[mention.end :]).lower()
     for word in sorted(_socket_patterns(catalog)[2], key=len, reverse=True):
         rest = rest.replace(word, " ")
-    return not _FILLER.sub("", rest).strip()
+    own = {c for key in _keys(catalog.cpus[mention.cpu_id]) for c in _CHUNK.findall(key)}
+    return all(c in own or c in _FILLER_WORDS for c in _CHUNK.findall(_COUNTS.sub(" ", rest)) if c != "+")
 
 
 _BARE_SIZE = re.compile(

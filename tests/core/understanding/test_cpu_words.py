@@ -62,6 +62,8 @@ def test_what_is_no_cpu(text: str) -> None:
         ("9654", "epyc-9654"),
         ("7950x", "ryzen-9-7950x"),
         ("xeon 6138", "xeon-gold-6138"),
+        ("xeon-platinum-8480", "xeon-platinum-8480"),  # a catalog id
+        ("Intel Xeon Platinum 8480 ES", "xeon-platinum-8480"),  # its own name's words around an alias
         ("TR PRO 7975WX", "threadripper-pro-7975wx"),
     ],
 )
@@ -72,6 +74,7 @@ def test_resolve_by_name_takes_bare_numbers_too(text: str, cpu_id: str) -> None:
 def test_by_name_other_family_words_make_it_unsure() -> None:
     res = resolve_cpu("Ryzen 9 7960X", CATALOG)
     assert res.cpu_id is None and res.candidates[0] == "threadripper-7960x"
+    assert resolve_cpu("AMD Ryzen 7 7950X", CATALOG).cpu_id is None  # a 7950X is a Ryzen 9
     sure = resolve_cpu("2x AMD EPYC 9654 CPU", CATALOG)
     assert (sure.cpu_id, sure.sockets) == ("epyc-9654", 2)
 

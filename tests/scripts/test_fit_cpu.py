@@ -1,0 +1,53 @@
+"""scripts/fit_cpu.py and the CPU mapping of bench_accuracy_setups.py: CPU-only rows priced on their CPU."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tomllib
+from pathlib import Path
+
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+sys.path.insert(0, str(SCRIPTS))
+
+import bench_accuracy_setups as setups  # noqa: E402
+import fit_cpu  # noqa: E402
+
+from core.catalog.loader import default_catalog  # noqa: E402
+
+CATALOG = default_catalog()
+
+
+def _row(gpu: str, notes: str = "", setup: str = "CPU only") -> setups.Measured:
+    return setups.Measured(
+        file="x.csv", line=2, gpu=gpu, gpu_id="", gpu_count=1, model="Llama-3.1-8B-Instruct",
+        model_id="", params_b=8.0, quant="Q4_K_M", backend="CPU", framework="llama.cpp",
+        framework_raw="llama.cpp", test="tg", phase="decode", setup=setup, depth=0, prompt=512,
+        tps=10.0, ram_gib=None, source="https://example.org", notes=notes,
+    )  # fmt: skip
+
+
+def test_a_row_is_priced_on_the_cpu_it_names() -> None:
+    assert setups.row_cpu(_row("CPU only (2x Intel Xeon Gold 6138)")) == "xeon-gold-6138"
+    assert setups.row_cpu(_row("NVIDIA RTX 3070", "CPU Only; Ryzen 7 5800X")) == "ryzen-7-5800x"
+    assert setups.row_cpu(_row("RTX 5090 32GB + AMD EPYC 9355", setup="expert offload")) == "epyc-9355"
+    assert setups.row_cpu(_row("CPU only (Apple M2 Max, ARM NEON cores)")) is None
+    assert setups.row_cpu(_row("NVIDIA RTX 4090 + 7950X", setup="fully on GPU")) is None
+
+
+def test_every_cpu_row_is_asked_with_its_cpu() -> None:
+    rows = fit_cpu.cpu_rows(CATALOG)
+    assert len({r.cpu_id for r in rows if not r.held_out}) >= 5
+    for r in rows:
+        got = setups.ask(r.row, "train", CATALOG)
+        assert "CPU" not in got.reason, (r.cpu_id, got.reason)  # the id resolves: no "unknown CPU"
+
+
+def test_write_replaces_only_the_efficiency_tables(tmp_path: Path) -> None:
+    path = tmp_path / "cpus.toml"
+    shutil.copy(fit_cpu.CPUS_TOML, path)
+    eff = {"prefill": {"amx": 0.5, "default": 0.4, "attention": 0.2}, "decode": {"default": 0.9}}
+    fit_cpu.write(eff, ["a summary line"], path)
+    doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    assert doc["efficiency"] == eff
+    assert len(doc["cpu"]) == len(CATALOG.cpus) and doc["socket_words"]["双路"] == 2
