@@ -143,3 +143,10 @@ def test_kobold_united_is_not_read_as_llama_cpp(catalog: Catalog) -> None:
     # KoboldAI United is not koboldcpp; no kobold name is an alias (the parser takes fuzzy matches).
     parsed = parse_question("Got 7B on 2x 8GB 3060's, using Kobold United, about 3 tokens/second", catalog)
     assert parsed.framework is None
+
+
+def test_glm_47_flash_is_its_own_row(catalog: Catalog) -> None:
+    assert resolve_model("GLM-4.7-Flash", catalog).best_id == "glm-4.7-flash"
+    assert resolve_model("glm 4.7", catalog).best_id == "glm-4.7"  # the 355B model keeps its name
+    parsed = parse_question("glm 4.7 flash q4 在 4090 上能跑多快", catalog)
+    assert parsed.model is not None and parsed.model.best_id == "glm-4.7-flash"
