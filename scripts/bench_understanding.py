@@ -1,6 +1,9 @@
 """Share of the understanding corpus read right (per field and overall), the misses, and timing.
 
-.venv/bin/python scripts/bench_understanding.py [corpus.jsonl] [--repeat N]
+.venv/bin/python scripts/bench_understanding.py [corpus.jsonl] [--repeat N] [--regex]
+
+--regex also counts the regular-expression calls one parse makes (searches, matches, subs, finditers
+run by the engine; a gated pattern whose words are not in the question costs none: gate.py).
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("corpus", nargs="?", type=Path, default=DEFAULT)
     ap.add_argument("--repeat", type=int, default=20, help="timing passes over the corpus")
+    ap.add_argument("--regex", action="store_true", help="count regex calls per parse (cProfile)")
     args = ap.parse_args()
 
     catalog = default_catalog()
@@ -68,6 +72,8 @@ def main() -> int:
             detail = "; ".join(f"{k}: want {want!r} got {got!r}" for k, (want, got) in r.wrong.items())
             print(f"  {r.question}\n      {detail}")
 
+    if args.regex:
+        _count_regex(cases, catalog)
     times: list[float] = []
     for _ in range(args.repeat):
         for case in cases:
@@ -82,6 +88,30 @@ def main() -> int:
         f"max {times[-1] * 1e3:.3f} ms"
     )
     return 0
+
+
+_ENGINE = ("search", "match", "fullmatch", "sub", "finditer", "findall", "split")
+
+
+def _count_regex(cases: list[dict[str, object]], catalog: object) -> None:
+    """Regex engine calls per parse, by method, over one pass of the corpus."""
+    import cProfile
+    import pstats
+
+    prof = cProfile.Profile()
+    prof.enable()
+    for case in cases:
+        parse_question(str(case["q"]), catalog)  # type: ignore[arg-type]
+    prof.disable()
+    stats = pstats.Stats(prof).stats  # type: ignore[attr-defined]
+    counts = {m: 0 for m in _ENGINE}
+    for (_file, _line, name), (calls, *_rest) in stats.items():
+        for m in _ENGINE:
+            if name == f"<method '{m}' of 're.Pattern' objects>":
+                counts[m] += calls
+    n = max(1, len(cases))
+    per = ", ".join(f"{m} {c / n:.1f}" for m, c in counts.items() if c)
+    print(f"\nregex calls per parse: {sum(counts.values()) / n:.1f} ({per})")
 
 
 if __name__ == "__main__":
