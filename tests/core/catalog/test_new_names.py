@@ -34,6 +34,8 @@ def catalog() -> Catalog:
         ("M2 Max 38-core GPU", "apple-m2-max"),
         ("M3 Ultra 60-core GPU", "apple-m3-ultra-60c"),
         ("M3 Ultra", "apple-m3-ultra"),
+        ("Arc 140V", "arc-140v"),
+        ("Core Ultra 7 258V", "arc-140v"),
     ],
 )
 def test_new_cards_resolve(catalog: Catalog, typed: str, expected: str) -> None:
