@@ -927,6 +927,16 @@ def _gpu_resolution(
         elif i > 0 and ps[i - 1].memory is not None and not ps[i - 1].used:
             words.insert(0, ps[i - 1].text)
             ps[i - 1].used = True
+        elif (
+            j + 1 < len(ps)
+            and _X_COUNT.match(ps[j].text)
+            and ps[j + 1].memory is not None
+            and not ps[j + 1].used
+        ):
+            # "p40 x4 96g total": the size after the count is the cards' too (the count stays to be read
+            # after the name, so the span ends before it).
+            words.append(ps[j + 1].text)
+            ps[j + 1].used = True
     for p in ps[i:j]:
         p.used = True
     res = resolve_gpu(" ".join(words), catalog)
@@ -936,6 +946,7 @@ def _gpu_resolution(
     return res, (i, j)
 
 
+_X_COUNT = re.compile(r"^[x*]\d{1,2}$")  # "x4" typed against a card name's end
 _NOT_A_SIZE_AFTER = frozenset({"core", "cores", "c", "核", "gpu", "cpu", "tops", "w"})
 
 

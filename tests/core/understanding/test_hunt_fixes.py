@@ -134,3 +134,32 @@ def test_a_card_read_by_its_nearest_name_keeps_its_memory(text: str) -> None:
     parsed = parse_question(text, CATALOG)
     assert parsed.gpu is not None
     assert (parsed.gpu.best_id, parsed.gpu.memory_gib) == ("rtx-4050-laptop", 6.0)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "5090 32g跑qwen3 32b fp8能开多长上下文",  # "长上下文" is a context word: only "能开多" is left
+        "3090 跑 qwen3 32b 能开多长上下文",  # unseen
+        "how big a context could a 3090 hold for qwen3 32b",  # unseen
+    ],
+)
+def test_how_long_a_context_when_the_context_word_took_the_long(text: str) -> None:
+    assert parse_question(text, CATALOG).intent == "fit"
+
+
+def test_open_many_cards_is_no_context_question() -> None:
+    assert parse_question("开多卡推理 qwen3 32b 4090", CATALOG).intent != "fit"
+
+
+@pytest.mark.parametrize(
+    ("text", "card"),
+    [
+        ("p40 x4 96g total qwen2.5 72b q4 速度", ("tesla-p40", 4, 24.0)),
+        ("h100 x8 80gb for deepseek v3", ("h100-sxm", 8, 80.0)),  # unseen
+        ("v100 x4 32g 跑 qwen2.5 72b", ("tesla-v100-32g-pcie", 4, 32.0)),  # unseen
+    ],
+)
+def test_a_size_after_an_x_count_is_the_cards(text: str, card: tuple[str, int, float]) -> None:
+    parsed = parse_question(text, CATALOG)
+    assert [(c.res.best_id, c.count, c.res.memory_gib) for c in parsed.cards] == [card]
