@@ -424,7 +424,15 @@ def forget_texts() -> None:
     never-seen words calls, or a caller that swaps a catalog in place. The indexes stay."""
     from core.understanding import name_index, normalize
 
-    for fn in (_resolve_gpu, _resolve_model, name_parts, _model_has, _words_by_start, normalize.clean):
+    for fn in (
+        _resolve_gpu,
+        _resolve_model,
+        name_parts,
+        _model_has,
+        _words_by_start,
+        _lacking_in,
+        normalize.clean,
+    ):
         fn.cache_clear()
     _PARTS_SEEN.clear()
     name_index.forget_keys()
@@ -470,6 +478,18 @@ def _without_quants(name: str, quants: Mapping[str, str]) -> str:
 def lacking(name: str, model: Model, catalog: Catalog) -> tuple[str, ...]:
     """The parts of a typed name that `model` lacks: a size or active count it doesn't have, a
     version or date it doesn't carry, a variant word ("coder", "vl") or a family word it isn't."""
+    if catalog.models.get(model.id) is not model:
+        return _lacking(name, model, catalog)  # a row from elsewhere: not remembered by its id
+    return _lacking_in(name, model.id, catalog)
+
+
+@lru_cache(maxsize=TEXTS_REMEMBERED)
+def _lacking_in(name: str, model_id: str, catalog: Catalog) -> tuple[str, ...]:
+    # Remembered by the row's id in its catalog (the same typed names meet the same rows again).
+    return _lacking(name, catalog.models[model_id], catalog)
+
+
+def _lacking(name: str, model: Model, catalog: Catalog) -> tuple[str, ...]:
     have = _model_parts(model)
     compact = "".join(sorted(have)) + _compact_simple(model.name)
     ignore, variant = _hub_words(catalog, "ignore"), _hub_words(catalog, "variant")
