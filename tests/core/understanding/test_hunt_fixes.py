@@ -163,3 +163,30 @@ def test_open_many_cards_is_no_context_question() -> None:
 def test_a_size_after_an_x_count_is_the_cards(text: str, card: tuple[str, int, float]) -> None:
     parsed = parse_question(text, CATALOG)
     assert [(c.res.best_id, c.count, c.res.memory_gib) for c in parsed.cards] == [card]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "24g显存 + 128g内存 能跑 deepseek r1 q1 吗",
+        "deepseek r1 q1 on 4x 3090 + 256gb ram speed",  # unseen
+    ],
+)
+def test_q1_is_the_smallest_one_bit_gguf(text: str) -> None:
+    assert parse_question(text, CATALOG).quants == ("IQ1_S",)
+
+
+@pytest.mark.parametrize(
+    ("text", "other"),
+    [
+        ("4090和5090跑qwen3 32b差多少", "rtx-5090"),
+        ("3090 和 4090 跑 llama 3 70b 相差多少", "rtx-4090"),  # unseen
+        ("a100跟h100跑qwen2.5 72b速度差几倍", "h100-sxm"),  # unseen
+    ],
+)
+def test_how_far_apart_two_cards_are_is_a_comparison(text: str, other: str) -> None:
+    parsed = parse_question(text, CATALOG)
+    assert parsed.intent == "compare" and parsed.cards[1].res.best_id == other
+    reply = answer(text, CATALOG)
+    assert reply.query is not None and reply.query.other_card is not None
+    assert reply.query.other_card.gpu_id == other
