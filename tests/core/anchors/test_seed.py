@@ -24,8 +24,9 @@ def test_rows_map_to_catalog_and_are_published() -> None:
     # catalogs/measurements/published_extra.csv (134): fully on the cards, one stream. 317 since the
     # MI50 Nemotron-3-Nano-30B-A3B row (llama.cpp#18896) maps to its catalog entry; 318 since the
     # Apple M5 Max entry gives its measured row a card; 339 with the 2026-12-01 published_extra.csv
-    # additions (issue 11 item 9, second batch: rows fully on the card, one stream).
-    assert len(subs) == 506
+    # additions (issue 11 item 9, second batch: rows fully on the card, one stream); 520 once the
+    # catalog knows GLM-4.7-Flash, NVFP4, MLX-6BIT and the other issue-11 names (14 more rows map).
+    assert len(subs) == 520
     for s in subs:
         m = s.measurement
         assert m.gpu_id in CATALOG.gpus and m.model_id in CATALOG.models and m.quant in CATALOG.quants
