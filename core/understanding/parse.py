@@ -727,8 +727,11 @@ def _said_again(
 
 
 def _same_card(a: Resolution, b: Resolution, index: Index) -> bool:
-    """One card under the same or a sibling row ("4060 ti" and "4060ti 16g")."""
+    """One card under the same or a sibling row ("4060 ti" and "4060ti 16g"); two sizes said
+    ("4060ti 8g, 4060ti 16g, which is better") are two cards."""
     if a.best_id is None or b.best_id is None:
+        return False
+    if a.memory_gib is not None and b.memory_gib is not None and a.memory_gib != b.memory_gib:
         return False
     return a.best_id == b.best_id or b.best_id in index.gpu_siblings.get(a.best_id, ())
 

@@ -121,3 +121,12 @@ def test_a_backend_the_card_cannot_run_is_not_compared() -> None:
     reply = answer("CUDA vs Vulkan on 7900 XTX for qwen3 32b", CATALOG)
     assert reply.query is not None and reply.query.other_backend is None
     assert [n.code for n in reply.query.notes] == ["backend_impossible"]
+
+
+def test_one_card_at_two_sizes_is_two_cards() -> None:
+    # Two sizes said are two cards, not one card said twice: the comparison keeps its other side.
+    parsed = parse_question("4060ti 8g, 4060ti 16g, which is better for qwen3 14b", CATALOG)
+    assert parsed.intent == "compare"
+    assert [c.res.best_id for c in parsed.cards] == ["rtx-4060-ti-8g", "rtx-4060-ti-16g"]
+    zh = parse_question("m4 pro 24g，m4 pro 48g 跑 qwen3 32b 选哪个", CATALOG)
+    assert [c.res.memory_gib for c in zh.cards] == [24.0, 48.0]
