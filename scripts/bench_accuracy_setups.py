@@ -450,8 +450,9 @@ def _variants(text: str) -> list[str]:
 
 
 # A source that says it does not know which variant ran ("Jetson Orin (variant not stated)", "H100
-# (x2; variant not stated)"): the variants differ in memory and bandwidth, so no row is picked.
-_UNSTATED = re.compile(r"\bvariant not stated\b", re.I)
+# (x2; variant not stated)", "llama 3B (as labeled; exact model not stated)"): the variants differ
+# in memory, bandwidth or shapes, so no row is picked.
+_UNSTATED = re.compile(r"\b(?:variant|exact model) not stated\b", re.I)
 # "(330W power limit)", "(power-limited to 300W)": the same card run below its stock power.
 _POWER_LIMIT = re.compile(r"(\d{2,4})\s*W\s+power[- ]limit|power[- ]limited\s+to\s+(\d{2,4})\s*W", re.I)
 
@@ -511,6 +512,8 @@ def find_model(text: str, params_b: float | None, catalog: Catalog) -> str | Non
     """The model id when the resolver is confident *and* its family word and size agree with the
     row (the resolver reads "Mistral-Large-Instruct-2407" as Mistral 7B, "Nemotron-3-Nano-30B-A3B"
     as Qwen3-30B-A3B: scoring those would blame the speed model for a naming miss)."""
+    if _UNSTATED.search(text):
+        return None
     for variant in _variants(text.removeprefix("Meta-")):
         res = resolve_model(variant, catalog)
         if not (res.best_id and res.confident):

@@ -67,6 +67,11 @@ def test_find_model_drops_annotations(text: str, params_b: float, expected: str)
     assert bench.find_model(text, params_b, CATALOG) == expected
 
 
+def test_find_model_does_not_guess_an_unstated_model() -> None:
+    assert bench.find_model("llama 3B", None, CATALOG) == "llama-3.2-3b"  # named: the resolver's pick
+    assert bench.find_model("llama 3B (as labeled; exact model not stated)", None, CATALOG) is None
+
+
 CURATED = (
     "gpu,gpu_count,model,params_b,quant,model_size_gib,backend,framework,test,context_or_depth,"
     "tokens_per_s,flash_attn,source,date,notes,gpu_id,gpu_query,model_id,model_query,quant_query"
