@@ -25,7 +25,14 @@ from core.estimator.memory import (
     kv_cache_bytes,
     usable_memory,
 )
-from core.estimator.memory_fit import ForcedOffload, Remedy, find_remedy, forced_offload, layer_plan
+from core.estimator.memory_fit import (
+    ForcedOffload,
+    Remedy,
+    cpu_remedy,
+    find_remedy,
+    forced_offload,
+    layer_plan,
+)
 from core.estimator.token_bytes import decode_bytes
 from core.estimator.weights import WeightBreakdown, weight_breakdown
 from core.i18n import Note
@@ -141,6 +148,19 @@ def default_contexts(model: Model, catalog: Catalog) -> tuple[int, ...]:
     return tuple(sorted(set(out)))
 
 
+def ram_usable(setup: Setup, catalog: Catalog) -> Usable:
+    """A CPU-only run's usable memory: the system RAM less what the OS keeps ([host] os_reserve_gib),
+    so a CPU-only row's total and usable figures are RAM figures, judged like a card's."""
+    reserve = float(catalog.tables["estimator"]["host"]["os_reserve_gib"])
+    ram = setup.host.ram_gib
+    return Usable(ram - reserve, 1, ram, (Note("assume.ram_reserve", {"gib": reserve, "ram": ram}),))
+
+
+def in_ram(est: Estimate) -> bool:
+    """Whether the estimate is a CPU-only run: its memory figures are system RAM, not VRAM."""
+    return est.request.offload == "cpu"
+
+
 def framework_overhead_bytes(framework: str, catalog: Catalog) -> float:
     """Runtime memory beyond weights, KV and the compute buffer that the driver context (already
     taken off `usable`) does not cover: e.g. LM Studio's UI-side allocations."""
@@ -178,6 +198,8 @@ def estimate(request: EstimateRequest, catalog: Catalog) -> Estimate:
         # (--kt-num-gpu-experts 0), attention and shared weights on the GPU.
         request = replace(request, offload="experts")
     usable = usable_memory(gpu, setup.memory_gib, setup.count, setup.os, catalog)
+    if request.offload == "cpu":
+        usable = ram_usable(setup, catalog)
     # No GPU layers: the CPU runs it (the speed model prices only the host side then).
     backend = (
         "cpu" if request.offload == "cpu" else speed.choose_backend(gpu, setup.os, catalog, request.backend)
@@ -311,7 +333,20 @@ def _row(
     decode = prefill = None
     ttft = None
     remedy = None
-    if request.offload:
+    if request.offload == "cpu":
+        # CPU only: every byte is in RAM, so the row's memory figures are the RAM the run needs
+        # (weights + KV + compute buffer) against the usable RAM (`ram_usable`).
+        forced = forced_offload(
+            request, usable, backend, quant_id, weights, ctx, depth, catalog, split, framework
+        )
+        status, remedy = forced.status, forced.plan
+        weights_gpu, total = weights.total_bytes, forced.host_bytes
+        overhead = total - weights_gpu - kv
+        if status != "no_fit":
+            decode, prefill, ttft = _forced_figures(forced, request.prompt, fixed.prefill_band)
+        else:
+            remedy = cpu_remedy(request, usable, backend, quant_id, weights, ctx, catalog, forced, framework)
+    elif request.offload:
         forced = forced_offload(
             request, usable, backend, quant_id, weights, ctx, depth, catalog, split, framework
         )
@@ -360,7 +395,7 @@ def _row(
         kv_gib=round(kv / GIB, 2),
         overhead_gib=round(overhead / GIB, 2),
         total_gib=round(total / GIB, 2),
-        usable_gib=round(max(usable_bytes, 0.0) / GIB, 2),  # CPU only: no card, nothing usable
+        usable_gib=round(max(usable_bytes, 0.0) / GIB, 2),  # CPU only: the usable RAM
         status=status,
         decode_tps=decode,
         prefill_tps=prefill,
@@ -424,6 +459,10 @@ def framework_query(
             quant_id = remedy.quant or quant_id
             ctx = remedy.context or ctx
             count = remedy.cards or count
+    threads, backend, cpu_only = 0, request.backend, request.offload == "cpu"
+    if cpu_only:
+        # CPU only: no layer on a card whatever the way out, one thread per physical core.
+        n_gpu_layers, threads, backend = 0, cpu_threads(setup, catalog), "cpu"
     return FrameworkQuery(
         gpu=setup.gpu,
         model=request.model,
@@ -435,8 +474,21 @@ def framework_query(
         fits_on_gpu=fits,
         n_gpu_layers=n_gpu_layers,
         n_cpu_moe=n_cpu_moe,
-        backend=request.backend,
+        backend=backend,
+        cpu_only=cpu_only,
+        cpu_threads=threads,
+        numa=cpu_only and setup.host.sockets > 1,
     )
+
+
+def cpu_threads(setup: Setup, catalog: Catalog) -> int:
+    """The threads a CPU-only llama.cpp run takes: the named CPU's physical performance cores on every
+    socket (llama.cpp's own default leaves E-cores and SMT siblings out too: they add no memory
+    bandwidth); 0 with no CPU named (llama.cpp then counts the cores itself)."""
+    cpu = catalog.cpus.get(setup.host.cpu)
+    if cpu is None:
+        return 0
+    return (cpu.cores - cpu.e_cores) * max(setup.host.sockets, 1)
 
 
 def row_framework_query(est: Estimate, row: Row, catalog: Catalog) -> FrameworkQuery:

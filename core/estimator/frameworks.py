@@ -90,6 +90,11 @@ class FrameworkQuery:
     # The backend the user named (estimate --backend, "on vulkan"): a framework runs the setup only
     # on that backend. None: each framework takes its first backend that drives the card.
     backend: str | None = None
+    # CPU only (no GPU layers): the threads llama.cpp runs (-t N, the physical cores; 0 = its own
+    # default) and whether the RAM spans NUMA nodes (2+ sockets: --numa distribute).
+    cpu_only: bool = False
+    cpu_threads: int = 0
+    numa: bool = False
 
     @property
     def fully_on_gpu(self) -> bool:
@@ -390,7 +395,8 @@ def _llama_cpp_values(
     return {
         "model_arg": model_arg,
         "ngl": str(q.n_gpu_layers) if isinstance(q.n_gpu_layers, int) else "99",
-        "fa_flags": " -fa on" if backend not in (None, "cpu") else "",
+        # A quantized V cache needs flash attention, the CPU backend's too.
+        "fa_flags": " -fa on" if backend not in (None, "cpu") or (backend == "cpu" and kv_quantized) else "",
         "kv_flags": f" --cache-type-k {q.kv_cache} --cache-type-v {q.kv_cache}" if kv_quantized else "",
         "moe_flags": moe_flags,
         "split_flags": f" -sm layer -ts {','.join('1' * count)}" if count > 1 else "",
@@ -516,6 +522,8 @@ def evaluate(fw: Framework, q: FrameworkQuery, with_command: bool = True) -> Fra
     if show_command and with_command:
         values, fill_notes = _command_values(fw, q, backend)
         command = render_command(fw.command, values) if values.get("serve_model", "-") else ""
+        if command and q.cpu_only and "ngl" in template_fields(fw.command):
+            command += _cpu_flags(q)
         notes.extend(fill_notes)
         notes.extend(_framework_notes(fw, q, params))
 
@@ -533,6 +541,12 @@ def evaluate(fw: Framework, q: FrameworkQuery, with_command: bool = True) -> Fra
         strengths=tuple(Note(code, params) for code in fw.strengths),
         weaknesses=tuple(Note(code, params) for code in fw.weaknesses),
     )
+
+
+def _cpu_flags(q: FrameworkQuery) -> str:
+    """A CPU-only llama.cpp run: one thread per physical core (SMT threads only contend for the same
+    memory bandwidth), and on 2+ sockets the threads spread over the NUMA nodes (docs: --numa)."""
+    return (f" -t {q.cpu_threads}" if q.cpu_threads else "") + (" --numa distribute" if q.numa else "")
 
 
 def _os_blockers(fw: Framework, q: FrameworkQuery, params: dict[str, object]) -> tuple[list[Note], bool]:
@@ -684,6 +698,8 @@ def _pick_for_format(
         if q.gpu_count > 1 and nvidia_tp and q.os == "linux" and q.fully_on_gpu:
             hints.append(Note("fw.rec.hint_vllm_tp", params))
         reason = "fw.rec.llamacpp_multi" if q.gpu_count > 1 else "fw.rec.llamacpp"
+        if q.cpu_only:
+            reason = "fw.rec.llamacpp_cpu"
         return _first(ok, ("llama.cpp",)), reason
     if fmt == "mlx":
         return _first(ok, ("mlx", "lmstudio")), "fw.rec.apple"

@@ -60,6 +60,7 @@ MAX_CARDS = 16
 class Remedy:
     kind: str  # kv_quant | mac_wired_limit | shorter_ctx | expert_offload | offload | lower_quant
     # | more_cards | none | host_short (an offload the system RAM is too small for)
+    # | more_ram (CPU only: the system RAM, `host_gib`, the run needs)
     decode_mid: float | None  # tok/s with this remedy (None when it can't run at all)
     decode_low: float | None = None
     decode_high: float | None = None
@@ -405,6 +406,70 @@ class ForcedOffload(NamedTuple):
     weights_gpu: float
     kv_gpu: float
     prefill_seconds: float
+    host_bytes: float = 0.0  # weights + KV (+ buffer, CPU only) in system RAM
+
+
+def cpu_remedy(
+    request: EstimateRequest,
+    usable: Usable,
+    backend: str,
+    quant_id: str,
+    weights: WeightBreakdown,
+    ctx: int,
+    catalog: Catalog,
+    forced: ForcedOffload,
+    framework: str = "llama.cpp",
+) -> Remedy:
+    """The ways out of a CPU-only row that doesn't fit in RAM, each priced as the table prices that
+    run (`forced_offload` again): a quantized KV cache, a shorter context, a lower quant, or more
+    RAM (the size the run needs, at the speed it then reaches). No card to offload to or add."""
+    options: list[Remedy] = []
+
+    def runs(req: EstimateRequest, q: str, w: WeightBreakdown, c: int) -> ForcedOffload | None:
+        depth = c if req.depth is None else min(req.depth, c)
+        f = forced_offload(req, usable, backend, q, w, c, depth, catalog, "layer", framework)
+        return f if f.status != "no_fit" else None
+
+    if request.kv_type == FULL_PRECISION_KV:
+        for kv_type in QUANTIZED_KV_CACHE_TYPES:
+            f = runs(dataclasses.replace(request, kv_type=kv_type), quant_id, weights, ctx)
+            if f is not None:
+                options.append(_cpu_option("kv_quant", f, kv_type=kv_type))
+                break
+    for c in (c for c in _ladder_contexts(catalog) if c < ctx):
+        f = runs(request, quant_id, weights, c)
+        if f is not None:
+            options.append(_cpu_option("shorter_ctx", f, context=c))
+            break
+    native = catalog.quants.get(request.model.native_quant or "")
+    if native is None or native.format != "gguf":
+        for q, w in _lower_weights(request.model, quant_id, catalog):
+            f = runs(request, q.id, w, ctx)
+            if f is not None:
+                low_bit = q.bpw < _rules(catalog).low_bit_bpw
+                options.append(_cpu_option("lower_quant", f, quant=q.id, quality_warning=low_bit))
+                break
+    reserve = float(catalog.tables["estimator"]["host"]["os_reserve_gib"])
+    need = math.ceil(forced.host_bytes / GIB + reserve)  # what the box must have, the OS's share too
+    options.append(dataclasses.replace(_cpu_option("more_ram", forced), host_gib=float(need)))
+    return _chosen(options, catalog)
+
+
+def _cpu_option(
+    kind: str,
+    forced: ForcedOffload,
+    kv_type: KvCacheType | Literal[""] = "",
+    context: int = 0,
+    quant: str = "",
+    quality_warning: bool = False,
+) -> Remedy:
+    """A CPU-only way out with the figures of its own run: total = the RAM it needs."""
+    plan = forced.plan
+    return Remedy(
+        kind, plan.decode_mid, plan.decode_low, plan.decode_high, round(forced.host_bytes / GIB, 2),
+        kv_type=kv_type, quant=quant, host_gib=round(forced.host_bytes / GIB, 1), context=context,
+        quality_warning=quality_warning,
+    )  # fmt: skip
 
 
 def forced_offload(
@@ -437,7 +502,8 @@ def forced_offload(
         extra = {"cpu_moe_layers": k, "layers_total": moe_layers}
     elif mode == "cpu":
         reads = TokenBytes(0.0, row.full_read)
-        weights_gpu, kv_gpu, host = 0.0, 0.0, weights.total_bytes + row.kv_bytes
+        # Everything sits in RAM, the compute buffer too (the CPU backend allocates it there).
+        weights_gpu, kv_gpu, host = 0.0, 0.0, weights.total_bytes + row.kv_bytes + row.buffer
         scale, kind, extra = rules.cpu * _cpu_decode_scale(row), "cpu", {"layers_total": model.layers}
     else:
         n = request.gpu_layers
@@ -467,7 +533,7 @@ def forced_offload(
         layers_total=extra["layers_total"],
     )  # fmt: skip
     prefill = _forced_prefill(row, mode, host - (row.kv_bytes - kv_gpu), rules)
-    return ForcedOffload(status, plan, gpu_total, weights_gpu, kv_gpu, prefill)
+    return ForcedOffload(status, plan, gpu_total, weights_gpu, kv_gpu, prefill, host)
 
 
 def _forced_status(
@@ -661,6 +727,7 @@ _TIER = {
     "offload": 4.0,
     "lower_quant": 5.0,
     "more_cards": 6.0,
+    "more_ram": 6.0,  # CPU only: buying RAM, like buying cards, after every way out on this box
 }
 _LOW_BIT_TIER = 7.0
 _SLOW_OFFLOAD_TIER = 5.5  # after a >= 3-bit quant that fits, before buying cards

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from core.catalog.loader import Catalog
 from core.estimator import speed
-from core.estimator.estimate import Estimate, Row, row_framework_query
+from core.estimator.estimate import Estimate, Row, in_ram, row_framework_query
 from core.estimator.frameworks import FrameworkOption, evaluate, framework_options, recommend
 from core.estimator.memory_fit import Remedy
 from core.estimator.speculative import SpecOption, speculative_options
@@ -158,7 +158,9 @@ def spec_line(
         params["draft"] = draft.name if draft else best.draft_model
     if best.kind == "mtp":
         params["layers"] = est.request.model.mtp_layers
-    return translate(f"reply.spec.{best.kind}", lang, **params)
+    # A CPU-only run has no VRAM to spare or take: its n-gram line says RAM.
+    code = "reply.spec.ngram_ram" if best.kind == "ngram" and in_ram(est) else f"reply.spec.{best.kind}"
+    return translate(code, lang, **params)
 
 
 # --- method --------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from core.ask_query import AskQuery
 from core.catalog.loader import Catalog
-from core.estimator.estimate import Estimate, Row
+from core.estimator.estimate import Estimate, Row, in_ram
 from core.i18n import Lang, translate
 from core.render.advice import LOCAL_WAYS_OUT, Advice, advise, method_line, note_texts, spec_line, ways_out
 from core.render.doc import NARROW, Cmd, Doc, Para, Part, Pre, fits, render, truncate
@@ -182,9 +182,12 @@ def _table(
         contexts.remove(droppable[len(droppable) // 2])
 
 
-def _marks_used(lines: tuple[str, ...], memory: bool, lang: Lang) -> str:
+def _marks_used(lines: tuple[str, ...], memory: bool, lang: Lang, ram: bool = False) -> str:
     body = " ".join(" ".join(line.split()[1:]) for line in lines[1:])  # cells only, not the quant names
-    parts = [translate("reply.legend.memory" if memory else "reply.legend.speed", lang)]
+    legend = "reply.legend.speed"
+    if memory:
+        legend = "reply.legend.memory_ram" if ram else "reply.legend.memory"
+    parts = [translate(legend, lang)]
     if OVER in body:
         parts.append(translate("reply.mark.over", lang))
     if NO_FIT in body:
@@ -196,8 +199,21 @@ def _marks_used(lines: tuple[str, ...], memory: bool, lang: Lang) -> str:
     return " · ".join(parts)
 
 
+def cpu_name(est: Estimate) -> str:
+    """The CPU a CPU-only run names ("2x AMD EPYC 9654"), "" when none was named."""
+    return next((str(n.params["cpu"]) for n in est.assumptions if n.code == "assume.cpu"), "")
+
+
+def framework_title(est: Estimate, framework: str) -> str:
+    """The framework as a title names it: "llama.cpp (CPU)" for a run with no GPU layers."""
+    return f"{framework} (CPU)" if in_ram(est) else framework
+
+
 def setup_title(est: Estimate) -> str:
     setup = est.request.setup
+    if in_ram(est) and setup.gpu.id == "cpu-only":
+        # A CPU-only run is named by its CPU, when the question named one.
+        return cpu_name(est) or setup.gpu.name
     name = setup.gpu.name
     if setup.memory_gib != setup.gpu.memory_gib:
         name += f" {setup.memory_gib:g}GB"
@@ -206,7 +222,30 @@ def setup_title(est: Estimate) -> str:
     return name
 
 
+def ram_line(est: Estimate, lang: Lang) -> str:
+    """A CPU-only run's memory line: the usable RAM (RAM less the OS's share) and what that RAM is."""
+    host = est.request.setup.host
+    params = {"type": host.ram_type, "mt_s": host.mt_s, "channels": host.channels, "sockets": host.sockets}
+    mem = translate("reply.ram_kind_sockets" if host.sockets > 1 else "reply.ram_kind", lang, **params)
+    return translate(
+        "reply.usable_ram", lang, usable=est.usable.total_gib, total=host.ram_gib,
+        reserve=host.ram_gib - est.usable.total_gib, mem=mem, bw=host.bandwidth_gbs,
+    )  # fmt: skip
+
+
+def prefill_line(est: Estimate, row: Row, lang: Lang) -> str:
+    """A CPU-only run's prefill and time to first token for `row` ("" when it doesn't run)."""
+    if row.prefill_tps is None or row.ttft_s is None:
+        return ""
+    return translate(
+        "reply.prefill_cpu", lang, pp=num(row.prefill_tps.mid), quant=row.quant, ctx=ctx_label(row.context),
+        prompt=est.request.prompt, ttft=num(row.ttft_s),
+    )  # fmt: skip
+
+
 def _usable_line(est: Estimate, lang: Lang) -> str:
+    if in_ram(est):
+        return ram_line(est, lang)
     setup = est.request.setup
     how = "; ".join(note_texts(est.usable.notes, lang))
     line = translate(
@@ -233,7 +272,7 @@ def _header(est: Estimate, query: AskQuery, reading: Reading, framework: str) ->
     """The title line (setup · model · framework) and how the names were read."""
     lang = query.lang
     setup, model = est.request.setup, est.request.model
-    parts: list[Part] = [Para(f"{setup_title(est)} · {model.name} · {framework}")]
+    parts: list[Part] = [Para(f"{setup_title(est)} · {model.name} · {framework_title(est, framework)}")]
     if reading.also:
         code = "reply.read_as_from" if reading.said else "reply.read_as"
         also = ", ".join(reading.also)
@@ -299,7 +338,9 @@ def compact_doc(
 
     parts = _header(est, query, reading, advice.framework or est.framework)
     block = _table(shown_q, shown_c, cells, memory, (*query.contexts, row.context))
-    parts += [Para(_marks_used(block, memory, lang)), Pre(block), Para(_usable_line(est, lang))]
+    parts += [Para(_marks_used(block, memory, lang, in_ram(est))), Pre(block), Para(_usable_line(est, lang))]
+    if in_ram(est) and prefill_line(est, row, lang):
+        parts.append(Para(prefill_line(est, row, lang)))
     if level.extras:
         parts += _row_notes(est, shown_q, lang)
     if level.ways_out:

@@ -6,11 +6,11 @@ renders it for its target (`core.render.doc.render` / `truncate`).
 from __future__ import annotations
 
 from core.catalog.loader import Catalog
-from core.estimator.estimate import Estimate, Row
+from core.estimator.estimate import Estimate, Row, in_ram
 from core.estimator.weights import weight_breakdown
 from core.i18n import Lang, translate
 from core.render.advice import advise, all_options, note_texts, remedy_text
-from core.render.compact import focus_context, focus_row, setup_title
+from core.render.compact import focus_context, focus_row, prefill_line, ram_line, setup_title
 from core.render.doc import Cmd, Doc, Para, Part, Pre
 from core.render.fmt import ROPE, ctx_label, gib, speed_range, table
 
@@ -61,6 +61,24 @@ def _file_source(est: Estimate, quant_id: str, catalog: Catalog, lang: Lang) -> 
     )
 
 
+def _usable(est: Estimate, lang: Lang) -> str:
+    if in_ram(est):
+        return ram_line(est, lang)  # a CPU-only run: usable RAM, not VRAM
+    return translate(
+        "reply.usable",
+        lang,
+        usable=est.usable.total_gib,
+        total=est.request.setup.memory_gib * est.request.setup.count,
+        how="; ".join(note_texts(est.usable.notes, lang)),
+    )
+
+
+def _gpu_only_notes(catalog: Catalog) -> frozenset[str]:
+    """Framework notes about the card (GPU Offload slider, layers Ollama puts on the GPU) that a
+    CPU-only run has nothing to do with (catalogs/reply.toml [cpu_only] hide_notes)."""
+    return frozenset(catalog.tables.get("reply", {}).get("cpu_only", {}).get("hide_notes", ()))
+
+
 def quant_detail(est: Estimate, quant: str | None, catalog: Catalog, lang: Lang) -> Doc:
     """Every context for one quant: KV, total, verdict, speed range; ways out; framework + command."""
     quant, rows = _rows_of(est, quant)
@@ -78,23 +96,17 @@ def quant_detail(est: Estimate, quant: str | None, catalog: Catalog, lang: Lang)
         Para(translate("reply.detail.legend", lang, weights=gib(rows[0].weights_gib) if rows else "?")),
         *_file_source(est, quant, catalog, lang),
         Pre(table(["ctx", "KV", "total", "fit", "tok/s"], body)),
-        Para(
-            translate(
-                "reply.usable",
-                lang,
-                usable=est.usable.total_gib,
-                total=est.request.setup.memory_gib * est.request.setup.count,
-                how="; ".join(note_texts(est.usable.notes, lang)),
-            )
-        ),
+        Para(_usable(est, lang)),
     ]
+    focus = _focus(est, quant)
+    if in_ram(est) and prefill_line(est, focus, lang):
+        parts.append(Para(prefill_line(est, focus, lang)))
     for r in rows:
         if r.status == "no_fit" and r.remedy is not None:
             parts.append(Para(f"{ctx_label(r.context)}: {remedy_text(r.remedy, lang)}"))
     notes = note_texts([n for r in rows for n in r.notes], lang)
     if notes:
         parts.append(Para("; ".join(notes[:3])))
-    focus = _focus(est, quant)
     advice = advise(est, focus, catalog, lang, est.request.framework)
     parts.append(Para(advice.line))
     if advice.command:
@@ -106,6 +118,8 @@ def frameworks_view(est: Estimate, quant: str | None, catalog: Catalog, lang: La
     """Every framework for the focus row: runs or why not, overhead, its filled launch command."""
     row = _focus(est, quant)
     options = all_options(est, row, catalog)
+    ram = in_ram(est)
+    hidden = _gpu_only_notes(catalog) if ram else frozenset()
     parts: list[Part] = [
         Para(
             translate(
@@ -123,11 +137,11 @@ def frameworks_view(est: Estimate, quant: str | None, catalog: Catalog, lang: La
         name = fw.name if fw else opt.framework
         if opt.runnable:
             low, high = opt.overhead_gib
-            line = translate(
-                "reply.frameworks.runs", lang, framework=name, low=round(low, 1), high=round(high, 1)
-            )
-            if opt.notes:
-                line += " — " + opt.notes[0].text(lang)
+            code = "reply.frameworks.runs_ram" if ram else "reply.frameworks.runs"
+            line = translate(code, lang, framework=name, low=round(low, 1), high=round(high, 1))
+            shown = [n for n in opt.notes if n.code not in hidden]
+            if shown:
+                line += " — " + shown[0].text(lang)
             parts.append(Para(line))
             if opt.command:
                 parts.append(Cmd(opt.command))
@@ -151,7 +165,12 @@ def speculative_view(est: Estimate, quant: str | None, catalog: Catalog, lang: L
             )
         )
     ]
-    options = speculative_options(est.request.model, framework, catalog) if fw else []
+    base = None
+    if in_ram(est):
+        # A CPU-only run: the routes are added to the reply's own CPU command (no -ngl 99), and a
+        # draft model runs on the CPU too.
+        base = advise(est, row, catalog, lang, est.request.framework).command or None
+    options = speculative_options(est.request.model, framework, catalog, base_command=base) if fw else []
     shown = 0
     for opt in options:
         texts = note_texts(opt.notes, lang)
@@ -160,7 +179,8 @@ def speculative_view(est: Estimate, quant: str | None, catalog: Catalog, lang: L
         parts.append(Para(translate("reply.spec.option", lang, kind=opt.kind, text=" ".join(texts))))
         # The whole command, program included (a bare "-md … -ngld 99" can't be pasted and run).
         if opt.command or opt.flags:
-            parts.append(Cmd(opt.command or opt.flags))
+            command = opt.command or opt.flags
+            parts.append(Cmd(command.replace(" -ngld 99", " -ngld 0") if base else command))
             shown += 1
     if not shown:
         parts.append(Para(translate("reply.spec.none", lang)))

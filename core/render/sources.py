@@ -10,8 +10,9 @@ from __future__ import annotations
 from core.anchors.anchor_index import AnchorIndex, Credit
 from core.catalog.loader import Catalog
 from core.catalog.published_files import published_file
-from core.estimator.estimate import Estimate
+from core.estimator.estimate import Estimate, in_ram
 from core.i18n import Lang, translate
+from core.render.compact import setup_title
 from core.render.doc import Doc, Para
 
 MAX_MEASURED = 6  # links a phone screen still reads; the rest are in /export
@@ -71,9 +72,15 @@ def _file_sizes(est: Estimate, lang: Lang) -> list[Para]:
 def sources_view(est: Estimate, catalog: Catalog, lang: Lang, index: AnchorIndex | None = None) -> Doc:
     gpu, model = est.request.setup.gpu, est.request.model
     none = translate("sources.none", lang)
-    parts = [
-        Para(translate("sources.title", lang, model=model.name, gpu=gpu.name)),
-        Para(translate("sources.card", lang, name=gpu.name, url=_first_source(gpu.source) or none)),
+    title = setup_title(est) if in_ram(est) else gpu.name
+    parts = [Para(translate("sources.title", lang, model=model.name, gpu=title))]
+    cpu = catalog.cpus.get(est.request.setup.host.cpu)
+    if cpu is not None:
+        # The named CPU's spec sheet (cores, memory channels, speeds): it priced the host side.
+        parts.append(Para(translate("sources.cpu", lang, name=cpu.name, url=_first_source(cpu.source) or none)))
+    if not (in_ram(est) and gpu.id == "cpu-only"):  # a CPU-only run has no card to cite
+        parts.append(Para(translate("sources.card", lang, name=gpu.name, url=_first_source(gpu.source) or none)))
+    parts += [
         Para(
             translate(
                 "sources.model", lang, name=model.name, url=_model_url(model.hf_repo, model.source) or none
