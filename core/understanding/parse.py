@@ -316,7 +316,11 @@ def _read_framework_and_quants(
     spans: list[tuple[int, int]] = []
     if pats.framework:
         for m in pats.framework.finditer(t):
-            framework = framework or resolve_framework(m.group(0), catalog).best_id
+            # A word for a framework the catalog lacks ("transformers", "tgi") is blanked but names
+            # none: its nearest catalog spelling ("ktransformers") is another framework.
+            read = resolve_framework(m.group(0), catalog)
+            exact = bool(read.candidates) and read.candidates[0][1] >= 100.0
+            framework = framework or (read.best_id if exact else None)
             spans.append(m.span())
     found: list[tuple[str, str | None]] = []  # (quant id, the bit width when only that was said)
     if pats.quant:
@@ -456,6 +460,7 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
     cards = _cards_read_fully(cards, ps, index, catalog, setup.laptop, notes)
     cards, host_gib = _unified_ram(cards, setup.host.gib, catalog)
     cards = _total_memory(cards, ps, catalog)
+    cards = _mixed_total(cards, catalog)
     cards, host_gib = _ram_read_as_card(cards, host_gib, catalog)
     intent = _compared(setup.unblanked, ps, found, cards, intent, catalog)
     intent = with_card(intent, bool(cards), setup.unblanked, catalog)
@@ -528,6 +533,27 @@ def _total_memory(cards: list[ParsedCard], ps: list[_Piece], catalog: Catalog) -
     if row is None or row.memory_gib != share:
         return cards
     return [ParsedCard(sized, card.count, card.joiner), *cards[1:]]
+
+
+def _mixed_total(cards: list[ParsedCard], catalog: Catalog) -> list[ParsedCard]:
+    """ "4090 + 3090 (48GB total)": a size after the last of several cards that adds up all of their
+    memory is the machine's total, not a 48 GB 3090."""
+    if len(cards) < 2 or any(c.joiner != "+" for c in cards[1:]):
+        return cards
+    *rest, last = cards
+    total = 0.0
+    for k, card in enumerate(cards):
+        gpu = catalog.gpus.get(card.res.best_id or "")
+        if gpu is None:
+            return cards
+        # The others as read; the last at its catalog size (its read size is the one in question).
+        own = gpu.memory_gib if k == len(rest) else (card.res.memory_gib or gpu.memory_gib)
+        total += own * card.count
+    last_gpu = catalog.gpus[last.res.best_id or ""]
+    # A size the card is sold in ("m4 pro 24g, m4 pro 48g") is its own, whatever the sum.
+    if last.res.memory_gib != total or last_gpu.unified_memory or total in last_gpu.memory_options_gib:
+        return cards
+    return [*rest, ParsedCard(replace(last.res, memory_gib=None), last.count, last.joiner)]
 
 
 def _ram_read_as_card(

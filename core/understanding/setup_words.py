@@ -205,6 +205,8 @@ def read_host_ram(t: str, pats: SetupPatterns, vocab: Vocab) -> tuple[str, HostR
                 continue
             value = sized.group(1)
             start = m.start()
+            if pat is pats.ram_after and _word_has_its_own_size(t, m, pats):
+                continue  # "4060 8g 内存 16g": 内存 is 16g's, the 8g the card's (ram_before reads it)
             if pat is pats.ram_after:  # "内存 192G ddr5": the RAM word before goes too (no memory intent)
                 before = pats.ram_last.search(t[max(0, start - 24) : start])
                 start -= len(before.group(0)) if before else 0
@@ -220,6 +222,17 @@ def read_host_ram(t: str, pats: SetupPatterns, vocab: Vocab) -> tuple[str, HostR
         ram_type = _ram_type_in(alone.group(0), vocab)
         t = _blank(t, alone.start(), alone.end())
     return t, HostRam(gib, ram_type, tuple(notes), channels)
+
+
+# A size right after a Chinese RAM word ("内存 16g"), unless a VRAM word follows it ("16g内存 8g显存").
+_OWN_SIZE = re.compile(r"^\s*(?:是|有|为|:)?\s*\d+(?:\.\d+)?g(?![a-z0-9])(?!\s*(?:显存|vram|gpu|的?显卡))")
+
+
+def _word_has_its_own_size(t: str, m: re.Match[str], pats: SetupPatterns) -> bool:
+    """Whether the RAM word a "size + word" match ends on is a Chinese word with its own size after it:
+    Chinese says the word first ("内存 16g"), so the size before it belongs to what stands before."""
+    word = m.group(0).rstrip()
+    return not word[-1:].isascii() and _OWN_SIZE.match(t[m.end() :]) is not None
 
 
 _SIZE_IN = re.compile(r"(-?\d+(?:\.\d+)?)g(?![a-z0-9])")  # the size in a RAM phrase (not "ddr5-6000")

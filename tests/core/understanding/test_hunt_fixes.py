@@ -190,3 +190,70 @@ def test_how_far_apart_two_cards_are_is_a_comparison(text: str, other: str) -> N
     reply = answer(text, CATALOG)
     assert reply.query is not None and reply.query.other_card is not None
     assert reply.query.other_card.gpu_id == other
+
+
+@pytest.mark.parametrize(
+    ("text", "cards"),
+    [
+        (
+            "My setup: 4090 + 3090 (48GB total) with 128GB RAM. Can I run Llama 3.3 70B at Q6 with 32k?",
+            [("rtx-4090", None), ("rtx-3090", None)],
+        ),
+        ("3090 + 3060 36gb vram total, qwen3 32b", [("rtx-3090", None), ("rtx-3060-12g", None)]),  # unseen
+        ("4090加3090 一共48g 跑 70b", [("rtx-4090", None), ("rtx-3090", None)]),  # unseen
+        ("m4 pro 24g, m4 pro 48g which one for qwen3 32b", [("apple-m4-pro", 24.0), ("apple-m4-pro", 48.0)]),
+    ],
+)
+def test_a_total_after_mixed_cards_is_no_cards_size(text: str, cards: list[tuple[str, float | None]]) -> None:
+    assert [(c.res.best_id, c.res.memory_gib) for c in parse_question(text, CATALOG).cards] == cards
+
+
+@pytest.mark.parametrize(
+    ("text", "ctx"),
+    [
+        ("vllm部署qwen3-32b，4张4090，tp=4，max-model-len 32768，吞吐能到多少？", 32768),
+        ("vllm serve qwen3 32b awq on 2x 3090 --max-model-len 16384", 16384),  # unseen
+        ("vllm 跑 qwen2.5 72b max_model_len=8192 a100", 8192),  # unseen
+    ],
+)
+def test_a_serving_flag_names_the_context(text: str, ctx: int) -> None:
+    assert parse_question(text, CATALOG).contexts == (ctx,)
+
+
+@pytest.mark.parametrize(
+    ("text", "card_gib", "ram_gib"),
+    [
+        ("笔记本 4060 8g 内存 16g，跑 qwen3 8b q4 速度怎么样", 8.0, 16.0),
+        ("3060 12g 内存 32g 跑 qwen3 14b", 12.0, 32.0),  # unseen
+        ("16g内存 8g显存 跑 qwen3 8b", None, 16.0),  # the word after the size is still its own here
+    ],
+)
+def test_a_chinese_ram_word_takes_the_size_after_it(
+    text: str, card_gib: float | None, ram_gib: float
+) -> None:
+    parsed = parse_question(text, CATALOG)
+    assert parsed.host_ram_gib == ram_gib
+    assert (parsed.gpu.memory_gib if parsed.gpu else None) == card_gib
+
+
+@pytest.mark.parametrize(
+    ("text", "framework"),
+    [
+        ("Getting OOM loading gemma-3-27b-it in bf16 on a single A100 40GB with transformers", None),
+        ("tgi on a100 llama 3 8b throughput", None),  # unseen: a framework the catalog lacks
+        ("ktransformers 跑 deepseek r1 4090 + 512g 内存", "ktransformers"),  # the one it has
+    ],
+)
+def test_a_framework_the_catalog_lacks_names_none(text: str, framework: str | None) -> None:
+    assert parse_question(text, CATALOG).framework == framework
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "双路e5 2680v4 256g ddr4 纯cpu跑deepseek r1 q4能有几个token",
+        "4090 跑 qwen3 32b 每秒几个token",
+    ],  # 2nd unseen
+)
+def test_how_many_tokens_in_chinese_asks_speed(text: str) -> None:
+    assert parse_question(text, CATALOG).intent == "speed"
