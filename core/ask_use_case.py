@@ -558,6 +558,8 @@ def answer(
             status, reply, rows = by_intent
         else:
             status, reply = _decide(parsed, query, catalog, anchors)
+            if status == "answer" and _cpu_only(query, catalog):
+                rows = _cpu_only_rows(query, catalog, anchors)
     except Exception:  # noqa: BLE001 - a chat bot answers calmly, whatever went wrong inside
         status, reply = "error", _error_text(chosen, target)
     model = _model_named(query, catalog)
@@ -565,6 +567,24 @@ def answer(
 
 
 # --- the model-resolution step: names the catalog doesn't hold (issue 9) -------------------------
+
+
+def _cpu_only(query: AskQuery, catalog: Catalog) -> bool:
+    hw = query.hardware
+    return hw.first.gpu_id is None and hw.cpu in catalog.cpus and query.model_id in catalog.models
+
+
+def _cpu_only_rows(
+    query: AskQuery, catalog: Catalog, anchors: AnchorIndex | None
+) -> tuple[dict[str, Any], ...]:
+    """A CPU-only answer's rows for `ask --json`: the estimate's own rows (the `estimate --json` row
+    objects, calibrated as the text is), each saying its memory figures are system RAM."""
+    from core.estimator.serialize import row_dict
+
+    est = estimate_for(query, catalog)
+    if anchors is not None:
+        est = calibrate(est, anchors, catalog)[0]
+    return tuple(row_dict(est, r, catalog, query.lang) | {"memory": "ram"} for r in est.rows)
 
 
 def _model_step(parsed: ParsedQuestion, catalog: Catalog) -> tuple[ParsedQuestion, HubNeed | None]:

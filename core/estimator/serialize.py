@@ -118,6 +118,8 @@ def estimate_dict(est: Estimate, catalog: Catalog, lang: Lang = "en") -> dict[st
         },
         "offload": est.request.offload,
         "usable_gib": round(est.usable.total_gib, 2),
+        # A CPU-only run: every memory figure (usable_gib, the rows' totals) is system RAM.
+        **({"memory": "ram"} if est.request.offload == "cpu" else {}),
         "assumptions": [n.text(lang) for n in est.assumptions],
         "rows": [row_dict(est, r, catalog, lang) for r in est.rows],
     }

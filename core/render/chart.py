@@ -8,9 +8,9 @@ from __future__ import annotations
 import io
 from functools import cache
 
-from core.estimator.estimate import Estimate
+from core.estimator.estimate import Estimate, in_ram
 from core.i18n import Lang, translate
-from core.render.compact import setup_title
+from core.render.compact import framework_title, setup_title
 from core.render.fmt import ctx_label
 
 
@@ -83,26 +83,28 @@ def chart_png(est: Estimate, lang: Lang = "en", dpi: int = 110) -> bytes:
             color=line.get_color(),
             label=quant,
         )
-    usable = est.usable.total_gib
+    usable = est.usable.total_gib  # a CPU-only run: the usable system RAM
+    ram = in_ram(est)
     mem_ax.axhline(
         usable,
         color="red",
         linestyle="--",
         linewidth=1.2,
-        label=translate("chart.usable", labels, gib=usable),
+        label=translate("chart.usable_ram" if ram else "chart.usable", labels, gib=usable),
     )
     speed_ax.set_ylabel(translate("chart.tok_s", labels))
     speed_ax.set_title(translate("chart.speed", labels), fontsize=10)
     mem_ax.set_ylabel("GiB")
     mem_ax.set_xlabel(translate("chart.context", labels))
-    mem_ax.set_title(translate("chart.memory", labels), fontsize=10)
+    mem_ax.set_title(translate("chart.memory_ram" if ram else "chart.memory", labels), fontsize=10)
     mem_ax.set_xticks(xs, [ctx_label(c) for c in contexts])
     speed_ax.legend(fontsize=8, ncol=3)
     mem_ax.legend(fontsize=8, ncol=3)
     for ax in (speed_ax, mem_ax):
         ax.grid(alpha=0.3)
     # The title is names (cards, models, frameworks), the same in both languages.
-    fig.suptitle(f"{setup_title(est)} · {est.request.model.name} · {est.framework}", fontsize=11)
+    framework = framework_title(est, est.framework)
+    fig.suptitle(f"{setup_title(est)} · {est.request.model.name} · {framework}", fontsize=11)
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png")

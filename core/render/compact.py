@@ -222,11 +222,16 @@ def setup_title(est: Estimate) -> str:
     return name
 
 
+def _ram_kind(est: Estimate, lang: Lang) -> str:
+    host = est.request.setup.host
+    params = {"type": host.ram_type, "mt_s": host.mt_s, "channels": host.channels, "sockets": host.sockets}
+    return translate("reply.ram_kind_sockets" if host.sockets > 1 else "reply.ram_kind", lang, **params)
+
+
 def ram_line(est: Estimate, lang: Lang) -> str:
     """A CPU-only run's memory line: the usable RAM (RAM less the OS's share) and what that RAM is."""
     host = est.request.setup.host
-    params = {"type": host.ram_type, "mt_s": host.mt_s, "channels": host.channels, "sockets": host.sockets}
-    mem = translate("reply.ram_kind_sockets" if host.sockets > 1 else "reply.ram_kind", lang, **params)
+    mem = _ram_kind(est, lang)
     return translate(
         "reply.usable_ram", lang, usable=est.usable.total_gib, total=host.ram_gib,
         reserve=host.ram_gib - est.usable.total_gib, mem=mem, bw=host.bandwidth_gbs,
@@ -251,6 +256,12 @@ def _usable_line(est: Estimate, lang: Lang) -> str:
     line = translate(
         "reply.usable", lang, usable=est.usable.total_gib, total=setup.memory_gib * setup.count, how=how
     )
+    cpu = cpu_name(est)
+    if cpu:
+        # The CPU the question named sets the RAM the offload ways out are priced on: say which.
+        host = setup.host
+        mem = _ram_kind(est, lang)
+        line += translate("reply.host_cpu", lang, cpu=cpu, ram=host.ram_gib, mem=mem, bw=host.bandwidth_gbs)
     if setup.os_assumed:
         line += translate("reply.os_assumed", lang)
     return line

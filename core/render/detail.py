@@ -8,7 +8,7 @@ from __future__ import annotations
 from core.catalog.loader import Catalog
 from core.estimator.estimate import Estimate, Row, in_ram
 from core.estimator.weights import weight_breakdown
-from core.i18n import Lang, translate
+from core.i18n import Lang, Note, translate
 from core.render.advice import advise, all_options, note_texts, remedy_text
 from core.render.compact import focus_context, focus_row, prefill_line, ram_line, setup_title
 from core.render.doc import Cmd, Doc, Para, Part, Pre
@@ -79,6 +79,15 @@ def _gpu_only_notes(catalog: Catalog) -> frozenset[str]:
     return frozenset(catalog.tables.get("reply", {}).get("cpu_only", {}).get("hide_notes", ()))
 
 
+def _said_instead(catalog: Catalog) -> dict[str, str]:
+    """Notes a CPU-only run says its own way (catalogs/reply.toml [cpu_only.say_instead])."""
+    return dict(catalog.tables.get("reply", {}).get("cpu_only", {}).get("say_instead", {}))
+
+
+def _cpu_worded(notes: tuple[Note, ...], instead: dict[str, str]) -> tuple[Note, ...]:
+    return tuple(Note(instead.get(n.code, n.code), n.params) for n in notes)
+
+
 def quant_detail(est: Estimate, quant: str | None, catalog: Catalog, lang: Lang) -> Doc:
     """Every context for one quant: KV, total, verdict, speed range; ways out; framework + command."""
     quant, rows = _rows_of(est, quant)
@@ -120,6 +129,7 @@ def frameworks_view(est: Estimate, quant: str | None, catalog: Catalog, lang: La
     options = all_options(est, row, catalog)
     ram = in_ram(est)
     hidden = _gpu_only_notes(catalog) if ram else frozenset()
+    instead = _said_instead(catalog) if ram else {}
     parts: list[Part] = [
         Para(
             translate(
@@ -146,7 +156,7 @@ def frameworks_view(est: Estimate, quant: str | None, catalog: Catalog, lang: La
             if opt.command:
                 parts.append(Cmd(opt.command))
         else:
-            why = opt.notes[0].text(lang) if opt.notes else ""
+            why = _cpu_worded(opt.notes[:1], instead)[0].text(lang) if opt.notes else ""
             parts.append(Para(translate("reply.frameworks.blocked", lang, framework=name, why=why)))
     return tuple(parts)
 
@@ -165,22 +175,25 @@ def speculative_view(est: Estimate, quant: str | None, catalog: Catalog, lang: L
             )
         )
     ]
-    base = None
-    if in_ram(est):
+    base, ram = None, in_ram(est)
+    if ram:
         # A CPU-only run: the routes are added to the reply's own CPU command (no -ngl 99), and a
         # draft model runs on the CPU too.
         base = advise(est, row, catalog, lang, est.request.framework).command or None
     options = speculative_options(est.request.model, framework, catalog, base_command=base) if fw else []
     shown = 0
+    instead = _said_instead(catalog) if ram else {}
     for opt in options:
-        texts = note_texts(opt.notes, lang)
+        texts = note_texts(_cpu_worded(opt.notes, instead), lang)
         if not texts:
             continue
         parts.append(Para(translate("reply.spec.option", lang, kind=opt.kind, text=" ".join(texts))))
         # The whole command, program included (a bare "-md … -ngld 99" can't be pasted and run).
         if opt.command or opt.flags:
             command = opt.command or opt.flags
-            parts.append(Cmd(command.replace(" -ngld 99", " -ngld 0") if base else command))
+            if ram:  # no layer of the target or the draft on a card (the default command's -ngl 99)
+                command = command.replace(" -ngl 99", " -ngl 0").replace(" -ngld 99", " -ngld 0")
+            parts.append(Cmd(command))
             shown += 1
     if not shown:
         parts.append(Para(translate("reply.spec.none", lang)))

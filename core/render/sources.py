@@ -77,9 +77,13 @@ def sources_view(est: Estimate, catalog: Catalog, lang: Lang, index: AnchorIndex
     cpu = catalog.cpus.get(est.request.setup.host.cpu)
     if cpu is not None:
         # The named CPU's spec sheet (cores, memory channels, speeds): it priced the host side.
-        parts.append(Para(translate("sources.cpu", lang, name=cpu.name, url=_first_source(cpu.source) or none)))
+        parts.append(
+            Para(translate("sources.cpu", lang, name=cpu.name, url=_first_source(cpu.source) or none))
+        )
     if not (in_ram(est) and gpu.id == "cpu-only"):  # a CPU-only run has no card to cite
-        parts.append(Para(translate("sources.card", lang, name=gpu.name, url=_first_source(gpu.source) or none)))
+        parts.append(
+            Para(translate("sources.card", lang, name=gpu.name, url=_first_source(gpu.source) or none))
+        )
     parts += [
         Para(
             translate(
