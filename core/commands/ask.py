@@ -44,8 +44,14 @@ def _current_os(query: AskQuery, catalog: Catalog) -> str:
     """The OS family the answer is for: the asked one, else the one its card assumes."""
     if query.os:
         return os_family(query.os)
-    assert query.gpu_id is not None  # only complete answers get buttons
+    if query.gpu_id is None:
+        return ""  # a CPU-only answer: its figures don't move with the OS, so no OS switch
     return os_family(default_os(catalog.gpus[query.gpu_id]))
+
+
+def _has_views(query: AskQuery, catalog: Catalog) -> bool:
+    """A card and a model, or a CPU and a model (a CPU-only answer): a full answer, with its views."""
+    return query.complete or (query.model_id is not None and query.hardware.cpu in catalog.cpus)
 
 
 def _shown_quant(query: AskQuery, catalog: Catalog) -> str | None:
@@ -105,7 +111,7 @@ def _with_buttons(
 ) -> Response:
     """The reply with its follow-up buttons (a complete answer) and, under every answer, 👍 / 👎."""
     buttons: Rows = ()
-    if reply.status == "answer" and reply.query is not None and reply.query.complete:
+    if reply.status == "answer" and reply.query is not None and _has_views(reply.query, bot.catalog):
         followed = followup_query(reply.query, reply.rows)
         key = bot.followups.put(followed, inv)
         buttons = buttons_for(key, followed, bot.catalog)

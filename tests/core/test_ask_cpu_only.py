@@ -211,3 +211,15 @@ def test_a_card_answer_that_names_the_cpu_says_which_box_prices_the_offload() ->
     assert "host " not in plain.text
     zh = answer("4090 配 7950x 64g ddr5 跑 gpt-oss-120b 多快", CATALOG)
     assert "主机 AMD Ryzen 9 7950X:内存 64 GiB DDR5-5200 2 通道" in zh.text
+
+
+def test_a_cpu_only_answer_gets_its_follow_up_buttons() -> None:
+    from core.commands.ask import _has_views, buttons_for
+
+    reply = answer("7950X 64G ddr5 能跑 qwen3 30b 吗", CATALOG)
+    assert reply.query is not None and not reply.query.complete  # no card ...
+    assert _has_views(reply.query, CATALOG)  # ... but a CPU and a model: the views are there
+    actions = [b.action.split(":")[1] for row in buttons_for("k", reply.query, CATALOG) for b in row]
+    assert actions == ["q", "f", "s", "c", "k", "r"]  # no OS switch: a CPU-only figure doesn't move with it
+    model_only = answer("qwen3 30b 需要多少显存", CATALOG)
+    assert model_only.query is not None and not _has_views(model_only.query, CATALOG)
