@@ -358,6 +358,15 @@ def intent_reply(query: AskQuery, catalog: Catalog) -> IntentReply | None:
 def _reply(catalog: Catalog, query: AskQuery) -> IntentReply | None:
     # The same question (same query) gets the same reply: chat groups repeat themselves.
     intent, card, model = query.intent, query.hardware.first, query.model_id
+    if (
+        card.gpu_id is None
+        and query.hardware.cpu in catalog.cpus
+        and model is not None
+        and intent != "compare"
+    ):
+        # A CPU and a model: the CPU-only answer, whose prefill line is the time to first token on
+        # that CPU (the intents' card tables would answer for cards the question didn't name).
+        return None
     if intent == "which_model" and card.gpu_id is not None and model is None:
         return _which_model(query, catalog)
     if intent in ("which_hardware", "cards_needed") and card.gpu_id is None and model is not None:

@@ -223,3 +223,17 @@ def test_a_cpu_only_answer_gets_its_follow_up_buttons() -> None:
     assert actions == ["q", "f", "s", "c", "k", "r"]  # no OS switch: a CPU-only figure doesn't move with it
     model_only = answer("qwen3 30b 需要多少显存", CATALOG)
     assert model_only.query is not None and not _has_views(model_only.query, CATALOG)
+
+
+def test_a_time_to_first_token_question_on_a_cpu_is_answered_for_that_cpu() -> None:
+    """Not the intents' table of common cards: the CPU-only answer, whose prefill line is the wait."""
+    for question in (
+        "7950x 64gb ram qwen3 30b, how long to first token with an 8k prompt?",
+        "7950x 64g qwen3 30b 8k 提示词 首字要多久",
+    ):
+        reply = answer(question, CATALOG)
+        assert reply.status == "answer" and reply.query is not None
+        assert "RTX 4090" not in reply.text and "AMD Ryzen 9 7950X · Qwen3-30B-A3B" in reply.text
+        est = estimate_for(reply.query, CATALOG)
+        row = next(r for r in est.rows if f"({r.quant} @ {ctx_label(r.context)})" in reply.text)
+        assert row.ttft_s is not None and num(row.ttft_s) in reply.text
