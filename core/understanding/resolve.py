@@ -19,6 +19,7 @@ from rapidfuzz import fuzz, process
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.model_source import RepoRef, parse_repo_ref
+from core.understanding.intent import read_intent
 from core.understanding.name_index import (
     Index,
     ModelFacts,
@@ -431,6 +432,7 @@ def forget_texts() -> None:
         _model_has,
         _words_by_start,
         _lacking_in,
+        typed_model_names,
         normalize.clean,
     ):
         fn.cache_clear()
@@ -535,6 +537,7 @@ def card_like_pattern(catalog: Catalog) -> re.Pattern[str] | None:
     return re.compile(pattern) if pattern else None
 
 
+@lru_cache(maxsize=256)  # model_need reads them twice for a question that names a model
 def typed_model_names(raw: str, catalog: Catalog) -> tuple[str, ...]:
     """Every run of model words in the question ("qwen3 32b 和 gemma3 27b": two), longest first."""
     # A card-like name the catalog doesn't know ("RTX 9999") is a card, not the start of a model
@@ -673,6 +676,27 @@ def _distinguishing(name: str, model: Model, catalog: Catalog) -> tuple[str, ...
     return tuple(p for p in lacking(name, model, catalog) if names_another(p))
 
 
+def _compared_unknown(raw: str, names: tuple[str, ...], best: Model, catalog: Catalog) -> HubNeed | None:
+    """ "T4 跑 chatglm3 6b 和 qwen2.5 7b 哪个快": two models compared and the other one is not in the
+    catalog: a Hub search for it, rather than the known one answered alone (the question swapped).
+    Only a run with a parameter size counts as the other model ("pro 6000" of "rtx pro 6000" is a card
+    the run picked up, not a model)."""
+    # Every run typed, not only those with a word the catalog knows: "baichuan2 13b" names no catalog
+    # model, which is the point.
+    typed = (*names, *(n for n in typed_model_names(raw, catalog) if n not in names))
+    others = [
+        n for n in typed if lacking(n, best, catalog) and any(SIZE_TOKEN.match(p) for p in name_parts(n))
+    ]
+    if not others or read_intent(clean(raw), catalog)[1] != "compare":
+        return None
+    for name in others:
+        other = resolve_model(name, catalog)
+        known = other.best_id in catalog.models and other.confident
+        if not known or lacking(name, catalog.models[other.best_id or ""], catalog):
+            return HubNeed("search", name)
+    return None
+
+
 def model_need(
     raw: str, res: Resolution | None, catalog: Catalog
 ) -> tuple[Resolution | None, HubNeed | None]:
@@ -713,9 +737,10 @@ def model_need(
     )
     if res.best_id is not None and res.best_id in catalog.models:
         best_model = catalog.models[res.best_id]
-        # Two models named ("qwen3 32b 和 gemma3 27b"): the reading fits one of them.
+        # Two models named ("qwen3 32b 和 gemma3 27b"): the reading fits one of them (when they are
+        # compared, the other must be known too).
         if any(not lacking(n, best_model, catalog) for n in names):
-            return res, None
+            return res, _compared_unknown(raw, names, best_model, catalog)
         # A confident reading is kept unless the name carries something that makes it another
         # model (a size, an active count, a version, a release date, a variant word). Words the
         # run picked up around the name ("two 4090s", "8xH100", "ddr4", "llama-server", "7900 xtx

@@ -257,3 +257,25 @@ def test_a_framework_the_catalog_lacks_names_none(text: str, framework: str | No
 )
 def test_how_many_tokens_in_chinese_asks_speed(text: str) -> None:
     assert parse_question(text, CATALOG).intent == "speed"
+
+
+@pytest.mark.parametrize(
+    ("text", "unknown"),
+    [
+        ("T4 16G * 2 跑 chatglm3 6b 和 qwen2.5 7b 哪个快", "chatglm3 6b"),
+        ("qwen2.5 7b vs baichuan2 13b on a 3060, which is faster", "baichuan2 13b"),  # unseen
+    ],
+)
+def test_a_compared_model_the_catalog_lacks_is_looked_up(text: str, unknown: str) -> None:
+    # Answering the known one alone would answer another question than the one asked.
+    reply = answer(text, CATALOG)
+    assert reply.hub is not None and reply.hub.kind == "search" and reply.hub.name == unknown
+
+
+def test_known_comparisons_are_not_looked_up() -> None:
+    for text in (
+        "4090 跑 qwen3 32b 和 llama 3 8b 哪个快",
+        "dual 5090 vs single rtx pro 6000 for qwen3 235b q3",
+    ):
+        reply = answer(text, CATALOG)
+        assert reply.hub is None and reply.status == "answer", text
