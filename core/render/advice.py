@@ -173,6 +173,9 @@ def method_line(est: Estimate, catalog: Catalog, lang: Lang) -> str:
     seen = gpu.id in getattr(cal, "seen_decode_cards", ())
     seen = seen or f"{est.backend}/{gpu.arch_family}" in cal.seen_decode
     band = speed.band_for(gpu, est.backend, cal)
+    if in_ram(est) and est.request.setup.host.cpu in catalog.cpus:
+        # A named CPU is priced by the CPU fit, which has seen CPU-only runs: say that, not "no data".
+        return translate("reply.method_cpu", lang, low=band.low, high=band.high)
     meta = catalog.tables.get("calibration", {}).get("meta", {})
     rows = meta.get("rows") if isinstance(meta, dict) else None
     code = "reply.method_n" if rows else "reply.method"

@@ -51,6 +51,9 @@ def test_every_view_of_a_cpu_only_estimate_speaks_of_ram_and_the_cpu(lang: Lang)
         assert "VRAM" not in text and "显存" not in text and "-ngl 99" not in text, (name, text)
         assert "CPU only (" not in text, name  # the CPU's own name, not the stand-in card's
     assert views["compact"].startswith("AMD Ryzen 9 7950X · Qwen3-30B-A3B · llama.cpp (CPU)")
+    # Priced by the CPU fit (fitted on CPU-only runs): never "no CPU data yet".
+    assert "cpus.toml" in views["compact"] and "no CPU data" not in views["compact"]
+    assert "暂无 CPU 实测" not in views["compact"]
     assert ("RAM needed, GiB" if lang == "en" else "所需内存 GiB") in views["memory"]
     assert "AMD Ryzen 9 7950X" in views["sources"] and "techpowerup" in views["sources"]
     commands = [
