@@ -235,5 +235,10 @@ def test_a_time_to_first_token_question_on_a_cpu_is_answered_for_that_cpu() -> N
         assert reply.status == "answer" and reply.query is not None
         assert "RTX 4090" not in reply.text and "AMD Ryzen 9 7950X · Qwen3-30B-A3B" in reply.text
         est = estimate_for(reply.query, CATALOG)
-        row = next(r for r in est.rows if f"({r.quant} @ {ctx_label(r.context)})" in reply.text)
+        row = next(
+            r
+            for r in est.rows
+            if f"({r.quant}, with {ctx_label(r.context)} already" in reply.text
+            or f"({r.quant},上下文已有 {ctx_label(r.context)} 时)" in reply.text
+        )
         assert row.ttft_s is not None and num(row.ttft_s) in reply.text
