@@ -227,6 +227,23 @@ def _blank(text: str, start: int, end: int) -> str:
     return text[:start] + " " * (end - start) + text[end:]
 
 
+# A desktop CPU's model name ("i5-7600K", "i5 7600", "Ryzen 5 7600"), in cpus.toml or not: its number
+# is no card's ("7600" alone is the RX 7600), so a CPU reading wins over a bare-number card reading.
+_CPU_MODEL = re.compile(
+    r"(?<![a-z0-9])(?:core\s*)?(?:i[3579]|ryzen\s*[3579](?:\s*pro)?)[\s-]*\d{4,5}[a-z]{0,2}\d?(?![a-z0-9])"
+)
+
+
+def _without_cpu_models(t: str, index: Index) -> str:
+    """CPU model names blanked before cards are read, except a name that is itself a card's (an iGPU
+    named by its CPU: "Ryzen 7 7840HS" is the Radeon 780M)."""
+    for m in _CPU_MODEL.finditer(t):
+        key = "".join(ch for ch in m.group(0) if ch.isalnum())
+        if key not in index.gpu_exact:
+            t = _blank(t, m.start(), m.end())
+    return t
+
+
 def _number(word: str, pats: _Patterns) -> int | None:
     if word.isdigit():
         return int(word)
@@ -293,10 +310,25 @@ def _read_contexts(t: str, pats: _Patterns) -> tuple[str, tuple[int, ...], tuple
                 contexts.append(value)
             elif not MIN_CONTEXT <= value <= MAX_CONTEXT:
                 notes.append(("context_out_of_range", m.group(0).strip()))
+            if pat is pats.context_k and _names_a_release(t, m, pats.index):
+                continue  # "chatglm3-6b-128k": the context is read, and stays in the model's name
             t = _blank(t, m.start(), m.end())
     if pats.context_words:
         t = pats.context_words.sub(lambda m: " " * len(m.group(0)), t)
     return t, tuple(contexts), tuple(notes)
+
+
+_NAME_BEFORE = re.compile(r"[a-z0-9.]+(?:-[a-z0-9.]+)*-$")
+
+
+def _names_a_release(t: str, m: re.Match[str], index: Index) -> bool:
+    """A context glued to a model name with "-" that together are a catalog model's own name
+    ("chatglm3-6b-128k", "chatglm3-6b-32k"): a release of its own, not the base model at that context."""
+    before = _NAME_BEFORE.search(t[max(0, m.start() - 60) : m.start()])
+    if before is None:
+        return False
+    key = "".join(ch for ch in before.group(0) + m.group(0).split()[0] if ch.isalnum() or ch == ".")
+    return key in index.model_exact
 
 
 MAX_K_CONTEXT = 2048  # "2048k" (2M tokens) is the longest context typed in k; a larger "NNNNk" is a CPU
@@ -452,6 +484,7 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
     os_name = _read_os(t, pats)
     t, intent = read_intent(t, catalog)
     t, classified = _read_classified_counts(t, pats)
+    t = _without_cpu_models(t, index)
 
     ps = [_piece(w, s, e, index) for w, s, e in pieces(t) if w not in vocab.card_words]
     found = _find_cards(setup.unblanked, ps, pats, catalog)

@@ -177,11 +177,13 @@ def _size_fits(facts: ModelFacts, size: str | None, active: str | None) -> bool:
     return active is None or active in facts.actives
 
 
-def _stem_score(words: str, facts: ModelFacts) -> float:
+def _stem_score(words: str, facts: ModelFacts, variant_only: bool = False) -> float:
     best = 0.0
     for stem in facts.stems:
         score = fuzz.ratio(words, stem)
-        if len(words) >= 2 and stem.startswith(words):
+        if variant_only:
+            pass  # "large" alone ("large llms", "a large model") is no Mistral Large: fuzzy only
+        elif len(words) >= 2 and stem.startswith(words):
             # "llama" for "llama3.3": a family without its version; popularity decides among them.
             score = max(score, 92.0)
         elif len(words) >= 2 and words in stem and (stem.endswith(words) or _has_digit(words)):
@@ -194,6 +196,31 @@ def _stem_score(words: str, facts: ModelFacts) -> float:
 
 def _has_digit(word: str) -> bool:
     return any(ch.isdigit() for ch in word)
+
+
+def _variant_only(stem: str, catalog: Catalog) -> bool:
+    """The typed name is only a variant word (hub.toml [names] variant: "large", "small", "air"): it
+    says which variant of a family, not which family, so it names no model by being part of one."""
+    return stem in _hub_words(catalog, "variant")
+
+
+def _unless_versionless(stem: str, result: Resolution, index: Index) -> Resolution:
+    """ "ministral 8b", "baichuan 13b": a family name without the version the only catalog release of
+    that family carries ("ministral3", "baichuan2"). The family has other releases the catalog lacks
+    (Ministral-8B-2410, Baichuan-13B), so the reading is asked back with its candidates, never
+    answered as that release. Where the catalog holds two or more versions ("qwen" -> Qwen2.5 / Qwen3)
+    the popularity rule already chooses or asks; a name that is a stem of its own ("mistral") is it."""
+    if result.best_id is None or not stem or _has_digit(stem) or stem in index.model_stem_owners:
+        return result
+    versions = {
+        other[len(stem) :].split(".")[0][:1]
+        for other in index.model_stem_owners
+        if other.startswith(stem) and other[len(stem) : len(stem) + 1].isdigit()
+    }
+    own = [s for s in index.model_facts[result.best_id].stems if s.startswith(stem)]
+    if len(versions) != 1 or not own or not own[0][len(stem) : len(stem) + 1].isdigit():
+        return result
+    return Resolution(None, result.candidates, False, None, result.also)
 
 
 def resolve_model(text: str, catalog: Catalog) -> Resolution:
@@ -254,16 +281,19 @@ def _resolve_model(text: str, catalog: Catalog) -> Resolution:
     if query.size is not None or query.active is not None:
         if not stem:
             return _by_popularity(sized, facts)
-        scored = {mid: _stem_score(stem, facts[mid]) for mid in sized}
+        scored = {mid: _stem_score(stem, facts[mid], _variant_only(stem, catalog)) for mid in sized}
         if scored and max(scored.values()) >= MIN_SCORE:
-            return _with_popularity_ties(scored, facts)
+            return _unless_versionless(stem, _with_popularity_ties(scored, facts), index)
         # The name is known but not at that size ("r1 1.5b"): the nearest name, flagged unsure.
         loose = {mid: _stem_score(stem, f) - 15.0 for mid, f in facts.items()}
         result = _with_popularity_ties(loose, facts)
         return Resolution(result.best_id, result.candidates, False, None, result.also)
     if not stem:
         return NOTHING
-    scored = {mid: _stem_score(stem, f) for mid, f in facts.items()}
+    variant_only = _variant_only(stem, catalog)
+    if variant_only:
+        return NOTHING  # "large llms", "a small model": a variant word alone names no model
+    scored = {mid: _stem_score(stem, f, variant_only) for mid, f in facts.items()}
     fuzzy = _fuzzy(key, index.model_choices, index.model_choice_ids, fuzz.WRatio)
     for mid, score in fuzzy.items():
         scored[mid] = max(scored.get(mid, 0.0), score - 5.0)
