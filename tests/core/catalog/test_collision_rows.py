@@ -21,6 +21,7 @@ PUBLISHED_B = {
     "mistral-large-2407": 123.0,
     "baichuan2-13b": 13.9,
     "glm-4-9b-1m": 9.48,
+    "deepseek-r1-distill-qwen-1.5b": 1.78,  # untied head (published_extra.csv row)
 }
 
 

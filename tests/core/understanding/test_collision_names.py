@@ -34,6 +34,9 @@ CATALOG = default_catalog()
         ("ministral3 8b instruct", "ministral-3-8b"),  # unseen
         ("Mistral Large 2411 awq", "mistral-large-2411"),  # unseen
         ("百川2 7b", "baichuan2-7b"),  # unseen
+        ("r1 1.5b", "deepseek-r1-distill-qwen-1.5b"),
+        ("deepseek-r1:1.5b", "deepseek-r1-distill-qwen-1.5b"),
+        ("r1蒸馏1.5b", "deepseek-r1-distill-qwen-1.5b"),  # unseen
     ],
 )
 def test_each_new_name_resolves(text: str, model_id: str) -> None:
@@ -122,3 +125,10 @@ def test_ministral_8b_in_a_question_is_not_answered_as_ministral_3() -> None:
     parsed = parse_question(raw, CATALOG)
     after, _need = model_need(raw, parsed.model, CATALOG)
     assert after is None or not after.confident
+
+
+def test_a_bare_size_keeps_the_established_row() -> None:
+    # New rows sit 10 popularity below the established one of their size: offered, not picked.
+    for text, established in (("1.5b", "qwen2.5-1.5b"), ("13b", "llama-2-13b"), ("7b", "qwen2.5-7b")):
+        res = resolve_model(text, CATALOG)
+        assert res.best_id == established, (text, res)
