@@ -19,7 +19,7 @@ from core.catalog.cpu import Cpu
 from core.catalog.framework import Framework
 from core.catalog.gpu import Gpu
 from core.catalog.model import Model
-from core.catalog.quant import GgmlType, Quant
+from core.catalog.quant import GgmlType, Quant, QuantTable, TypeTable
 
 CATALOG_DIR = Path(__file__).resolve().parents[2] / "catalogs"
 
@@ -84,8 +84,9 @@ def load_catalog(directory: Path = CATALOG_DIR) -> Catalog:
     gpus = _validate_list(Gpu, _read_toml(directory / "gpus.toml").get("gpu", []), "gpus.toml")
     models = _validate_list(Model, _read_toml(directory / "models.toml").get("model", []), "models.toml")
     quant_doc = _read_toml(directory / "quants.toml")
-    ggml_types = _validate_list(GgmlType, quant_doc.get("ggml_type", []), "quants.toml")
-    quants = _validate_list(Quant, quant_doc.get("quant", []), "quants.toml")
+    # Tables that also hold the members of free-bpw families ("EXL2-4.25", type "BPW_4.25") unlisted.
+    ggml_types = TypeTable(_validate_list(GgmlType, quant_doc.get("ggml_type", []), "quants.toml").items())
+    quants = QuantTable(_validate_list(Quant, quant_doc.get("quant", []), "quants.toml").items())
     frameworks = _validate_list(
         Framework, _read_toml(directory / "frameworks.toml").get("framework", []), "frameworks.toml"
     )

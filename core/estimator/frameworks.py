@@ -47,6 +47,8 @@ PLACEHOLDERS = frozenset(
         "ctx", "quant", "gpu_count",
         # llama.cpp
         "model_arg", "ngl", "fa_flags", "kv_flags", "moe_flags", "split_flags",
+        # ik_llama.cpp (the llama.cpp values plus its own flags)
+        "ik_moe_flags", "ik_flags",
         # vLLM / SGLang
         "serve_model", "gpu_util", "tp_flags", "dtype_flags", "quant_flags", "kv_dtype_flags",
         # Ollama, LM Studio, MLX, ExLlama (TabbyAPI)
@@ -132,13 +134,20 @@ class Recommendation:
 
 
 @lru_cache(maxsize=1024)
-def _names(quant_id: str, aliases: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(n.upper() for n in (quant_id, *aliases))
+def _names(quant_id: str, aliases: tuple[str, ...], family: str = "") -> frozenset[str]:
+    return frozenset(n.upper() for n in (quant_id, *aliases, family) if n)
 
 
 def _quant_in(quant: Quant, ids: Iterable[str]) -> bool:
-    names = _names(quant.id, tuple(quant.aliases))
+    """Whether the quant is one of `ids` (ids or aliases); a family id ("EXL2") names its members too."""
+    names = _names(quant.id, tuple(quant.aliases), quant.family)
     return any(i.upper() in names for i in ids)
+
+
+def loads(fw: Framework, quant: Quant) -> bool:
+    """Whether the framework can read the quant's files at all: a quant with `loaders` (ik_llama.cpp's
+    own types, EXL2/EXL3) is read by those frameworks only."""
+    return not quant.loaders or fw.id in quant.loaders
 
 
 @lru_cache(maxsize=256)
@@ -299,6 +308,7 @@ def _params(fw: Framework, q: FrameworkQuery) -> dict[str, object]:
         "os": q.os,
         "vendor": q.gpu.vendor,
         "model": q.model.name,
+        "loaders": ", ".join(q.quant.loaders),
     }
 
 
@@ -345,6 +355,7 @@ def _command_values(
     notes: list[Note] = []
     values = {"ctx": str(q.context), "quant": q.quant.id, "gpu_count": str(q.gpu_count)}
     values |= _llama_cpp_values(fw, q, backend, notes)
+    values |= _ik_values(q)
     values |= _serving_values(fw, q, notes)
     values |= _ollama_values(q)
     values |= _app_values(q)
@@ -401,6 +412,22 @@ def _llama_cpp_values(
         "moe_flags": moe_flags,
         "split_flags": f" -sm layer -ts {','.join('1' * count)}" if count > 1 else "",
     }
+
+
+def _ik_values(q: FrameworkQuery) -> dict[str, str]:
+    """ik_llama.cpp's own flags. Experts in RAM: -ot exps=CPU (all of them) or --n-cpu-moe N. MLA
+    models (DeepSeek V3/R1, Kimi K2): -mla 3 (its default now, said for older builds) and -amb 512,
+    the attention batch cap ubergarm's commands use. -rtr (repack at load, no mmap) only when nothing
+    runs on the GPU: its README warns that repacked tensors lose their CUDA kernels in a hybrid run.
+    No -fmoe: fused MoE is on by default since PR #863 and current builds reject the flag."""
+    model = q.model
+    moe_flags = ""
+    if model.is_moe and q.n_cpu_moe:
+        moe_flags = " -ot exps=CPU" if q.n_cpu_moe >= model.layers else f" --n-cpu-moe {q.n_cpu_moe}"
+    flags = " -mla 3 -amb 512" if model.attention == "mla" else ""
+    if q.cpu_only:
+        flags += " -rtr"
+    return {"ik_moe_flags": moe_flags, "ik_flags": flags}
 
 
 def _serving_values(fw: Framework, q: FrameworkQuery, notes: list[Note]) -> dict[str, str]:
@@ -565,6 +592,9 @@ def _format_blockers(
     if q.quant.format not in fw.quant_formats:
         blockers.append(Note("fw.gate.format", params | {"formats": ", ".join(fw.quant_formats)}))
         return False
+    if not loads(fw, q.quant):
+        blockers.append(Note("fw.gate.quant_loader", params))
+        return False
     if fw.quants and not _quant_in(q.quant, fw.quants):
         blockers.append(Note("fw.gate.quant_list", params | {"quants": ", ".join(fw.quants)}))
         return False
@@ -591,7 +621,7 @@ def runs(fw: Framework, q: FrameworkQuery) -> bool:
         return False  # blocked outright, or runnable only under WSL: a blocker either way
     if q.quant.format not in fw.quant_formats:
         return False
-    if fw.quants and not _quant_in(q.quant, fw.quants):
+    if not loads(fw, q.quant) or fw.quants and not _quant_in(q.quant, fw.quants):
         return False
     backend = _backend_for(fw, q.gpu, q.os, q.backend)
     if backend is None:
@@ -686,6 +716,9 @@ def _pick_for_format(
     """(framework, reason code) by the card and the quant's format; None when none of the usual
     picks runs. A multi-card GGUF setup that tensor parallel would suit gets a hint."""
     fmt = q.quant.format
+    if q.quant.loaders and not _quant_in(q.quant, ("EXL2", "EXL3")):
+        # Only some engines read the file (ik_llama.cpp's own types): the first of them that runs.
+        return _first(ok, q.quant.loaders), "fw.rec.quant_loader"
     if q.gpu.vendor == "Apple":
         return _first(ok, ("mlx", "llama.cpp")), "fw.rec.apple"
     if fmt == "serving":
@@ -697,6 +730,10 @@ def _pick_for_format(
         nvidia_tp = q.gpu.vendor == "NVIDIA" and (q.gpu.compute_capability or 0) >= 7.5
         if q.gpu_count > 1 and nvidia_tp and q.os == "linux" and q.fully_on_gpu:
             hints.append(Note("fw.rec.hint_vllm_tp", params))
+        if q.model.is_moe and (q.cpu_only or q.n_cpu_moe) and "ik_llama.cpp" in ok:
+            # A MoE model whose experts run on the CPU: the one case the paired measurements show
+            # ik_llama.cpp clearly ahead (catalogs/messages/frameworks.toml fw.rec.ik_cpu_moe).
+            return "ik_llama.cpp", "fw.rec.ik_cpu_moe"
         reason = "fw.rec.llamacpp_multi" if q.gpu_count > 1 else "fw.rec.llamacpp"
         if q.cpu_only:
             reason = "fw.rec.llamacpp_cpu"

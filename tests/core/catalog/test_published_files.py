@@ -38,6 +38,9 @@ TABLE = CAT.tables["quant_repos"]
         ("model-bf16.gguf", "BF16"),
         ("Meta-Llama-3.1-8B-Instruct-f16.gguf", "F16"),
         ("Qwen3-32B-Q3_K_XL.gguf", "Q3_K_XL"),  # bartowski's XL: Q8_0 embeddings
+        # ik_llama.cpp's own types are catalog quants now (Quant.loaders): their files are priced too
+        ("Qwen3-8B-IQ4_KS.gguf", "IQ4_KS"),
+        ("IQ2_K_R4/DeepSeek-R1-0528-IQ2_K_R4-00001-of-00005.gguf", "IQ2_K_R4"),
     ],
 )
 def test_file_names_map_to_catalog_quants(path: str, quant: str) -> None:
@@ -50,7 +53,6 @@ def test_file_names_map_to_catalog_quants(path: str, quant: str) -> None:
         "mmproj-Qwen2.5-VL-32B-Instruct-f16.gguf",  # the vision projector is no model quant
         "Llama-3.1-8B-Q4_0_4_4.gguf",  # an ARM repack is no Q4_0
         "gpt-oss-20b-MXFP4_MOE.gguf",  # llama.cpp's MXFP4_MOE mix is not our MXFP4
-        "Qwen3-8B-IQ4_KS.gguf",  # ik_llama.cpp only
         "Qwen3-8B-Q4_K_M.safetensors",
         "README.md",
     ],
