@@ -209,9 +209,11 @@ def _unless_versionless(stem: str, result: Resolution, index: Index) -> Resoluti
     that family carries ("ministral3", "baichuan2"). The family has other releases the catalog lacks
     (Ministral-8B-2410, Baichuan-13B), so the reading is asked back with its candidates, never
     answered as that release. Where the catalog holds two or more versions ("qwen" -> Qwen2.5 / Qwen3)
-    the popularity rule already chooses or asks; a name that is a stem of its own ("mistral") is it."""
-    if result.best_id is None or not stem or _has_digit(stem) or stem in index.model_stem_owners:
+    the popularity rule already chooses or asks; a name that is the reading's own stem ("mistral") is it."""
+    if result.best_id is None or not stem or _has_digit(stem):
         return result
+    if stem in index.model_facts[result.best_id].stems:
+        return result  # the reading's own name ("mistral 7b"); "yi 9b" is Yi-34B's stem, not Yi-1.5-9B's
     versions = {
         other[len(stem) :].split(".")[0][:1]
         for other in index.model_stem_owners

@@ -37,6 +37,10 @@ CATALOG = default_catalog()
         ("r1 1.5b", "deepseek-r1-distill-qwen-1.5b"),
         ("deepseek-r1:1.5b", "deepseek-r1-distill-qwen-1.5b"),
         ("r1蒸馏1.5b", "deepseek-r1-distill-qwen-1.5b"),  # unseen
+        ("yi 1.5 34b", "yi-1.5-34b"),
+        ("Yi-1.5-9B-Chat", "yi-1.5-9b"),
+        ("yi1.5 9b", "yi-1.5-9b"),  # unseen
+        ("yi 34b", "yi-34b"),  # the first Yi keeps its name
     ],
 )
 def test_each_new_name_resolves(text: str, model_id: str) -> None:
@@ -46,13 +50,20 @@ def test_each_new_name_resolves(text: str, model_id: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["ministral 8b", "ministral 14b", "baichuan 13b", "Baichuan-13B-Chat", "ministral 3b q4"],  # last unseen
+    [
+        "ministral 8b",
+        "ministral 14b",
+        "baichuan 13b",
+        "Baichuan-13B-Chat",
+        "yi 9b",
+        "ministral 3b q4",
+    ],  # last unseen
 )
 def test_a_family_without_its_version_is_asked_back(text: str) -> None:
     # Ministral-8B-2410 / Baichuan-13B are other releases the catalog lacks: candidates, not an answer.
     res = resolve_model(text, CATALOG)
     assert res.best_id is None and not res.confident and res.candidates, res
-    assert res.candidates[0][0].startswith(("ministral-3", "baichuan2"))
+    assert res.candidates[0][0].startswith(("ministral-3", "baichuan2", "yi-1.5"))
 
 
 @pytest.mark.parametrize(
@@ -129,6 +140,11 @@ def test_ministral_8b_in_a_question_is_not_answered_as_ministral_3() -> None:
 
 def test_a_bare_size_keeps_the_established_row() -> None:
     # New rows sit 10 popularity below the established one of their size: offered, not picked.
-    for text, established in (("1.5b", "qwen2.5-1.5b"), ("13b", "llama-2-13b"), ("7b", "qwen2.5-7b")):
+    for text, established in (
+        ("1.5b", "qwen2.5-1.5b"),
+        ("13b", "llama-2-13b"),
+        ("7b", "qwen2.5-7b"),
+        ("34b", "yi-34b"),
+    ):
         res = resolve_model(text, CATALOG)
         assert res.best_id == established, (text, res)
