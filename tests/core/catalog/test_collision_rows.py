@@ -22,6 +22,8 @@ PUBLISHED_B = {
     "baichuan2-13b": 13.9,
     "glm-4-9b-1m": 9.48,
     "deepseek-r1-distill-qwen-1.5b": 1.78,  # untied head (published_extra.csv row)
+    "deepseek-coder-33b": 33.3,  # the measured rows (published_extra.csv)
+    "codestral-22b": 22.2,  # the measured rows; Mistral: 22B
     "yi-1.5-9b": 8.8,  # 01.AI: "approximately 8.8B" (Yi-9B, which Yi-1.5-9B continues)
 }
 

@@ -41,6 +41,11 @@ CATALOG = default_catalog()
         ("Yi-1.5-9B-Chat", "yi-1.5-9b"),
         ("yi1.5 9b", "yi-1.5-9b"),  # unseen
         ("yi 34b", "yi-34b"),  # the first Yi keeps its name
+        ("deepseek coder 33b", "deepseek-coder-33b"),
+        ("deepseek-coder:33b", "deepseek-coder-33b"),
+        ("Codestral-22B-v0.1", "codestral-22b"),
+        ("codestral", "codestral-22b"),
+        ("DeepSeek-Coder-33B-Instruct q4_k_m", "deepseek-coder-33b"),  # unseen
     ],
 )
 def test_each_new_name_resolves(text: str, model_id: str) -> None:

@@ -262,9 +262,9 @@ def test_how_many_tokens_in_chinese_asks_speed(text: str) -> None:
 @pytest.mark.parametrize(
     ("text", "unknown"),
     [
-        # ChatGLM3-6B and Baichuan2-13B are catalog rows now: models the catalog still lacks stand in.
+        # ChatGLM3-6B, Baichuan2-13B, Codestral are catalog rows now: models the catalog still lacks stand in.
         ("T4 16G * 2 跑 internlm2 20b 和 qwen2.5 7b 哪个快", "internlm2 20b"),
-        ("qwen2.5 7b vs codestral 22b on a 3060, which is faster", "codestral 22b"),  # unseen
+        ("qwen2.5 7b vs falcon 40b on a 3060, which is faster", "falcon 40b"),  # unseen
     ],
 )
 def test_a_compared_model_the_catalog_lacks_is_looked_up(text: str, unknown: str) -> None:
