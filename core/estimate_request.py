@@ -18,6 +18,7 @@ from core.catalog.gpu import Gpu
 from core.catalog.kv_cache import KV_CACHE_TYPES, KvCacheType, is_kv_cache_type
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
+from core.catalog.quant import QuantTable, free_bpw_quant
 from core.estimator.estimate import Estimate, EstimateRequest, Setup, estimate
 from core.estimator.frameworks import BACKEND_VENDORS, backend_id, backend_names, check_backend
 from core.estimator.setup import SetupError, build_setup, cpu_only_setup
@@ -251,6 +252,13 @@ def _backend(query: EstimateQuery, setup: Setup, catalog: Catalog) -> str | None
     )
 
 
+def _free_bpw_quant(text: str, framework: str | None, catalog: Catalog) -> str | None:
+    """An EXL2/EXL3 member named with its bpw; a bare "4.65bpw" is the asked ExLlama's family."""
+    fw = resolve_framework(framework, catalog).best_id if framework else None
+    family = "EXL3" if fw == "exllamav3" else "EXL2" if fw == "exllamav2" else ""
+    return free_bpw_quant(text, catalog.quants, family) if isinstance(catalog.quants, QuantTable) else None
+
+
 def resolve_request(query: EstimateQuery, catalog: Catalog) -> EstimateRequest:
     setup = _setup(query, catalog)
     backend = _backend(query, setup, catalog)
@@ -260,7 +268,9 @@ def resolve_request(query: EstimateQuery, catalog: Catalog) -> EstimateRequest:
     model = catalog.models[model_res.best_id]
     quants: list[str] = []
     for text in query.quant:
-        q = resolve_quant(text, catalog)
+        # "EXL2-4.25", "exl3 3.0bpw": a free-bpw family member (made on demand, not an alias).
+        member = _free_bpw_quant(text, query.framework, catalog)
+        q = Resolution(member, ((member, 100.0),), True) if member else resolve_quant(text, catalog)
         if q.best_id is None:
             cands = [c for c, _ in q.candidates]
             raise QueryError(

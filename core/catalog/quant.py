@@ -251,3 +251,14 @@ class QuantTable(dict[str, Quant]):
         if not gguf:
             return fallback
         return min(gguf, key=lambda q: abs(q.bpw - bpw)).quality
+
+
+def free_bpw_quant(text: str, quants: QuantTable, family: str = "") -> str | None:
+    """The member id a text names ("exl2 4.25bpw" -> "EXL2-4.25"; "4.65bpw" -> `family`'s member
+    when one is given); None when the text names no free-bpw quant or the bpw is outside the range."""
+    mentions = free_bpw_mentions(text)
+    if len(mentions) != 1:
+        return None
+    found = mentions[0]
+    made = quants.member(found.family or family, found.bpw) if (found.family or family) else None
+    return made.id if made else None

@@ -19,6 +19,7 @@ from rapidfuzz import fuzz, process
 from core.ask_query import Intent
 from core.catalog.kv_cache import KvCacheType
 from core.catalog.loader import Catalog
+from core.catalog.quant import QuantTable, free_bpw_mentions
 from core.understanding.backend_words import read_backends
 from core.understanding.cpu_words import read_cpu
 from core.understanding.intent import read_intent, with_card
@@ -355,6 +356,7 @@ def _read_framework_and_quants(
             framework = framework or (read.best_id if exact else None)
             spans.append(m.span())
     found: list[tuple[str, str | None]] = []  # (quant id, the bit width when only that was said)
+    t = _read_free_bpw(t, framework, catalog, found, spans)
     if pats.quant:
         for m in pats.quant.finditer(t):
             qid = resolve_quant(m.group(0), catalog).best_id
@@ -366,6 +368,31 @@ def _read_framework_and_quants(
     for start, end in spans:
         t = _blank(t, start, end)
     return t, framework, _named_quants(found, catalog)
+
+
+# A bare "4.65bpw" is the family of the ExLlama the question names.
+_EXL_FAMILY = {"exllamav2": "EXL2", "exllamav3": "EXL3"}
+
+
+def _read_free_bpw(
+    t: str,
+    framework: str | None,
+    catalog: Catalog,
+    found: list[tuple[str, str | None]],
+    spans: list[tuple[int, int]],
+) -> str:
+    """ "exl2 4.25bpw", "EXL3-3.0bpw", "4.65bpw exl2": an EXL2/EXL3 member at that bpw, blanked at
+    once so the quant codes don't read "exl2" again (the framework words already have)."""
+    if not isinstance(catalog.quants, QuantTable):
+        return t
+    for mention in free_bpw_mentions(t):
+        family = mention.family or _EXL_FAMILY.get(framework or "", "")
+        made = catalog.quants.member(family, mention.bpw) if family else None
+        if made is not None:
+            found.append((made.id, None))
+            spans.append(mention.span)
+            t = _blank(t, *mention.span)
+    return t
 
 
 _BIT_WORD = re.compile(r"(?i)(?:int\s*)?(\d{1,2})\s*-?\s*(?:bits?|位|比特)?")  # "4-bit", "int4": a width only
