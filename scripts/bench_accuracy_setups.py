@@ -44,6 +44,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.catalog.loader import Catalog, default_catalog  # noqa: E402
+from core.catalog.quant import QuantTable, free_bpw_quant  # noqa: E402
 from core.estimate_request import EstimateQuery, QueryError, resolve_request  # noqa: E402
 from core.estimator.estimate import Estimate, estimate  # noqa: E402
 from core.understanding.cpu_words import find_cpus  # noqa: E402
@@ -81,8 +82,9 @@ SETUPS = ("fully on GPU", "expert offload", "layer offload", "CPU only", "concur
 PHASES = ("decode", "prefill")
 # Frameworks the estimator has no entry for, priced as the engine they are built on (stats keep
 # them apart: the gap to llama.cpp's figure is what a fit for them would have to close).
-# ktransformers has its own catalog entry now (its layerwise / hybrid prefill); ik_llama.cpp does not.
-PRICED_AS = {"ik_llama.cpp": "llama.cpp"}
+# Forks the catalog has no entry for, priced as the framework they fork. Empty now: ktransformers and
+# ik_llama.cpp have their own entries (ik's rows price with the fit's "ik_llama.cpp" factors).
+PRICED_AS: dict[str, str] = {}
 # The `offload` the estimator is asked with for each offloaded setup (EstimateQuery.offload).
 OFFLOAD_FOR_SETUP = {"expert offload": "experts", "layer offload": "layers", "CPU only": "cpu"}
 # RAM size passed for an offloaded row whose source does not state it (only the room check uses it).
@@ -532,6 +534,10 @@ def find_model(text: str, params_b: float | None, catalog: Catalog) -> str | Non
 
 @cache
 def find_quant(text: str, catalog: Catalog) -> str | None:
+    # "EXL2-4.25bpw", "EXL2 3.0 bpw": a free-bpw family member, priced at that bpw.
+    member = free_bpw_quant(text, catalog.quants) if isinstance(catalog.quants, QuantTable) else None
+    if member:
+        return member
     for variant in _variants(text):
         res = resolve_quant(variant, catalog)
         if res.best_id and res.confident:

@@ -121,8 +121,8 @@ def load_rows(include_flagged: bool = False) -> list[Row]:
 
 # --- every measurement file (issue 11) ------------------------------------------------------------
 
-# The speed model's framework keys: the catalog's framework ids, plus the two engines the catalog has
-# no entry for yet (ik_llama.cpp is a fork with its own kernels, kept apart; ktransformers).
+# The speed model's framework keys: the catalog's framework ids (ik_llama.cpp and ktransformers have
+# their own entries; ik's rows fit the "ik_llama.cpp" factors the estimate reads for that id).
 FRAMEWORK_KEY = {
     "llama.cpp": "llama.cpp",
     "LM Studio": "lmstudio",

@@ -238,7 +238,7 @@ class QuantTable(dict[str, Quant]):
             quality=self._quality_at(bpw, base.quality),
             family=base.family or base.id,
             free_bpw=None,
-            notes=f"{base.id} at {bpw_text(bpw)} bpw over the quantized linear layers; {base.notes}".rstrip("; "),
+            notes=f"{base.id} at {bpw_text(bpw)} bpw over the quantized linear layers. {base.notes}".strip(),
         )
         self._made[qid] = made
         if qid != key:
