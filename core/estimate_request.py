@@ -18,7 +18,7 @@ from core.catalog.gpu import Gpu
 from core.catalog.kv_cache import KV_CACHE_TYPES, KvCacheType, is_kv_cache_type
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
-from core.catalog.quant import QuantTable, free_bpw_quant
+from core.catalog.quant import QuantTable, free_bpw_mentions, free_bpw_quant
 from core.estimator.estimate import Estimate, EstimateRequest, Setup, estimate
 from core.estimator.frameworks import BACKEND_VENDORS, backend_id, backend_names, check_backend
 from core.estimator.setup import SetupError, build_setup, cpu_only_setup
@@ -253,10 +253,22 @@ def _backend(query: EstimateQuery, setup: Setup, catalog: Catalog) -> str | None
 
 
 def _free_bpw_quant(text: str, framework: str | None, catalog: Catalog) -> str | None:
-    """An EXL2/EXL3 member named with its bpw; a bare "4.65bpw" is the asked ExLlama's family."""
+    """An EXL2/EXL3 member named with its bpw; a bare "4.65bpw" is the asked ExLlama's family. A bpw
+    outside the family's range is refused (the fuzzy reading would quietly price the family's 4.0)."""
+    if not isinstance(catalog.quants, QuantTable):
+        return None
     fw = resolve_framework(framework, catalog).best_id if framework else None
     family = "EXL3" if fw == "exllamav3" else "EXL2" if fw == "exllamav2" else ""
-    return free_bpw_quant(text, catalog.quants, family) if isinstance(catalog.quants, QuantTable) else None
+    member = free_bpw_quant(text, catalog.quants, family)
+    said = [m for m in free_bpw_mentions(text) if m.family or family]
+    base = catalog.quants.get(said[0].family or family) if said and member is None else None
+    if base is not None and base.free_bpw is not None:
+        low, high = base.free_bpw
+        raise QueryError(
+            f"{base.id} takes {low:g}-{high:g} bits per weight, not {said[0].bpw:g} ({text!r})",
+            {"quant": [base.id]},
+        )
+    return member
 
 
 def resolve_request(query: EstimateQuery, catalog: Catalog) -> EstimateRequest:

@@ -44,6 +44,7 @@ class Rule:
     partial_offload: bool | None = None  # not everything on the GPU(s)
     moe: bool | None = None
     source: str = ""
+    cpu_only: bool | None = None  # no layer on a card (false: a hybrid CPU + GPU run only)
 
 
 @dataclass(frozen=True, slots=True)

@@ -292,6 +292,7 @@ def _run_matches(rule: Rule, q: FrameworkQuery) -> bool:
         and (rule.multi_gpu is None or (q.gpu_count > 1) == rule.multi_gpu)
         and (rule.partial_offload is None or (not q.fully_on_gpu) == rule.partial_offload)
         and (rule.moe is None or q.model.is_moe == rule.moe)
+        and (rule.cpu_only is None or q.cpu_only == rule.cpu_only)
     )
 
 
@@ -730,9 +731,13 @@ def _pick_for_format(
         nvidia_tp = q.gpu.vendor == "NVIDIA" and (q.gpu.compute_capability or 0) >= 7.5
         if q.gpu_count > 1 and nvidia_tp and q.os == "linux" and q.fully_on_gpu:
             hints.append(Note("fw.rec.hint_vllm_tp", params))
-        if q.model.is_moe and (q.cpu_only or q.n_cpu_moe) and "ik_llama.cpp" in ok:
-            # A MoE model whose experts run on the CPU: the one case the paired measurements show
-            # ik_llama.cpp clearly ahead (catalogs/messages/frameworks.toml fw.rec.ik_cpu_moe).
+        if q.model.is_moe and q.n_cpu_moe and not q.cpu_only and "ik_llama.cpp" in ok:
+            # A MoE model with its experts in RAM and the rest on the card: the paired measurements
+            # show ik_llama.cpp clearly ahead (catalogs/messages/frameworks.toml fw.rec.ik_cpu_moe),
+            # and the fit's ik factors price it. On the CPU alone it is ahead too (3-8x prefill), but
+            # that price is the CPU fit of mainline rows (scripts/fit_cpu.py leaves ik's out): naming
+            # ik there would put mainline's prefill under its name, so llama.cpp stays the pick and
+            # the CPU line names ik (fw.rec.llamacpp_cpu).
             return "ik_llama.cpp", "fw.rec.ik_cpu_moe"
         reason = "fw.rec.llamacpp_multi" if q.gpu_count > 1 else "fw.rec.llamacpp"
         if q.cpu_only:
