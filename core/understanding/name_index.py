@@ -135,6 +135,10 @@ def model_key(text: str, vocab: Vocab) -> str:
     return "".join(model_words_of(text, vocab))
 
 
+def _literal_key(text: str) -> str:
+    return "".join(w for chunk in clean(text).split(" ") for w in split_words(strip_org(chunk)))
+
+
 def _size_label(value: str) -> str:
     return f"{float(value):g}"
 
@@ -239,6 +243,11 @@ def _model_tables(catalog: Catalog, vocab: Vocab) -> _ModelTables:
             exact.setdefault(key, model.id)
             choices.append(key)
             choice_ids.append(model.id)
+        # The name as typed with its suffix words kept ("ministral8binstruct2410"): the parser joins
+        # the question's words as they come, so "Ministral-8B-Instruct-2410" must be a key too, or
+        # the date after "instruct" is lost and the name reads as a bare "ministral 8b".
+        for text in texts:
+            exact.setdefault(_literal_key(text), model.id)
         rank = (model.popularity, model.release, -order)
         facts[model.id] = _model_facts(texts, model.params_b, rank, vocab)
     return _ModelTables(

@@ -204,6 +204,18 @@ def _variant_only(stem: str, catalog: Catalog) -> bool:
     return stem in _hub_words(catalog, "variant")
 
 
+def _plain_and_versioned(stem: str, result: Resolution, index: Index) -> bool:
+    """ "ministral 8b": one reading of this size carries the name as typed (Ministral-8B-2410, its date
+    aside), another the name plus a version (Ministral-3-8B): the typed name fits both releases."""
+    ids = [mid for mid, _score in result.candidates]
+    stems = [index.model_facts[mid].stems for mid in ids]
+    plain = any(stem in own for own in stems)
+    versioned = any(
+        s.startswith(stem) and s[len(stem) : len(stem) + 1].isdigit() for own in stems for s in own
+    )
+    return plain and versioned
+
+
 def _unless_versionless(stem: str, result: Resolution, index: Index) -> Resolution:
     """ "ministral 8b", "baichuan 13b": a family name without the version the only catalog release of
     that family carries ("ministral3", "baichuan2"). The family has other releases the catalog lacks
@@ -212,6 +224,8 @@ def _unless_versionless(stem: str, result: Resolution, index: Index) -> Resoluti
     the popularity rule already chooses or asks; a name that is the reading's own stem ("mistral") is it."""
     if result.best_id is None or not stem or _has_digit(stem):
         return result
+    if _plain_and_versioned(stem, result, index):
+        return Resolution(None, result.candidates, False, None, result.also)
     if stem in index.model_facts[result.best_id].stems:
         return result  # the reading's own name ("mistral 7b"); "yi 9b" is Yi-34B's stem, not Yi-1.5-9B's
     versions = {

@@ -41,6 +41,8 @@ CATALOG = default_catalog()
         ("Yi-1.5-9B-Chat", "yi-1.5-9b"),
         ("yi1.5 9b", "yi-1.5-9b"),  # unseen
         ("yi 34b", "yi-34b"),  # the first Yi keeps its name
+        ("Ministral-8B-Instruct-2410", "ministral-8b-2410"),
+        ("ministral 8b 2410", "ministral-8b-2410"),
         ("deepseek coder 33b", "deepseek-coder-33b"),
         ("deepseek-coder:33b", "deepseek-coder-33b"),
         ("Codestral-22B-v0.1", "codestral-22b"),
@@ -68,7 +70,7 @@ def test_a_family_without_its_version_is_asked_back(text: str) -> None:
     # Ministral-8B-2410 / Baichuan-13B are other releases the catalog lacks: candidates, not an answer.
     res = resolve_model(text, CATALOG)
     assert res.best_id is None and not res.confident and res.candidates, res
-    assert res.candidates[0][0].startswith(("ministral-3", "baichuan2", "yi-1.5"))
+    assert res.candidates[0][0].startswith(("ministral-", "baichuan2", "yi-1.5"))
 
 
 @pytest.mark.parametrize(
@@ -153,3 +155,22 @@ def test_a_bare_size_keeps_the_established_row() -> None:
     ):
         res = resolve_model(text, CATALOG)
         assert res.best_id == established, (text, res)
+
+
+def test_ministral_8b_names_both_releases_and_is_asked_back() -> None:
+    res = resolve_model("ministral 8b", CATALOG)
+    assert res.best_id is None and not res.confident
+    assert {"ministral-8b-2410", "ministral-3-8b"} <= {mid for mid, _score in res.candidates}
+
+
+@pytest.mark.parametrize(
+    ("text", "model_id"),
+    [
+        ("Ministral-8B-Instruct-2410 on a 4060", "ministral-8b-2410"),
+        ("Ministral-3-8B-Instruct-2512 跑 5060 ti 16g", "ministral-3-8b"),  # unseen
+        ("Qwen3-30B-A3B-Instruct-2507 on a 4090", "qwen3-30b-a3b-2507"),  # the date after "instruct"
+    ],
+)
+def test_a_full_repo_name_keeps_its_date(text: str, model_id: str) -> None:
+    parsed = parse_question(text, CATALOG)
+    assert parsed.model is not None and parsed.model.best_id == model_id and parsed.model.confident
