@@ -117,3 +117,15 @@ def test_free_bpw_quant_and_ids() -> None:
     assert free_bpw_quant("exl2 9.0bpw", CAT.quants) is None  # out of range
     assert (bpw_text(4), bpw_text(4.25), bpw_text(4.650)) == ("4.0", "4.25", "4.65")
     assert member_id("exl3", 3) == "EXL3-3.0"
+
+
+def test_ubergarm_mixes_match_their_cards() -> None:
+    """Qwen3-235B-A22B mix-IQ3_K: 106.830 GiB on ubergarm's card; DeepSeek-V3-0324 IQ2_K_R4: ~17.33 GiB of
+    non-expert weights for the GPU (the card), the routed experts in RAM."""
+    mix = weight_breakdown(CAT.models["qwen3-235b-a22b"], CAT.quants["MIX-IQ3_K"], CAT)
+    assert abs(mix.total_gib / 106.830 - 1) < 0.01
+    plain = weight_breakdown(CAT.models["qwen3-235b-a22b"], CAT.quants["IQ3_K"], CAT)
+    assert plain.total_gib < mix.total_gib  # the plain type prices every tensor at 3.44 bpw
+    v3 = weight_breakdown(CAT.models["deepseek-v3"], CAT.quants["IQ2_K_R4"], CAT)
+    assert abs((v3.total_bytes - v3.expert_bytes) / 2**30 / 17.33 - 1) < 0.03
+    assert CAT.quants["MIX-IQ3_K"].loaders == ("ik_llama.cpp",)

@@ -18,6 +18,8 @@ CATALOG = default_catalog()
          "rtx-4090", 1),
         ("用 ik 版 llama.cpp 跑 Qwen3-235B IQ3_K,5090 + 192G 内存", "ik_llama.cpp", ("IQ3_K",),
          "qwen3-235b-a22b", "rtx-5090", 1),
+        ("ubergarm's mix-IQ3_K of qwen3 235b on a 5090 with 128gb ram, ik_llama", "ik_llama.cpp",
+         ("MIX-IQ3_K",), "qwen3-235b-a22b", "rtx-5090", 1),
         ("exl2 4.25bpw qwen2.5 72b on 2x3090", "exllamav2", ("EXL2-4.25",), "qwen2.5-72b", "rtx-3090", 2),
         ("tabbyapi 4.65bpw mistral large on 3x 3090", "exllamav2", ("EXL2-4.65",), "mistral-large-2407",
          "rtx-3090", 3),
