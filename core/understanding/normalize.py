@@ -8,8 +8,11 @@ user's words meet in the same spelling.
 from __future__ import annotations
 
 import re
+import tomllib
 import unicodedata
-from functools import lru_cache
+from functools import cache, lru_cache
+
+from core.catalog.loader import CATALOG_DIR
 
 MAX_INPUT_CHARS = 500  # a question is a line or two; the rest of a pasted log only costs time
 
@@ -38,6 +41,33 @@ ACTIVE_TOKEN = re.compile(r"^a(\d+(?:\.\d+)?)b$")
 MOE_TOKEN = re.compile(r"^(\d+)x(\d+(?:\.\d+)?)b$")
 
 
+@cache
+def _model_words() -> tuple[re.Pattern[str], dict[str, str]] | None:
+    """The Chinese family names of catalogs/understanding.toml [model_words] as one pattern, longest
+    first, and name -> family word. The shipped file: aliases and questions must fold alike, whatever
+    catalog a test loads."""
+    try:
+        with (CATALOG_DIR / "understanding.toml").open("rb") as fh:
+            table = tomllib.load(fh).get("model_words", {})
+    except OSError:
+        return None
+    names = {unicodedata.normalize("NFKC", n).lower(): fam for fam, ns in table.items() for n in ns}
+    if not names:
+        return None
+    alternation = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    # A version glued after the name stays glued ("百川2" -> "baichuan2"); a size after it is a word
+    # of its own ("百川13b" -> "baichuan 13b").
+    return re.compile(rf"({alternation})(\d+(?:\.\d+)?(?![\d.]*b\b))?"), names
+
+
+def _fold_model_words(text: str) -> str:
+    got = _model_words()
+    if got is None or not any("\u3400" <= ch <= "\u9fff" for ch in text):
+        return text
+    pattern, names = got
+    return pattern.sub(lambda m: f" {names[m.group(1)]}{m.group(2) or ''} ", text)
+
+
 @lru_cache(maxsize=8192)
 def clean(text: str) -> str:
     """NFKC, lower case, no control characters, one space between words, units as `32g`. Kept for
@@ -50,6 +80,7 @@ def clean(text: str) -> str:
     text = _MEMORY_UNIT.sub(r"\1g", text)
     text = _SERIES_AFTER.sub(r"\2 \1", text)
     text = _BILLION.sub(r"\1b", text)
+    text = _fold_model_words(text)
     return _SPACES.sub(" ", text).strip()
 
 
