@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import least_squares
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -159,6 +158,8 @@ def residuals(item: Item, x: np.ndarray, catalog: Catalog) -> list[tuple[str, fl
 
 
 def fit(items: Sequence[Item], catalog: Catalog, x0: np.ndarray, lam: float) -> np.ndarray:
+    from scipy.optimize import least_squares  # the fit only: the bench and tests price rows without scipy
+
     sigma = np.array([SIGMA[_kind(n)] for n in NAMES])
     lo = np.array([BOUNDS[_kind(n)][0] for n in NAMES])
     hi = np.array([BOUNDS[_kind(n)][1] for n in NAMES])

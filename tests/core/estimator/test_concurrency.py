@@ -169,6 +169,8 @@ def test_bench_prices_each_concurrent_row_as_the_chat_does() -> None:
     """Every mapped concurrency>1 row: the bench's figure is concurrent_for's for the row's setup
     (no second pricing path), and the shipped fit keeps the train rows' median error low."""
     fit = _load("fit_concurrency")
+    if not fit.bench.DEFAULT_CSVS[0].exists():
+        pytest.skip("../shared/reference is not on this machine")
     items, _ = fit.load_items(CATALOG)
     assert len(items) >= 30
     errors = []
