@@ -16,7 +16,7 @@ from typing import Any
 from core.ask_query import AskQuery, CardSpec
 from core.catalog.loader import Catalog
 from core.estimator.concurrency import concurrent_for
-from core.estimator.estimate import Estimate, Row, in_ram
+from core.estimator.estimate import Estimate, in_ram
 from core.estimator.frameworks import backend_names
 from core.i18n import Lang, translate
 from core.render import compare, ttft, which_hardware, which_model
@@ -394,34 +394,24 @@ def fit_lead(est: Estimate, query: AskQuery) -> str:
     row = focus_row(quants, focus_context(contexts, query.contexts), cells, query.quants)
     lang = query.lang
     figures = {"quant": row.quant, "ctx": ctx_label(row.context), "usable": gib(row.usable_gib)}
-    if in_ram(est):
-        return _ram_fit_lead(est, row, lang, figures)
+    # A CPU-only run says the same of the RAM the row needs against the usable RAM; when nothing fits
+    # it names the best way out that needs no card (a smaller quant, a shorter context, more RAM).
+    ram = in_ram(est)
+    key = "intent.fit.ram_" if ram else "intent.fit."
     if row.status != "no_fit" and row.decode_tps is not None:
-        key = "intent.fit.yes" if row.status == "smooth" else "intent.fit.tight"
-        return translate(key, lang, total=gib(row.total_gib), tps=num(row.decode_tps.mid), **figures)
+        verdict = "yes" if row.status == "smooth" else "tight"
+        return translate(
+            key + verdict, lang, total=gib(row.total_gib), tps=num(row.decode_tps.mid), **figures
+        )
     if row.remedy is not None and row.remedy.kind in LOCAL_WAYS_OUT and row.remedy.decode_mid:
         way = remedy_text(row.remedy, lang)
-        return translate("intent.fit.way_out", lang, total=gib(row.total_gib), way=way, **figures)
+        return translate(key + "way_out", lang, total=gib(row.total_gib), way=way, **figures)
     column = [r for r in est.rows if r.context == row.context]
     smallest = min(column or [row], key=lambda r: r.total_gib)
     figures["quant"] = smallest.quant
-    return translate("intent.fit.no", lang, total=gib(smallest.total_gib), **figures)
-
-
-def _ram_fit_lead(est: Estimate, row: Row, lang: Lang, figures: dict[str, str]) -> str:
-    """A CPU-only run's verdict: the RAM the row needs against the usable RAM, and when nothing fits
-    the best way out that needs no card (a smaller quant, a shorter context, a KV quant, more RAM)."""
-    if row.status != "no_fit" and row.decode_tps is not None:
-        key = "intent.fit.ram_yes" if row.status == "smooth" else "intent.fit.ram_tight"
-        return translate(key, lang, total=gib(row.total_gib), tps=num(row.decode_tps.mid), **figures)
-    if row.remedy is not None and row.remedy.kind in LOCAL_WAYS_OUT and row.remedy.decode_mid:
-        way = remedy_text(row.remedy, lang)
-        return translate("intent.fit.ram_way_out", lang, total=gib(row.total_gib), way=way, **figures)
-    column = [r for r in est.rows if r.context == row.context]
-    smallest = min(column or [row], key=lambda r: r.total_gib)
-    figures["quant"] = smallest.quant
-    way = remedy_text(smallest.remedy, lang) if smallest.remedy is not None else ""
-    return translate("intent.fit.ram_no", lang, total=gib(smallest.total_gib), way=way, **figures)
+    if ram:
+        figures["way"] = remedy_text(smallest.remedy, lang) if smallest.remedy is not None else ""
+    return translate(key + "no", lang, total=gib(smallest.total_gib), **figures)
 
 
 def with_fit_lead(est: Estimate, query: AskQuery, text: str) -> str:
