@@ -33,12 +33,12 @@ async def test_impossible_speed_is_refused_and_nothing_stored(h):
 
 
 async def test_far_from_estimate_is_accepted_but_flagged(h):
-    [r] = await h.say("alice", '/submit gpu="V100 32G" model="gemma 3 27b" quant=Q4_K_M decode=6')
+    [r] = await h.say("alice", '/submit gpu="V100 32G" model="gemma 3 27b" quant=Q4_K_M decode=3')
     sub = await h.storage.get_submission(submission_id(r.text))
     assert "far_from_estimate" in sub.flags and "reviewer" in r.text
     [_, card] = await h.say("bob", "/review")
     # The estimated range moves with every refit of the speed model (scripts/fit_calibration.py).
-    assert "far from the estimate: measured 6 tok/s, estimated " in card.text
+    assert "far from the estimate: measured 3 tok/s, estimated " in card.text
 
 
 async def test_duplicate_and_rate_limit(h):
