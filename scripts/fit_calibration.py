@@ -430,11 +430,14 @@ def _split_bands(
     card: Sequence[tuple[Sample, float]],
     seen: Sequence[tuple[Sample, float]],
     frameworks: Sequence[tuple[Sample, float]],
+    unseen: Sequence[tuple[Sample, float]] = (),
 ) -> dict[str, dict[str, float]]:
-    """Bands per backend ("card/cuda", "seen/vulkan") and per framework ("framework/ollama") where the
-    cross-validated residuals are enough: CUDA's spread is not Vulkan's."""
+    """Bands per backend ("card/cuda", "seen/vulkan", "unseen/cuda") and per framework
+    ("framework/ollama") where the cross-validated residuals are enough: CUDA's spread is not
+    Vulkan's, and a CUDA family the data never saw (Volta) is not priced with Vulkan's and SYCL's
+    spread either."""
     out: dict[str, dict[str, float]] = {}
-    for tier, pairs in (("card", card), ("seen", seen)):
+    for tier, pairs in (("card", card), ("seen", seen), ("unseen", unseen)):
         by: dict[str, list[float]] = defaultdict(list)
         for s, r in pairs:
             if s.framework in LLAMA_CPP_FAMILY:
@@ -634,16 +637,17 @@ def phase_fit(
     pair_rows: dict[str, int] = defaultdict(int)
     for s in train:
         pair_rows[s.keys.get("backend_arch", "")] += 1
-    thin = [r for s, r in llama if pair_rows[s.keys.get("backend_arch", "")] <= 6]
     fw = [r for s, r in logo + lomo if s.framework not in LLAMA_CPP_FAMILY]
+    # The unseen tier, pooled and per backend: every LOGO residual plus the thinnest pairs' widened.
+    unseen = [*llama, *((s, r * 1.5) for s, r in llama if pair_rows[s.keys.get("backend_arch", "")] <= 6)]
     bands = {
         "card": band([r for s, r in card if s.framework in LLAMA_CPP_FAMILY]),
         "seen": band([r for _, r in llama]),
-        "unseen": band([r for _, r in llama] + [r * 1.5 for r in thin]),
+        "unseen": band([r for _, r in unseen]),
         "framework": band(fw),
         "framework_unseen": band(fw + [r * 1.5 for r in fw]),
     }
-    bands.update(_split_bands(card, llama, logo + lomo))
+    bands.update(_split_bands(card, llama, logo + lomo, unseen))
     seen_cards = {s.gpu_id for s in train}
     seen_pairs = {s.keys.get("backend_arch", "") for s in train}
     report(
