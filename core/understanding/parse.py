@@ -367,6 +367,10 @@ def _read_framework_and_quants(
             spans.append(m.span())
     for start, end in spans:
         t = _blank(t, start, end)
+    # "exl2 … 4.0bpw": the family word is the member at that bpw, not a second quant asked for.
+    made = [catalog.quants.get(qid) for qid, _ in found]
+    members = {q.family for q in made if q is not None and q.family and q.family != q.id}
+    found = [(qid, bits) for qid, bits in found if qid not in members]
     return t, framework, _named_quants(found, catalog)
 
 

@@ -63,3 +63,17 @@ def test_an_exl2_bpw_question_is_priced_at_that_bpw() -> None:
     assert "--model-name Qwen2.5-72B-Instruct-exl2-4.25" in text
     lower = answer("exl2 3.0bpw qwen2.5 72b on 2x3090", CATALOG).text
     assert "EXL2-3.0" in lower and "EXL2-4.25" not in lower
+
+
+@pytest.mark.parametrize(
+    ("text", "quants"),
+    [
+        ("2x 3090 exl2 llama 3.3 70b 4.0bpw", ("EXL2-4.0",)),
+        # unseen phrasing: the family word far from its bpw, at the start of the question
+        ("exl3 on a 4090 for qwen3 32b, 3.5bpw ok?", ("EXL3-3.5",)),
+    ],
+)
+def test_a_family_word_apart_from_its_bpw_is_that_member_not_a_second_quant(
+    text: str, quants: tuple[str, ...]
+) -> None:
+    assert parse_question(text, CATALOG).quants == quants
