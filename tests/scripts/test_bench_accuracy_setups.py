@@ -5,29 +5,19 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 COLUMNS = (
     "gpu,gpu_count,model,params_b,quant,model_size_gib,backend,framework,test,context_or_depth,"
     "tokens_per_s,flash_attn,source,date,notes,concurrency,offload,ram"
 ).split(",")
 
 
-def _load(name: str) -> ModuleType:
-    if str(SCRIPTS) not in sys.path:
-        sys.path.insert(0, str(SCRIPTS))
-    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+from tests.fakes.scripts import load_script  # noqa: E402
+
+_load = load_script
 
 
 bench = _load("bench_accuracy_setups")

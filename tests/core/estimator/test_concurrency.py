@@ -3,11 +3,8 @@ catalogs/concurrency.toml, one computation for the chat line, `ask --json` and t
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import statistics
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -17,22 +14,13 @@ from core.catalog.loader import default_catalog
 from core.estimate_request import EstimateQuery, resolve_request
 from core.estimator import concurrency
 from core.estimator.estimate import estimate
+from tests.fakes.scripts import load_script
 
 CATALOG = default_catalog()
-SCRIPTS = Path(__file__).resolve().parents[3] / "scripts"
 
 
 def _load(name: str) -> ModuleType:
-    if str(SCRIPTS) not in sys.path:
-        sys.path.insert(0, str(SCRIPTS))
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(name, reuse=True)
 
 
 def _request(gpu: str, model: str, quant: str, framework: str, count: int = 1, depth: int = 1024):  # type: ignore[no-untyped-def]
