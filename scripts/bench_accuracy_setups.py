@@ -918,7 +918,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = load_all(args.csv or DEFAULT_CSVS)
     import concurrency_rows  # the scripts directory is on sys.path
 
-    concurrency_rows.PATHS = tuple(args.csv or DEFAULT_CSVS)  # concurrent rows read two more columns
+    saved, concurrency_rows.PATHS = concurrency_rows.PATHS, tuple(args.csv or DEFAULT_CSVS)
+    try:  # concurrent rows read two more columns of the files scored; put back for other callers
+        return _score(args, rows)
+    finally:
+        concurrency_rows.PATHS = saved
+
+
+def _score(args: argparse.Namespace, rows: list[Measured]) -> int:
     if args.write_holdout:
         args.holdout.write_text(render_holdout(rows), encoding="utf-8")
         print(f"wrote {args.holdout}")

@@ -185,15 +185,39 @@ def leave_one_cpu_out(rows: Sequence[CpuRow], catalog: Catalog) -> dict[int, flo
     return out
 
 
+BAND_QUANTILES = (0.05, 0.95)
+BAND_FLOOR = 0.06  # never narrower than +-6 %, as the GPU bands (fit_calibration.band)
+
+
+def cpu_bands(rows: Sequence[CpuRow], loco: dict[int, float]) -> dict[str, dict[str, float]]:
+    """The range a CPU-only figure carries: quantiles of measured / estimated over the train rows, each
+    priced by the fit that never saw its CPU (the llama.cpp-priced rows the fit is for)."""
+    out: dict[str, dict[str, float]] = {}
+    for phase in ("decode", "prefill"):
+        ratios = sorted(
+            r.row.tps / loco[i]
+            for i, r in enumerate(rows)
+            if i in loco and r.phase == phase and not r.held_out and r.row.framework not in NOT_FITTED
+        )
+        if len(ratios) < 5:
+            continue
+        lo, hi = (ratios[round(q * (len(ratios) - 1))] for q in BAND_QUANTILES)
+        out[phase] = {"low": round(min(lo, 1 - BAND_FLOOR), 3), "high": round(max(hi, 1 + BAND_FLOOR), 3)}
+    return out
+
+
 EXPLAINED = (
     "# prefill.<simd>: share of the CPU's FP32 vector peak a CPU prefill reaches (int8 / bf16 kernels go",
     "# past 1 where they beat FP32 FMA); prefill.attention: share of that rate attention at depth runs at;",
     "# decode.<segment>_<memory>: multiplier on the host bandwidth the speed model reaches CPU only;",
-    "# default: a class / group no train row covers (the median of the fitted ones).",
+    "# default: a class / group no train row covers (the median of the fitted ones);",
+    "# band.<phase>: the range a CPU-only figure on a named CPU carries (leave-one-CPU-out, 5-95 %).",
 )
 
 
-def write(eff: Efficiency, summary: list[str], path: Path = CPUS_TOML) -> None:
+def write(
+    eff: Efficiency, summary: list[str], bands: dict[str, dict[str, float]], path: Path = CPUS_TOML
+) -> None:
     """Replace the [efficiency.*] tables of cpus.toml (everything from [efficiency] to the first [[cpu]])."""
     text = path.read_text(encoding="utf-8")
     start, end = text.index("[efficiency]\n"), text.index("[[cpu]]")
@@ -202,6 +226,8 @@ def write(eff: Efficiency, summary: list[str], path: Path = CPUS_TOML) -> None:
         lines.append(f"[efficiency.{phase}]")
         lines += [f"{k} = {v}" for k, v in eff[phase].items()]
         lines.append("")
+    for phase, band in bands.items():
+        lines += [f"[efficiency.band.{phase}]", f"low = {band['low']}", f"high = {band['high']}", ""]
     path.write_text(text[:start] + "\n".join(lines) + "\n" + text[end:], encoding="utf-8")
 
 
@@ -228,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     before = estimates(rows, catalog, named=False)
     after = estimates(rows, with_efficiency(catalog, eff))
     loco = leave_one_cpu_out(rows, catalog)
+    bands = cpu_bands(rows, loco)
     cpus = sorted({r.cpu_id for r in train})
     print(
         f"CPU-only rows naming a catalog CPU: {len(rows)} "
@@ -235,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"train CPUs: {', '.join(cpus)}; fitted without {', '.join(NOT_FITTED)} rows")
     print(f"fitted: {eff}")
+    print(f"bands (leave-one-CPU-out, 5-95 %): {bands}")
     table: list[tuple[str, dict[str, str]]] = []
     for subset, keep in (
         ("llama.cpp-priced rows", lambda r: r.row.framework not in NOT_FITTED),
@@ -260,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         summary.insert(
             0, f"scripts/fit_cpu.py on {len(train)} train rows ({', '.join(cpus)}); median error (rows):"
         )
-        write(eff, [re.sub(r"\s+", " ", s) for s in summary])
+        write(eff, [re.sub(r"\s+", " ", s) for s in summary], bands)
         print(f"wrote {CPUS_TOML}")
     return 0
 

@@ -66,9 +66,13 @@ def answer(raw: Any, lang: Lang = "en") -> tuple[dict[str, Any], bool]:
 
 
 def _text(result: dict[str, Any]) -> str:
+    # A CPU-only run has no card memory: its rows' memory columns are system RAM ("memory": "ram").
+    if result.get("memory") == "ram":
+        head = f"{result['gpu']['name']} ({result['host']['ram_gib']:g} GiB RAM) · "
+    else:
+        head = f"{result['gpu']['count']}x {result['gpu']['name']} ({result['gpu']['memory_gib']:g} GiB) · "
     lines = [
-        f"{result['gpu']['count']}x {result['gpu']['name']} ({result['gpu']['memory_gib']:g} GiB) · "
-        f"{result['model']['name']} · {result['framework']} ({result['backend']}) · {result['os']}",
+        head + f"{result['model']['name']} · {result['framework']} ({result['backend']}) · {result['os']}",
         "assumed: " + "; ".join(result["assumptions"]),
         f"{'quant':<9} {'ctx':>6} {'weights':>7} {'KV':>6} {'total':>7} {'usable':>7} {'status':<7} "
         f"{'decode tok/s':>16} {'prefill':>7}",

@@ -28,6 +28,7 @@ from core.estimator.memory import (
 from core.estimator.memory_fit import (
     ForcedOffload,
     Remedy,
+    cpu_band,
     cpu_remedy,
     find_remedy,
     forced_offload,
@@ -343,7 +344,8 @@ def _row(
         weights_gpu, total = weights.total_bytes, forced.host_bytes
         overhead = total - weights_gpu - kv
         if status != "no_fit":
-            decode, prefill, ttft = _forced_figures(forced, request.prompt, fixed.prefill_band)
+            p_band = cpu_band(request, catalog, "prefill") or fixed.prefill_band
+            decode, prefill, ttft = _forced_figures(forced, request.prompt, p_band)
         else:
             remedy = cpu_remedy(request, usable, backend, quant_id, weights, ctx, catalog, forced, framework)
     elif request.offload:

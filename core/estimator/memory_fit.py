@@ -155,6 +155,7 @@ class _NoFitRow(NamedTuple):
     band: speed.Band  # the decode band for this card and backend, the same for every way out
     split: str  # "layer" | "tensor": how the table's row spreads over the cards, the way outs alike
     framework: str  # the table's framework: its fitted factor prices the way outs too
+    cpu_band: bool = False  # `band` is the CPU fit's own (a CPU-only run on a named CPU): not widened
 
 
 def _no_fit_row(
@@ -175,14 +176,25 @@ def _no_fit_row(
     buffer = compute_buffer_bytes(model, ctx, catalog, const.flash_attention)
     kv_bytes = kv_cache_bytes(model, ctx, request.kv_type, catalog)
     active_kv = kv_read_bytes(model, depth, request.kv_type, catalog)
+    cpu = cpu_band(request, catalog, "decode")
     # Positional: this runs for every no-fit row, and keywords cost a third more here.
     return _NoFitRow(
         request, backend, quant_id, weights, ctx, depth, catalog,
         usable.total_gib * GIB, const.smooth_fraction, buffer, kv_bytes,
         weights.gpu_bytes_full_offload + kv_bytes + buffer * request.setup.count,
         active_kv, bytes_per_token(weights.active_bytes_per_token, active_kv),
-        cal, speed.band_for(request.setup.gpu, backend, cal), split, framework,
+        cal, cpu or speed.band_for(request.setup.gpu, backend, cal), split, framework, cpu is not None,
     )  # fmt: skip
+
+
+def cpu_band(request: EstimateRequest, catalog: Catalog, phase: str) -> speed.Band | None:
+    """A CPU-only run on a named CPU carries the CPU fit's range (cpus.toml [efficiency.band], the
+    leave-one-CPU-out spread), not the GPU tiers' (whose "unseen" tier is Vulkan's and SYCL's spread);
+    None for any other run."""
+    if request.offload != "cpu" or not request.setup.host.cpu:
+        return None
+    got = catalog.tables.get("cpus", {}).get("efficiency", {}).get("band", {}).get(phase)
+    return speed.Band(float(got["low"]), float(got["high"])) if got else None
 
 
 def _decode(
@@ -202,7 +214,7 @@ def _decode(
     )  # fmt: skip
     band = row.band
     low, high = band.low, band.high
-    if host_bytes:
+    if host_bytes and not row.cpu_band:
         # Offloaded runs vary more (CPU, RAM timings, PCIe): widen the band.
         low, high = low * 0.85, high * 1.1
     mid = 1.0 / seconds

@@ -51,7 +51,16 @@ def test_write_replaces_only_the_efficiency_tables(tmp_path: Path) -> None:
     path = tmp_path / "cpus.toml"
     shutil.copy(fit_cpu.CPUS_TOML, path)
     eff = {"prefill": {"amx": 0.5, "default": 0.4, "attention": 0.2}, "decode": {"default": 0.9}}
-    fit_cpu.write(eff, ["a summary line"], path)
+    bands = {"decode": {"low": 0.7, "high": 1.3}}
+    fit_cpu.write(eff, ["a summary line"], bands, path)
     doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    assert doc["efficiency"] == eff
+    assert doc["efficiency"] == {**eff, "band": bands}
     assert len(doc["cpu"]) == len(CATALOG.cpus) and doc["socket_words"]["双路"] == 2
+
+
+def test_cpu_bands_are_the_spread_of_cross_validated_ratios() -> None:
+    rows = [fit_cpu.CpuRow(_row("CPU only (AMD Ryzen 9 7950X)"), "ryzen-9-7950x", False) for _ in range(20)]
+    loco = {i: 10.0 * (0.8 + 0.02 * i) for i in range(20)}  # measured 10: ratios 1/0.8 .. 1/1.18
+    band = fit_cpu.cpu_bands(rows, loco)["decode"]
+    assert 0.8 < band["low"] < 1 < band["high"] < 1.3
+    assert "prefill" not in fit_cpu.cpu_bands(rows, loco), "no prefill rows: no prefill band"

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import tomllib
+
+import pytest
 
 from bot.cli.main import main
+from core.catalog.loader import CATALOG_DIR
 
 
 def test_cpu_only_on_a_named_cpu(capsys):
@@ -45,3 +49,21 @@ def test_batch_takes_the_cpu_key(tmp_path, capsys):
     assert lines[0]["host"]["sockets"] == 2 and lines[0]["host"]["channels"] == 12
     assert lines[1]["host"]["cpu"] == "threadripper-pro-7975wx" and lines[1]["host"]["channels"] == 8
     assert "unknown CPU" in lines[2]["error"]
+
+
+def test_a_named_cpu_carries_the_cpu_fits_range_and_the_text_names_its_ram(capsys):
+    """The range is cpus.toml [efficiency.band] (the CPU fit's leave-one-CPU-out spread), not the GPU
+    tiers' unseen-family band (~x0.3-2.6 on a CPU run): the same figure in the text and the JSON."""
+    band = tomllib.loads((CATALOG_DIR / "cpus.toml").read_text(encoding="utf-8"))["efficiency"]["band"]
+    args = ["estimate", "--model", "qwen3 30b", "--cpu", "7950X", "--ram", "64", "--quant", "Q4_K_M"]
+    code = main([*args, "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    for row in out["rows"]:
+        d = row["decode_tps"]
+        if d:
+            assert d["low"] / d["mid"] == pytest.approx(band["decode"]["low"], abs=0.01)
+            assert d["high"] / d["mid"] == pytest.approx(band["decode"]["high"], abs=0.01)
+    main(args)
+    text = capsys.readouterr().out
+    assert text.splitlines()[0].startswith("CPU only (AMD Ryzen 9 7950X) (64 GiB RAM) · Qwen3-30B-A3B")
