@@ -731,15 +731,14 @@ def _pick_for_format(
         nvidia_tp = q.gpu.vendor == "NVIDIA" and (q.gpu.compute_capability or 0) >= 7.5
         if q.gpu_count > 1 and nvidia_tp and q.os == "linux" and q.fully_on_gpu:
             hints.append(Note("fw.rec.hint_vllm_tp", params))
-        if q.model.is_moe and q.n_cpu_moe and not q.cpu_only and "ik_llama.cpp" in ok:
-            # A MoE model with its experts in RAM and the rest on the card: the paired measurements
-            # show ik_llama.cpp clearly ahead (catalogs/messages/frameworks.toml fw.rec.ik_cpu_moe),
-            # and the fit's ik factors price it. On the CPU alone it is ahead too (3-8x prefill), but
-            # that price is the CPU fit of mainline rows (scripts/fit_cpu.py leaves ik's out): naming
-            # ik there would put mainline's prefill under its name, so llama.cpp stays the pick and
-            # the CPU line names ik (fw.rec.llamacpp_cpu).
-            return "ik_llama.cpp", "fw.rec.ik_cpu_moe"
         reason = "fw.rec.llamacpp_multi" if q.gpu_count > 1 else "fw.rec.llamacpp"
+        if q.model.is_moe and q.n_cpu_moe and not q.cpu_only and "ik_llama.cpp" in ok and "llama.cpp" in ok:
+            # A MoE model with its experts in RAM: the paired measurements show the ik_llama.cpp fork
+            # ahead (1.1-1.7x prefill, 1.1x decode on the same box), but mainline is what people run
+            # (prebuilt for every OS, `--n-cpu-moe`): it stays the pick and its line names the fork
+            # (fw.rec.llamacpp_ik); ik is the pick where only it reads the file, or when asked for.
+            # On the CPU alone the CPU line names ik the same way (fw.rec.llamacpp_cpu).
+            reason = "fw.rec.llamacpp_ik"
         if q.cpu_only:
             reason = "fw.rec.llamacpp_cpu"
         return _first(ok, ("llama.cpp",)), reason
