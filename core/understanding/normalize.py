@@ -8,11 +8,10 @@ user's words meet in the same spelling.
 from __future__ import annotations
 
 import re
-import tomllib
 import unicodedata
 from functools import cache, lru_cache
 
-from core.catalog.loader import CATALOG_DIR
+from core.understanding.vocab import shipped_doc
 
 MAX_INPUT_CHARS = 500  # a question is a line or two; the rest of a pasted log only costs time
 
@@ -47,8 +46,7 @@ def _model_words() -> tuple[re.Pattern[str], dict[str, str]] | None:
     first, and name -> family word. The shipped file: aliases and questions must fold alike, whatever
     catalog a test loads."""
     try:
-        with (CATALOG_DIR / "understanding.toml").open("rb") as fh:
-            table = tomllib.load(fh).get("model_words", {})
+        table = shipped_doc().get("model_words", {})
     except OSError:
         return None
     names = {unicodedata.normalize("NFKC", n).lower(): fam for fam, ns in table.items() for n in ns}

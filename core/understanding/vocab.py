@@ -115,9 +115,16 @@ def vocab_from_table(doc: dict[str, Any]) -> Vocab:
 
 
 @cache
-def _shipped(path: Path = VOCAB_FILE) -> Vocab:
+def shipped_doc(path: Path = VOCAB_FILE) -> dict[str, Any]:
+    """The shipped understanding.toml as read, once (the vocabulary and normalize's Chinese family
+    names both come from it)."""
     with path.open("rb") as fh:
-        return vocab_from_table(tomllib.load(fh))
+        return tomllib.load(fh)
+
+
+@cache
+def _shipped(path: Path = VOCAB_FILE) -> Vocab:
+    return vocab_from_table(shipped_doc(path))
 
 
 def vocab_for(catalog: Catalog) -> Vocab:
