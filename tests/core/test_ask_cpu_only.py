@@ -242,3 +242,17 @@ def test_a_time_to_first_token_question_on_a_cpu_is_answered_for_that_cpu() -> N
             or f"({r.quant},上下文已有 {ctx_label(r.context)} 时)" in reply.text
         )
         assert row.ttft_s is not None and num(row.ttft_s) in reply.text
+
+
+def test_a_chat_question_on_a_named_cpu_gets_the_cpu_fits_range() -> None:
+    """Written before looking at the rows: a Chinese question with an Intel desktop CPU and no card
+    carries the CPU fit's range (cpus.toml [efficiency.band]), not the GPU tiers' unseen band."""
+    band = CATALOG.tables["cpus"]["efficiency"]["band"]["decode"]
+    reply = answer("i9-13900k 64g ddr5 纯cpu 跑 qwen3 30b 速度多少", CATALOG)
+    assert reply.query is not None and reply.query.hardware.cpu == "core-i9-13900k"
+    est = estimate_for(reply.query, CATALOG)
+    ranges = [r.decode_tps for r in est.rows if r.decode_tps is not None]
+    assert ranges
+    for d in ranges:  # figures are rounded to 0.1 tok/s
+        assert abs(d.low - d.mid * band["low"]) <= 0.06 + 0.01 * d.mid
+        assert abs(d.high - d.mid * band["high"]) <= 0.06 + 0.01 * d.mid

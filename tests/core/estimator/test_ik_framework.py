@@ -142,3 +142,14 @@ def test_estimate_quant_takes_an_exl_bpw() -> None:
         pass
     else:
         raise AssertionError("an EXL2 bpw above 8 is no quant")
+
+
+def test_a_chat_question_with_experts_in_ram_runs_mainline_and_names_the_fork() -> None:
+    """Unseen phrasing (Chinese, a 5090 with 128 GB): mainline llama.cpp with --n-cpu-moe is the
+    command, and its line names ik_llama.cpp's measured gain."""
+    from core.ask_use_case import answer
+
+    reply = answer("5090 + 128g 内存 跑 qwen3 235b a22b q4 用什么框架", CAT)
+    assert reply.status == "answer"
+    assert "--n-cpu-moe" in reply.text and "ik_llama.cpp" in reply.text
+    assert "llama-server" in reply.text and "-mla" not in reply.text
