@@ -9,8 +9,10 @@ Docker and systemd deployments ship with it on (deploy/.env.example).
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-from bot.hub.hf_source import HuggingFaceSource
+if TYPE_CHECKING:  # imported only when the Hub is on: huggingface_hub costs ~0.35 s to import
+    from bot.hub.hf_source import HuggingFaceSource
 
 _ON = {"1", "true", "yes", "on"}
 _OFF = {"0", "false", "no", "off"}
@@ -20,7 +22,11 @@ def model_source_for(hub: bool | None) -> HuggingFaceSource | None:
     """The source for the `hub` setting: True on, False off, None on only with HF_ENDPOINT set."""
     if hub is None:
         hub = bool(os.environ.get("HF_ENDPOINT"))
-    return HuggingFaceSource() if hub else None
+    if not hub:
+        return None
+    from bot.hub.hf_source import HuggingFaceSource
+
+    return HuggingFaceSource()
 
 
 def model_source_from_env() -> HuggingFaceSource | None:

@@ -1,15 +1,16 @@
 """Load and validate the data files in `catalogs/` into one immutable `Catalog`.
 
 pydantic validates the TOML against the dataclasses themselves (one definition for schema and
-in-memory type); cross-entry checks (unknown ids, duplicate aliases, implausible numbers) live in
-`validation.py` so a bad edit fails with a message naming the entry and the field.
+in-memory type), so a bad edit fails with a message naming the entry and the field; cross-entry
+checks (ids and aliases unique, numbers plausible, sources cited) are tests over the shipped files
+(tests/core/catalog/). The shipped catalog is read once per process, and from the warm cache
+(`warm_cache.py`) when an earlier process already validated the same files.
 """
 
 from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from core.catalog.framework import Framework
 from core.catalog.gpu import Gpu
 from core.catalog.model import Model
 from core.catalog.quant import GgmlType, Quant, QuantTable, TypeTable
+from core.catalog.warm_cache import load_default
 
 CATALOG_DIR = Path(__file__).resolve().parents[2] / "catalogs"
 
@@ -100,7 +102,6 @@ def load_catalog(directory: Path = CATALOG_DIR) -> Catalog:
     return Catalog(gpus, models, ggml_types, quants, frameworks, tables, cpus)
 
 
-@cache
 def default_catalog() -> Catalog:
-    """The shipped catalog, loaded once per process."""
-    return load_catalog()
+    """The shipped catalog, loaded once per process (from the warm cache when it is current)."""
+    return load_default(CATALOG_DIR, load_catalog)

@@ -10,9 +10,9 @@ backend.
 from __future__ import annotations
 
 import re
-from functools import cache
 
 from core.catalog.loader import Catalog
+from core.catalog.warm_cache import per_catalog
 
 _SEP = re.compile(r"[\s-]+")
 
@@ -22,7 +22,7 @@ def _body(word: str) -> str:
     return r"[\s-]*".join(re.escape(part) for part in _SEP.split(word))
 
 
-@cache
+@per_catalog("understanding.backend")
 def _pattern(catalog: Catalog) -> tuple[re.Pattern[str] | None, dict[str, str], tuple[str, ...]]:
     """One alternation of every backend word, longest first; the word (spaces and hyphens dropped) ->
     backend id; and the substrings one of which any hit contains (a question without any of them is

@@ -13,10 +13,10 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
-from functools import cache
 
 from core.catalog.cpu import Cpu
 from core.catalog.loader import Catalog
+from core.catalog.warm_cache import per_catalog
 
 _CHUNK = re.compile(r"[a-z]+|\d+|\+")
 _VENDOR = re.compile(r"^(?:amd|intel)\s+", re.I)
@@ -26,7 +26,7 @@ _COUNT_BEFORE = r"(?P<n>[1-8])\s*(?:[x×*]|路|颗|sockets?\s+(?:of\s+)?)"
 _COUNT_AFTER = r"[x×*]\s*(?P<n>[1-8])(?![0-9a-z])"
 
 
-@cache
+@per_catalog("understanding.cpu_sockets")
 def _socket_patterns(catalog: Catalog) -> tuple[re.Pattern[str], re.Pattern[str], dict[str, int]]:
     words = {
         str(k).lower(): int(v) for k, v in catalog.tables.get("cpus", {}).get("socket_words", {}).items()
@@ -58,7 +58,7 @@ def _pattern(key: str) -> str:
     return r"[\s\-_]*".join(re.escape(c) for c in chunks)
 
 
-@cache
+@per_catalog("understanding.cpu_names")
 def _index(catalog: Catalog) -> tuple[re.Pattern[str], dict[str, str]]:
     """One alternation of every name (longest first, so "7950X3D" wins over "7950X"), and the key
     each compact form ("ryzen97950x") maps to."""

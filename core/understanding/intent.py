@@ -16,11 +16,11 @@ import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
-from threading import Lock
 from typing import Any
 
 from core.ask_query import Intent, is_intent
 from core.catalog.loader import CATALOG_DIR, Catalog
+from core.catalog.warm_cache import per_catalog
 from core.understanding.gate import Gated, gated
 from core.understanding.normalize import clean
 from core.understanding.vocab import Vocab, vocab_for
@@ -108,20 +108,9 @@ def _build(table: dict[str, Any], vocab: Vocab) -> _Patterns:
     )
 
 
-_CACHE: dict[int, tuple[Catalog, _Patterns]] = {}
-_LOCK = Lock()
-
-
+@per_catalog("understanding.intent")
 def _patterns_for(catalog: Catalog) -> _Patterns:
-    hit = _CACHE.get(id(catalog))
-    if hit is not None and hit[0] is catalog:
-        return hit[1]
-    with _LOCK:
-        pats = _build(intents_table(catalog), vocab_for(catalog))
-        if len(_CACHE) > 16:
-            _CACHE.clear()
-        _CACHE[id(catalog)] = (catalog, pats)
-        return pats
+    return _build(intents_table(catalog), vocab_for(catalog))
 
 
 def _blank_all(pattern: Gated, t: str) -> str:

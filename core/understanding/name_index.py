@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from threading import Lock
 
 from core.catalog.loader import Catalog
+from core.catalog.warm_cache import per_catalog
 from core.understanding.normalize import (
     ACTIVE_TOKEN,
     MOE_TOKEN,
@@ -371,19 +371,7 @@ def _compact_simple(text: str) -> str:
     return "".join(split_words(clean(text)))
 
 
-_CACHE: dict[int, tuple[Catalog, Index]] = {}
-_LOCK = Lock()
-
-
+@per_catalog("understanding.name_index")
 def index_for(catalog: Catalog) -> Index:
-    """The index of `catalog`, built on first use. Keyed by object identity: a Catalog holds dicts and
-    is not hashable, and the stored reference keeps the id from being reused by another object."""
-    hit = _CACHE.get(id(catalog))
-    if hit is not None and hit[0] is catalog:
-        return hit[1]
-    with _LOCK:
-        index = _build(catalog)
-        if len(_CACHE) > 16:  # tests build many small catalogs; keep memory bounded
-            _CACHE.clear()
-        _CACHE[id(catalog)] = (catalog, index)
-        return index
+    """The index of `catalog`, built on first use (kept in the warm cache for the shipped one)."""
+    return _build(catalog)

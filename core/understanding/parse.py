@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from threading import Lock
 
 from rapidfuzz import fuzz, process
 
@@ -20,6 +19,7 @@ from core.ask_query import Intent
 from core.catalog.kv_cache import KvCacheType
 from core.catalog.loader import Catalog
 from core.catalog.quant import QuantTable, free_bpw_mentions
+from core.catalog.warm_cache import per_catalog
 from core.understanding.backend_words import read_backends
 from core.understanding.cpu_words import read_cpu
 from core.understanding.intent import read_intent, with_card
@@ -207,21 +207,9 @@ def _build_patterns(index: Index, catalog: Catalog) -> _Patterns:
     )
 
 
-_CACHE: dict[int, tuple[Catalog, _Patterns]] = {}
-_LOCK = Lock()
-
-
+@per_catalog("understanding.parse")
 def _patterns_for(catalog: Catalog) -> _Patterns:
-    hit = _CACHE.get(id(catalog))
-    index = index_for(catalog)
-    if hit is not None and hit[0] is catalog and hit[1].index is index:
-        return hit[1]
-    with _LOCK:
-        pats = _build_patterns(index, catalog)
-        if len(_CACHE) > 16:
-            _CACHE.clear()
-        _CACHE[id(catalog)] = (catalog, pats)
-        return pats
+    return _build_patterns(index_for(catalog), catalog)
 
 
 def _blank(text: str, start: int, end: int) -> str:

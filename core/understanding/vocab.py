@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import Any
 
 from core.catalog.loader import CATALOG_DIR, Catalog
+from core.catalog.warm_cache import per_catalog
 
 VOCAB_FILE = CATALOG_DIR / "understanding.toml"
 
@@ -127,6 +128,7 @@ def _shipped(path: Path = VOCAB_FILE) -> Vocab:
     return vocab_from_table(shipped_doc(path))
 
 
+@per_catalog("understanding.vocab")
 def vocab_for(catalog: Catalog) -> Vocab:
     """The vocabulary that travels with `catalog`, or the shipped one."""
     table = catalog.tables.get("understanding")
