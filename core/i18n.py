@@ -17,6 +17,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal, TypeGuard, get_args
 
+from core.catalog.warm_cache import shipped
+
 Lang = Literal["en", "zh"]
 LANGS: tuple[Lang, ...] = get_args(Lang)
 MESSAGES_DIR = Path(__file__).resolve().parents[1] / "catalogs" / "messages"
@@ -47,9 +49,20 @@ def _flatten(prefix: str, table: dict[str, Any], out: dict[str, dict[str, str]])
             _flatten(f"{prefix}.{key}" if prefix else key, value, out)
 
 
-@cache
 def messages(directory: Path = MESSAGES_DIR) -> dict[str, dict[str, str]]:
     """Every message code -> {"en": template, "zh": template}, from all files in the folder."""
+    if directory == MESSAGES_DIR:
+        return _shipped_messages()
+    return _read_messages(directory)
+
+
+@shipped("i18n.messages")
+def _shipped_messages() -> dict[str, dict[str, str]]:
+    return _read_messages(MESSAGES_DIR)
+
+
+@cache
+def _read_messages(directory: Path) -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
     for path in sorted(directory.glob("*.toml")):
         with path.open("rb") as fh:

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from core.catalog.loader import CATALOG_DIR, Catalog
+from core.catalog.warm_cache import per_catalog
 from core.records import Actor, Measurement, NewSubmission, Submission
 
 PUBLISHED_CSV = CATALOG_DIR / "published_anchors.csv"
@@ -83,6 +84,17 @@ def _row(row: dict[str, str], catalog: Catalog) -> NewSubmission | None:
 
 def published_anchors(catalog: Catalog, path: Path = PUBLISHED_CSV) -> list[NewSubmission]:
     """Every published anchor whose card, model and quant are in `catalog`, in file order."""
+    if path == PUBLISHED_CSV:
+        return list(_shipped_anchors(catalog))
+    return _read_anchors(catalog, path)
+
+
+@per_catalog("anchors.published")
+def _shipped_anchors(catalog: Catalog) -> tuple[NewSubmission, ...]:
+    return tuple(_read_anchors(catalog, PUBLISHED_CSV))
+
+
+def _read_anchors(catalog: Catalog, path: Path) -> list[NewSubmission]:
     with path.open(newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     return [sub for sub in (_row(r, catalog) for r in rows) if sub is not None]

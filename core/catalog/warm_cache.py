@@ -280,3 +280,36 @@ def per_catalog(name: str) -> Callable[[Callable[[_Catalog], T]], Callable[[_Cat
         return get
 
     return wrap
+
+
+def shipped(name: str) -> Callable[[Callable[[], T]], Callable[[], T]]:
+    """Build once per process a value read only from the shipped files under catalogs/ (the message
+    templates); kept in the cache file beside the catalog's artifacts."""
+
+    def wrap(build: Callable[[], T]) -> Callable[[], T]:
+        box: list[T] = []
+        lock = threading.Lock()
+
+        def get() -> T:
+            if box:
+                return box[0]
+            from core.catalog.loader import default_catalog  # here: the loader imports this module
+
+            default_catalog()  # reads the cache file, if there is one, before anything is built
+            with lock:
+                if not box:
+                    value: T | None = _STATE.artifacts.get(name)
+                    if value is None:
+                        value = build()
+                        if _STATE.path is not None:
+                            with _STATE.lock:
+                                _STATE.artifacts[name] = value
+                                _STATE.dirty = True
+                    box.append(value)
+            return box[0]
+
+        get.__wrapped__ = build  # type: ignore[attr-defined]
+        get.__doc__ = build.__doc__
+        return get
+
+    return wrap
