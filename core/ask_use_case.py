@@ -417,7 +417,7 @@ def _gpu_text(catalog: Catalog, card: CardSpec, os_name: str | None, lang: Lang,
 
 def clear_caches() -> None:
     """Forget cached estimates and replies (after a catalog reload, or in benchmarks)."""
-    for fn in (_estimate, _full_text, _model_text, _gpu_text):
+    for fn in (_estimate, _full_text, _model_text, _gpu_text, _read_query):
         fn.cache_clear()
     clear_intent_caches()
 
@@ -547,8 +547,7 @@ def answer(
     rows: tuple[dict[str, Any], ...] = ()
     need: HubNeed | None = None
     try:
-        parsed, need = _model_step(parse_question(raw, catalog), catalog)
-        query = with_intent(parsed, query_of(parsed, chosen, target, catalog, default_os), catalog)
+        parsed, need, query = _read_query(raw, catalog, chosen, target, default_os)
         candidates = _candidates(parsed)
         _use_index(anchors)
         by_intent = None if need is not None else _decide_intent(parsed, query, catalog, anchors)
@@ -564,6 +563,17 @@ def answer(
         status, reply = "error", _error_text(chosen, target)
     model = _model_named(query, catalog)
     return Reply(status, query, candidates, _with_notes(query, status, reply), rows, need, model)
+
+
+@lru_cache(maxsize=1024)
+def _read_query(
+    raw: str, catalog: Catalog, lang: Lang, target: str, default_os: str | None
+) -> tuple[ParsedQuestion, HubNeed | None, AskQuery]:
+    """The question read into its query: pure in its arguments (frozen values), so a question asked
+    again (chat groups repeat combinations) is read once."""
+    parsed, need = _model_step(parse_question(raw, catalog), catalog)
+    query = with_intent(parsed, query_of(parsed, lang, target, catalog, default_os), catalog)
+    return parsed, need, query
 
 
 # --- the model-resolution step: names the catalog doesn't hold (issue 9) -------------------------

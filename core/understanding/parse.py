@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 
@@ -35,6 +36,7 @@ from core.understanding.normalize import (
 )
 from core.understanding.os_names import OsFamily, os_named
 from core.understanding.resolve import (
+    TEXTS_REMEMBERED,
     Resolution,
     resolve_framework,
     resolve_gpu,
@@ -262,8 +264,25 @@ def _piece(w: str, start: int, end: int, index: Index) -> _Piece:
     return _Piece(w, start, end, w in index.vocab.vendor_words, memory_of(w))
 
 
+# Chat questions repeat ("4090 qwen3 32b"), and a reading is a pure function of the text and the
+# catalog (a frozen value): the same text is read once. Long pastes are read each time rather than
+# kept as keys.
+REMEMBERED_TEXT_CHARS = 1000
+
+
 def parse_question(text: str, catalog: Catalog) -> ParsedQuestion:
     raw = text if isinstance(text, str) else str(text)
+    if len(raw) <= REMEMBERED_TEXT_CHARS:
+        return _remembered(raw, catalog)
+    return _read(raw, catalog)
+
+
+@lru_cache(maxsize=TEXTS_REMEMBERED)
+def _remembered(raw: str, catalog: Catalog) -> ParsedQuestion:
+    return _read(raw, catalog)
+
+
+def _read(raw: str, catalog: Catalog) -> ParsedQuestion:
     try:
         return _with_cpu(_parse(raw, catalog), catalog)
     except Exception:  # noqa: BLE001 - a question we cannot read is answered with help, not a crash

@@ -469,9 +469,10 @@ def _model_parts(model: Model) -> frozenset[str]:
 def forget_texts() -> None:
     """Forget every reading remembered by text (names, cleaned texts, card keys): what a benchmark of
     never-seen words calls, or a caller that swaps a catalog in place. The indexes stay."""
-    from core.understanding import name_index, normalize
+    from core.understanding import name_index, normalize, parse
 
     for fn in (
+        parse._remembered,
         _resolve_gpu,
         _resolve_model,
         name_parts,
