@@ -15,9 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from core.catalog.cpu import Cpu
 from core.catalog.gpu import Gpu
-from core.catalog.kv_cache import KV_CACHE_TYPES, KvCacheType, is_kv_cache_type
-from core.catalog.loader import Catalog
+from core.catalog.kv_cache import KV_CACHE_TYPES, KvCacheType
+from core.catalog.loader import Catalog, default_catalog
 from core.catalog.model import Model
+from core.catalog.platforms import os_from_word
 from core.catalog.quant import QuantTable, free_bpw_mentions, free_bpw_quant
 from core.estimator.estimate import Estimate, EstimateRequest, Setup, estimate
 from core.estimator.frameworks import BACKEND_VENDORS, backend_id, backend_names, check_backend
@@ -30,6 +31,7 @@ from core.understanding.resolve import (
     resolve_model,
     resolve_quant,
 )
+from core.understanding.vocab import kv_spellings, vocab_for
 
 MAX_CONTEXT = 10_485_760
 _CTX = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
@@ -116,31 +118,20 @@ class EstimateQuery(BaseModel):
     def _kv(cls, value: str | None) -> KvCacheType | None:
         if value is None:
             return None
-        v = value.lower().replace("-", "_")
-        v = {"fp16": "f16", "q8": "q8_0", "q4": "q4_0", "8bit": "q8_0", "4bit": "q4_0"}.get(v, v)
-        if not is_kv_cache_type(v):
+        named = kv_spellings(default_catalog()).named(str(value))
+        if named is None:
             raise ValueError(f"KV cache type must be one of {', '.join(KV_CACHE_TYPES)}")
-        return v
+        return named
 
     @field_validator("os")
     @classmethod
     def _os(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        v = value.lower()
-        aliases = {
-            "win": "windows",
-            "windows": "windows",
-            "linux": "linux",
-            "ubuntu": "linux",
-            "mac": "macos",
-            "macos": "macos",
-            "osx": "macos",
-            "linux_desktop": "linux_desktop",
-        }
-        if v not in aliases:
+        named = os_from_word(str(value), vocab_for(default_catalog()).os_words)
+        if named is None:
             raise ValueError("OS must be linux, windows or macos")
-        return aliases[v]
+        return named
 
 
 def validation_message(exc: ValidationError) -> str:

@@ -24,7 +24,6 @@ from functools import cache, lru_cache
 from typing import Any
 
 from core.anchors.anchor_index import AnchorIndex
-from core.catalog.kv_cache import is_kv_cache_type
 from core.catalog.loader import Catalog
 from core.estimator import speed
 from core.estimator.estimate import Estimate, EstimateRequest, Range, Row, estimate
@@ -32,6 +31,7 @@ from core.estimator.memory_fit import scaled_remedy
 from core.estimator.setup import OS_NAMES, SetupError, build_setup
 from core.i18n import Note
 from core.records import Measurement, Submission
+from core.understanding.vocab import kv_spellings
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +124,7 @@ def anchor_estimate(catalog: Catalog, m: Measurement) -> tuple[float | None, flo
         depth=depth,
         prompt=prompt,
         framework=m.framework if m.framework in catalog.frameworks else None,
-        kv_type=m.kv_type if is_kv_cache_type(m.kv_type) else "f16",
+        kv_type=kv_spellings(catalog).priced(m.kv_type),  # "q8" and q5_1 (as q4_0) too
     )
     try:
         row = estimate(request, catalog).rows[0]

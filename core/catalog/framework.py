@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from core.catalog.kv_cache import KvCacheType
+from core.catalog.platforms import OS_FAMILIES
 
 # The words the catalog may use; the catalog test checks every entry against them.
 BACKENDS = ("cuda", "rocm", "metal", "vulkan", "sycl", "cann", "cpu")  # cann: Huawei Ascend NPUs
-OPERATING_SYSTEMS = ("linux", "windows", "macos")
+OPERATING_SYSTEMS = OS_FAMILIES  # core/catalog/platforms.py
 QUANT_FORMATS = ("gguf", "serving", "mlx")
 RuleEffect = Literal["block", "caveat", "tip"]
 

@@ -16,6 +16,7 @@ from core.ask_query import AskQuery
 from core.ask_use_case import Reply, answer, answer_query, chart, estimate_for, follow_up
 from core.catalog.kv_cache import KvCacheType, is_kv_cache_type
 from core.catalog.loader import Catalog
+from core.catalog.platforms import os_family
 from core.commands import feedback, model
 from core.commands import help as help_cmd
 from core.commands.context import BotContext
@@ -26,7 +27,6 @@ from core.i18n import Lang, translate
 from core.render.detail import focus_quant
 from core.render.message import one
 from core.understanding.language import decide_language, english_words
-from core.understanding.os_names import os_family
 
 VIEWS = {
     "f": "frameworks", "s": "speculative", "q": "quant", "c": "chart", "o": "os", "k": "kv", "r": "sources",

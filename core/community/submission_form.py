@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, fie
 from pydantic_core import PydanticCustomError
 
 from core.catalog.loader import Catalog
+from core.catalog.platforms import os_from_word
 from core.community.submit_limits import SubmitLimits, limits
 from core.estimate_request import parse_context
 from core.i18n import Note
@@ -18,8 +19,6 @@ _NUMBER = re.compile(r"^\s*~?\s*(\d+(?:[.,]\d+)?)\s*([a-z/ ]*?)\s*$", re.I)
 _SPEED_UNITS = ("", "t/s", "tok/s", "tokens/s", "token/s", "tps", "tk/s", "toks/s")
 _TRUE = {"1", "on", "true", "yes", "y", "enabled", "开"}
 _FALSE = {"0", "off", "false", "no", "n", "disabled", "关"}
-_OS = {"win": "windows", "windows": "windows", "linux": "linux", "ubuntu": "linux", "wsl": "linux",
-       "mac": "macos", "macos": "macos", "osx": "macos"}  # fmt: skip
 
 
 def _err(code: str, **params: Any) -> PydanticCustomError:
@@ -158,11 +157,11 @@ class SubmissionForm(BaseModel):
     def _kv(cls, value: Any, info: ValidationInfo) -> str | None:
         if value is None or str(value).strip() == "":
             return None
-        key = str(value).strip().lower().replace("-", "_")
-        known = _limits_of(info).kv_types
-        if key not in known:
-            raise _err("submit.bad_kv", value=str(value)[:20], known=", ".join(sorted(set(known))))
-        return key
+        spellings = _limits_of(info).kv
+        name = spellings.canonical(str(value))
+        if name is None:
+            raise _err("submit.bad_kv", value=str(value)[:20], known=", ".join(spellings.choices()))
+        return name
 
     @field_validator("fa", mode="before")
     @classmethod
@@ -194,13 +193,13 @@ class SubmissionForm(BaseModel):
 
     @field_validator("os", mode="before")
     @classmethod
-    def _os(cls, value: Any) -> str | None:
+    def _os(cls, value: Any, info: ValidationInfo) -> str | None:
         if value is None or str(value).strip() == "":
             return None
-        key = str(value).strip().lower()
-        if key not in _OS:
+        named = os_from_word(str(value), _limits_of(info).os_words)
+        if named is None:
             raise _err("submit.bad_os", value=str(value)[:20])
-        return _OS[key]
+        return named
 
     @field_validator("evidence", "notes", mode="before")
     @classmethod

@@ -6,11 +6,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
-from core.catalog.kv_cache import KV_CACHE_TYPES, KvCacheType, is_kv_cache_type
+from core.catalog.kv_cache import KvSpellings
 from core.catalog.loader import Catalog
+from core.understanding.vocab import kv_spellings, vocab_for
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +32,8 @@ class SubmitLimits:
     tp_engines: frozenset[str]
     speculative: re.Pattern[str]
     backends: dict[str, str]
-    kv_types: dict[str, KvCacheType]  # llama.cpp spelling -> the type the estimator prices it as
+    kv: KvSpellings  # how cache types are spelt, and what an unpriced one is priced as
+    os_words: Mapping[str, str]  # typed OS words -> family (catalogs/understanding.toml [os])
 
 
 @cache
@@ -54,16 +57,9 @@ def limits(catalog: Catalog) -> SubmitLimits:
         tp_engines=frozenset(s["tensor_parallel_engines"]),
         speculative=re.compile(rf"(?<![a-z])(?:{words})", re.I),
         backends=dict(table["backends"]),
-        kv_types={name: _priced_kv(name, priced) for name, priced in table["kv_types"].items()},
+        kv=kv_spellings(catalog),
+        os_words=vocab_for(catalog).os_words,
     )
-
-
-def _priced_kv(name: str, priced: object) -> KvCacheType:
-    if not is_kv_cache_type(priced):
-        raise ValueError(
-            f"submit.toml [kv_types] {name} = {priced!r}: not one of {', '.join(KV_CACHE_TYPES)}"
-        )
-    return priced
 
 
 @cache

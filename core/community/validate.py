@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.catalog.gpu import Gpu
-from core.catalog.kv_cache import FULL_PRECISION_KV, KvCacheType
+from core.catalog.kv_cache import KvCacheType
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.community.ceilings import decode_ceiling, peak_tflops, prefill_ceiling, quant_bytes_per_token
@@ -271,7 +271,7 @@ def _run(raw: RawRun, text: str, form: SubmissionForm, names: _Names, catalog: C
         count=form.count or 1,
         memory=form.memory or names.gpu.memory_gib,
         sizes=tuple(sorted(set(gpu.memory_options_gib or ()) | {gpu.memory_gib})),
-        kv_est=lim.kv_types[form.kv] if form.kv else FULL_PRECISION_KV,
+        kv_est=lim.kv.priced(form.kv),
         decode=form.decode,
         speculative=bool(lim.speculative.search(" ".join(filter(None, (form.notes, form.framework, text))))),
     )

@@ -24,11 +24,12 @@ from core.catalog.gpu import Gpu
 from core.catalog.kv_cache import FULL_PRECISION_KV, KvCacheType
 from core.catalog.loader import Catalog, default_catalog
 from core.catalog.model import Model
+from core.catalog.platforms import OsFamily
 from core.catalog.published_files import PublishedFile, published_file, published_repo
 from core.catalog.quant import Quant
 from core.i18n import Note
 
-OsName = Literal["linux", "windows", "macos"]
+OsName = OsFamily  # core/catalog/platforms.py
 
 # What each backend can drive. Vulkan is vendor-neutral; Apple is reached through Metal only.
 BACKEND_VENDORS: dict[str, tuple[str, ...]] = {

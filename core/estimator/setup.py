@@ -16,10 +16,11 @@ from typing import Any
 from core.catalog.cpu import Cpu
 from core.catalog.gpu import Gpu
 from core.catalog.loader import Catalog
+from core.catalog.platforms import SETUP_OS_NAMES
 from core.estimator.estimate import Host, Setup
 from core.estimator.memory import default_os
 
-OS_NAMES = ("linux", "linux_desktop", "windows", "macos")
+OS_NAMES = SETUP_OS_NAMES  # core/catalog/platforms.py
 
 
 class SetupError(ValueError):

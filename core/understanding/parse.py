@@ -19,6 +19,7 @@ from rapidfuzz import fuzz, process
 from core.ask_query import Intent
 from core.catalog.kv_cache import KvCacheType
 from core.catalog.loader import Catalog
+from core.catalog.platforms import OsFamily, family_from_word
 from core.catalog.quant import QuantTable, free_bpw_mentions
 from core.catalog.warm_cache import per_catalog
 from core.understanding.backend_words import read_backends
@@ -34,7 +35,6 @@ from core.understanding.normalize import (
     pieces,
     split_fused_memory,
 )
-from core.understanding.os_names import OsFamily, os_named
 from core.understanding.resolve import (
     TEXTS_REMEMBERED,
     Resolution,
@@ -438,7 +438,7 @@ def _read_os(t: str, pats: _Patterns) -> OsFamily | None:
     """The first OS word, read only (not blanked: "mac mini" is also a card)."""
     if pats.os:
         for m in pats.os.finditer(t):
-            named = os_named(m.group(1), pats.index.vocab)
+            named = family_from_word(m.group(1), pats.index.vocab.os_words)
             if named is not None:
                 return named
     return None

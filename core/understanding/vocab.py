@@ -14,6 +14,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from core.catalog.kv_cache import KvSpellings, is_kv_cache_type
 from core.catalog.loader import CATALOG_DIR, Catalog
 from core.catalog.warm_cache import per_catalog
 
@@ -135,3 +136,16 @@ def vocab_for(catalog: Catalog) -> Vocab:
     if table:
         return vocab_from_table(table)
     return _shipped()
+
+
+@per_catalog("understanding.kv_spellings")
+def kv_spellings(catalog: Catalog) -> KvSpellings:
+    """The KV cache spellings of `catalog` (core/catalog/kv_cache.py): its vocabulary's words and the
+    unpriced llama.cpp types of catalogs/submit.toml `[kv_priced_as]`."""
+    exact = {w: t for w, t in vocab_for(catalog).kv_types.items() if is_kv_cache_type(t)}
+    priced_as = {
+        str(name).lower(): priced
+        for name, priced in catalog.tables.get("submit", {}).get("kv_priced_as", {}).items()
+        if is_kv_cache_type(priced)
+    }
+    return KvSpellings(MappingProxyType(exact), MappingProxyType(priced_as))
