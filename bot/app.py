@@ -20,6 +20,7 @@ from core.commands.context import BotContext, BotLimits, FollowUps, utcnow
 from core.commands.router import CommandRouter
 from core.community.delivery import Notifier
 from core.community.worker import OutboxSettings, OutboxWorker
+from core.render.notices import notice_text
 from core.storage.interface import Storage
 
 log = logging.getLogger(__name__)
@@ -136,6 +137,6 @@ def build_app(
     from bot.hub.select import model_source_for
 
     bot.model_source = model_source_for(settings.hub)  # the Hugging Face Hub, when the deployment turns it on
-    worker = OutboxWorker(storage, {}, catalog, OutboxSettings.from_catalog(catalog), clock)
+    worker = OutboxWorker(storage, {}, catalog, OutboxSettings.from_catalog(catalog), clock, notice_text)
     bot.on_outbox = worker.wake
     return App(settings, catalog, storage, bot, CommandRouter(bot), worker)

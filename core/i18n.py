@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal, TypeGuard, get_args
 
-from core.catalog.warm_cache import shipped
+from core.cache.warm import shipped
 
 Lang = Literal["en", "zh"]
 LANGS: tuple[Lang, ...] = get_args(Lang)

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from core.cache.warm import per_catalog
 from core.catalog.loader import CATALOG_DIR, Catalog
-from core.catalog.warm_cache import per_catalog
 from core.records import Actor, Measurement, NewSubmission, Submission
 
 PUBLISHED_CSV = CATALOG_DIR / "published_anchors.csv"

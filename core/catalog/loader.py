@@ -4,7 +4,7 @@ pydantic validates the TOML against the dataclasses themselves (one definition f
 in-memory type), so a bad edit fails with a message naming the entry and the field; cross-entry
 checks (ids and aliases unique, numbers plausible, sources cited) are tests over the shipped files
 (tests/core/catalog/). The shipped catalog is read once per process, and from the warm cache
-(`warm_cache.py`) when an earlier process already validated the same files.
+(core/cache/warm.py) when an earlier process already validated the same files.
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from core.cache.warm import SHIPPED_CATALOG_DIR, load_default
 from core.catalog.cpu import Cpu
 from core.catalog.framework import Framework
 from core.catalog.gpu import Gpu
 from core.catalog.model import Model
 from core.catalog.quant import GgmlType, Quant, QuantTable, TypeTable
-from core.catalog.warm_cache import load_default
 
-CATALOG_DIR = Path(__file__).resolve().parents[2] / "catalogs"
+CATALOG_DIR = SHIPPED_CATALOG_DIR
 
 
 class CatalogError(ValueError):

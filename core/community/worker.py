@@ -20,10 +20,13 @@ from datetime import datetime, timedelta
 from core.catalog.loader import Catalog
 from core.community.delivery import Delivery, Notifier
 from core.records import OutboxItem
-from core.render.notices import notice_text
 from core.storage.interface import Storage
 
 log = logging.getLogger(__name__)
+
+# The text of an item in its recipient's language and markup (core.render.notices.notice_text):
+# passed in, so the community package doesn't import the renderer that renders its records.
+NoticeRenderer = Callable[[OutboxItem, Catalog], str]
 
 
 # A module constant, not `cls.backoff_seconds`: on a slots dataclass that name is the slot descriptor.
@@ -79,9 +82,11 @@ class OutboxWorker:
         catalog: Catalog,
         settings: OutboxSettings,
         clock: Callable[[], datetime],
+        render: NoticeRenderer,
         on_result: Callable[[str, str], None] | None = None,
     ):
         self.storage = storage
+        self.render = render  # core.render.notices.notice_text, given by the composition root
         self.notifiers: dict[str, Notifier] = {}
         self.catalog = catalog
         self.settings = settings
@@ -146,7 +151,7 @@ class OutboxWorker:
             await self.storage.mark_sent(item.id, self.clock())
             return
         try:
-            text = notice_text(item, self.catalog)
+            text = self.render(item, self.catalog)
         except Exception as exc:  # noqa: BLE001 - a payload we can't render will never render
             log.exception("notice %s can't be rendered", item.id)
             await self._dead(item, f"render: {exc}")

@@ -3,17 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from core.i18n import Lang, translate
 from core.render.doc import Doc, Para
 from core.render.message import split
 
-if TYPE_CHECKING:
-    from core.commands.spec import CommandSpec
+
+class HelpEntry(Protocol):
+    """What /help shows of a declared command (core.commands.spec.CommandSpec is one): a protocol,
+    so the renderer doesn't import the command layer that imports it."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def usage_key(self) -> str: ...
+    @property
+    def summary_key(self) -> str: ...
+    @property
+    def example_key(self) -> str: ...
 
 
-def command_line(spec: CommandSpec, lang: Lang) -> str:
+def command_line(spec: HelpEntry, lang: Lang) -> str:
     return translate(
         "help.line", lang,
         usage=translate(spec.usage_key, lang),
@@ -22,10 +33,10 @@ def command_line(spec: CommandSpec, lang: Lang) -> str:
     )  # fmt: skip
 
 
-def help_doc(specs: Sequence[CommandSpec], lang: Lang, only: str | None = None) -> Doc:
+def help_doc(specs: Sequence[HelpEntry], lang: Lang, only: str | None = None) -> Doc:
     """All commands, or the one named in `only` ("/submit", "submit@tokbot"); an unknown name says so
     and lists them all."""
-    by_name: Mapping[str, CommandSpec] = {spec.name: spec for spec in specs}
+    by_name: Mapping[str, HelpEntry] = {spec.name: spec for spec in specs}
     if only:
         name = only.lstrip("/").split("@")[0].lower()
         if name in by_name:
@@ -38,6 +49,6 @@ def help_doc(specs: Sequence[CommandSpec], lang: Lang, only: str | None = None) 
     )
 
 
-def help_text(specs: Sequence[CommandSpec], lang: Lang, only: str | None, target: str) -> list[str]:
+def help_text(specs: Sequence[HelpEntry], lang: Lang, only: str | None, target: str) -> list[str]:
     """The help as few messages as the target allows, never cutting a command's line."""
     return split(help_doc(specs, lang, only), target)

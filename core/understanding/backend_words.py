@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
+from core.cache.warm import per_catalog
 from core.catalog.loader import Catalog
-from core.catalog.warm_cache import per_catalog
 
 _SEP = re.compile(r"[\s-]+")
 

@@ -14,9 +14,9 @@ import difflib
 import re
 from dataclasses import dataclass
 
+from core.cache.warm import per_catalog
 from core.catalog.cpu import Cpu
 from core.catalog.loader import Catalog
-from core.catalog.warm_cache import per_catalog
 
 _CHUNK = re.compile(r"[a-z]+|\d+|\+")
 _VENDOR = re.compile(r"^(?:amd|intel)\s+", re.I)

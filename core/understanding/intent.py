@@ -19,8 +19,8 @@ from functools import cache
 from typing import Any
 
 from core.ask_query import Intent, is_intent
+from core.cache.warm import per_catalog
 from core.catalog.loader import CATALOG_DIR, Catalog
-from core.catalog.warm_cache import per_catalog
 from core.understanding.gate import Gated, gated
 from core.understanding.normalize import clean
 from core.understanding.vocab import Vocab, vocab_for

@@ -11,8 +11,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from core.cache.warm import per_catalog
 from core.catalog.loader import Catalog
-from core.catalog.warm_cache import per_catalog
 from core.understanding.normalize import (
     ACTIVE_TOKEN,
     MOE_TOKEN,

@@ -17,11 +17,11 @@ from functools import lru_cache
 from rapidfuzz import fuzz, process
 
 from core.ask_query import Intent
+from core.cache.warm import per_catalog
 from core.catalog.kv_cache import KvCacheType
 from core.catalog.loader import Catalog
 from core.catalog.platforms import OsFamily, family_from_word
 from core.catalog.quant import QuantTable, free_bpw_mentions
-from core.catalog.warm_cache import per_catalog
 from core.understanding.backend_words import read_backends
 from core.understanding.cpu_words import read_cpu
 from core.understanding.intent import read_intent, with_card

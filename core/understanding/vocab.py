@@ -14,9 +14,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from core.cache.warm import per_catalog
 from core.catalog.kv_cache import KvSpellings, is_kv_cache_type
 from core.catalog.loader import CATALOG_DIR, Catalog
-from core.catalog.warm_cache import per_catalog
 
 VOCAB_FILE = CATALOG_DIR / "understanding.toml"
 

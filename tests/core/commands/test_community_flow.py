@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from core.community.delivery import Delivery
 from core.community.worker import OutboxSettings, OutboxWorker
+from core.render.notices import notice_text
 from tests.fakes.notifier import RecordingNotifier as FakeNotifier
 
 SUBMIT = '/submit gpu="V100 32G" model="gemma 3 27b" quant=Q4_K_M ctx=8k decode=21.5 prefill=480'
@@ -14,7 +15,9 @@ def submission_id(text: str) -> int:
 
 
 def worker(h, notifier: FakeNotifier) -> OutboxWorker:
-    return OutboxWorker(h.storage, {notifier.platform: notifier}, h.catalog, OutboxSettings(), h.clock)
+    return OutboxWorker(
+        h.storage, {notifier.platform: notifier}, h.catalog, OutboxSettings(), h.clock, notice_text
+    )
 
 
 async def test_submit_stores_measurement_with_estimate(h):

@@ -1,4 +1,4 @@
-"""The warm cache (core/catalog/warm_cache.py): what a process reads back answers exactly as what it
+"""The warm cache (core/cache/warm.py): what a process reads back answers exactly as what it
 would have built, a changed catalog is never read stale, and a broken or unwritable cache only costs
 time. The suite runs with the cache off (tests/conftest.py); these tests turn it on in a folder of
 their own, in child processes so the cache's process-wide state starts empty each time."""
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from core.catalog import warm_cache
+from core.cache import warm as warm_cache
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -50,7 +50,7 @@ def test_a_pattern_compiled_or_rebuilt_from_its_program_matches_as_re_compile_do
 
 _CHILD = r"""
 import json, sys
-from core.catalog import warm_cache
+from core.cache import warm as warm_cache
 from core.catalog.loader import default_catalog
 from core.understanding.parse import parse_question
 catalog = default_catalog()

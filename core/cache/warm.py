@@ -44,6 +44,8 @@ _re_parser: Any = importlib.import_module("re._parser")
 _re_compiler: Any = importlib.import_module("re._compiler")
 
 _CORE_DIR = Path(__file__).resolve().parents[1]
+# The shipped data files (core/catalog/loader.py reads its CATALOG_DIR from here).
+SHIPPED_CATALOG_DIR = _CORE_DIR.parent / "catalogs"
 _FORMAT = 1  # bump when what the file holds changes shape
 
 T = TypeVar("T")
@@ -62,6 +64,7 @@ class _State:
         self.catalog: Any = None  # the default Catalog, read or built
         self.path: Path | None = None  # the cache file; None when the cache is off
         self.dirty = False
+        self.read_done = False  # the cache file was looked for (read or not there)
 
 
 _STATE = _State()
@@ -159,16 +162,25 @@ def load_default(catalog_dir: Path, build: Callable[[], T]) -> T:
     with _STATE.lock:
         if _STATE.catalog is not None:
             return _STATE.catalog  # type: ignore[no-any-return]
-        path = _file_for(catalog_dir)
-        if path is not None:
-            _read(path)
+        _ensure_read(catalog_dir)
         if _STATE.catalog is None:
             _STATE.catalog = build()
             _STATE.dirty = True
-        if path is not None:
-            _STATE.path = path
-            atexit.register(save)
         return _STATE.catalog  # type: ignore[no-any-return]
+
+
+def _ensure_read(catalog_dir: Path) -> None:
+    """Read the cache file once per process, if the cache is on and the file is there."""
+    with _STATE.lock:
+        if _STATE.read_done:
+            return
+        _STATE.read_done = True
+        path = _file_for(catalog_dir)
+        if path is None:
+            return
+        _STATE.path = path
+        _read(path)
+        atexit.register(save)
 
 
 def _read(path: Path) -> bool:
@@ -293,9 +305,7 @@ def shipped(name: str) -> Callable[[Callable[[], T]], Callable[[], T]]:
         def get() -> T:
             if box:
                 return box[0]
-            from core.catalog.loader import default_catalog  # here: the loader imports this module
-
-            default_catalog()  # reads the cache file, if there is one, before anything is built
+            _ensure_read(SHIPPED_CATALOG_DIR)
             with lock:
                 if not box:
                     value: T | None = _STATE.artifacts.get(name)
