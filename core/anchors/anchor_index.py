@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from core.catalog.loader import Catalog
+from core.catalog.sections import sections
 from core.records import Origin, Submission
 
 Combo = tuple[str, int, str]  # (gpu_id, gpu_count, model_id)
@@ -268,8 +269,8 @@ class AnchorIndex:
     def _nearest(
         self, gpu_id: str, gpu_count: int, model_id: str, limit: int, quant: str | None
     ) -> tuple[NearAnchor, ...]:
-        cfg = self.catalog.tables.get("anchors", {}).get("nearest", {})
-        count_step = float(cfg.get("other_count_distance", 0.2))
+        cfg = sections(self.catalog).anchors.nearest
+        count_step = cfg.other_count_distance
         models, gpus = self.catalog.models, self.catalog.gpus
         model, gpu = models.get(model_id), gpus.get(gpu_id)
         other_count: list[NearAnchor] = []
@@ -286,9 +287,9 @@ class AnchorIndex:
             if model is None or other is None:
                 continue
             ratio = _log_ratio(other.params_b, model.params_b)
-            if ratio > math.log(float(cfg.get("max_params_ratio", 3.0))):
+            if ratio > math.log(cfg.max_params_ratio):
                 continue
-            d = ratio + (float(cfg.get("moe_penalty", 0.5)) if other.is_moe != model.is_moe else 0.0)
+            d = ratio + (cfg.moe_penalty if other.is_moe != model.is_moe else 0.0)
             d += count_step if combo[1] != gpu_count else 0.0
             same_gpu.append(NearAnchor("same_gpu", d, self._pick(combo, quant)))
 
@@ -300,11 +301,11 @@ class AnchorIndex:
                 card.bandwidth_gbs, gpu.bandwidth_gbs
             )
             if card.arch_family == gpu.arch_family:
-                d -= float(cfg.get("same_family_bonus", 0.3))
+                d -= cfg.same_family_bonus
             if card.vendor != gpu.vendor:
-                d += float(cfg.get("other_vendor_penalty", 0.7))
+                d += cfg.other_vendor_penalty
             d += count_step if combo[1] != gpu_count else 0.0
-            if d <= float(cfg.get("max_distance", 2.5)):
+            if d <= cfg.max_distance:
                 same_model.append(NearAnchor("same_model", max(d, 0.0), self._pick(combo, quant)))
 
         def order(items: list[NearAnchor]) -> list[NearAnchor]:

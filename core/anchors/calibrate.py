@@ -21,10 +21,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
-from typing import Any
 
 from core.anchors.anchor_index import AnchorIndex
 from core.catalog.loader import Catalog
+from core.catalog.sections import AnchorCalibration, sections
 from core.estimator import speed
 from core.estimator.estimate import Estimate, EstimateRequest, Range, Row, estimate
 from core.estimator.memory_fit import scaled_remedy
@@ -59,35 +59,9 @@ class CalibrationInfo:
 NONE = CalibrationInfo(0, 1.0, 1.0, ())
 
 
-@dataclass(frozen=True, slots=True)
-class _Settings:
-    prior_strength: float
-    max_log_ratio: float
-    factor_min: float
-    factor_max: float
-    same_model: float
-    other_model_max: float
-    other_model_decay: float
-    max_params_ratio: float
-    moe_mismatch: float
-    same_quant_kind: float
-    other_count: float
-    other_framework: float
-    min_weight: float
-
-
-_DEFAULTS: dict[str, float] = {
-    "prior_strength": 3.0, "max_log_ratio": 0.693, "factor_min": 0.6, "factor_max": 1.6,
-    "same_model": 1.0, "other_model_max": 0.5, "other_model_decay": 1.5, "max_params_ratio": 4.0,
-    "moe_mismatch": 0.5, "same_quant_kind": 1.5, "other_count": 0.5, "other_framework": 0.5,
-    "min_weight": 0.02,
-}  # fmt: skip
-
-
-@cache
-def settings(catalog: Catalog) -> _Settings:
-    raw: dict[str, Any] = catalog.tables.get("anchors", {}).get("calibration", {})
-    return _Settings(**{k: float(raw.get(k, v)) for k, v in _DEFAULTS.items()})
+def settings(catalog: Catalog) -> AnchorCalibration:
+    """catalogs/anchors.toml [calibration] (core/catalog/sections.py holds its defaults)."""
+    return sections(catalog).anchors.calibration
 
 
 @cache
@@ -136,7 +110,7 @@ def anchor_estimate(catalog: Catalog, m: Measurement) -> tuple[float | None, flo
     return decode, prefill
 
 
-def _weight(sub: Submission, est: Estimate, engine: str, cfg: _Settings, catalog: Catalog) -> float:
+def _weight(sub: Submission, est: Estimate, engine: str, cfg: AnchorCalibration, catalog: Catalog) -> float:
     """How much one anchor says about this estimate, before the quant-kind preference."""
     m, request = sub.measurement, est.request
     model, other = request.model, catalog.models.get(m.model_id)
@@ -158,7 +132,7 @@ def _weight(sub: Submission, est: Estimate, engine: str, cfg: _Settings, catalog
     return w
 
 
-def _pool(terms: list[tuple[float, float]], cfg: _Settings) -> float:
+def _pool(terms: list[tuple[float, float]], cfg: AnchorCalibration) -> float:
     """exp(sum w*lr / (sum w + k)), clamped: the shrunken factor for (weight, log ratio) pairs."""
     if not terms:
         return 1.0

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.ask_query import AskQuery
 from core.catalog.loader import Catalog
+from core.catalog.sections import sections
 from core.commands.answer_log import AnswerLog
 from core.commands.model_lookup import HubModels
 from core.commands.prompts import PendingPrompts
@@ -47,8 +48,7 @@ class BotLimits:
 
     @classmethod
     def from_catalog(cls, catalog: Catalog, **overrides: Any) -> BotLimits:
-        table = catalog.tables.get("community", {})
-        raw = dict(table.get("limits", {}))
+        raw = dict(sections(catalog).community.limits)
         raw.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**{k: v for k, v in raw.items() if k in cls.__dataclass_fields__})
 

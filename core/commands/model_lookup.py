@@ -22,6 +22,7 @@ from core.catalog.from_config import ParamCount, params_check
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.catalog.published_files import PublishedFile, PublishedRepo, QuantListing, remember_listing
+from core.catalog.sections import sections
 from core.i18n import Lang, translate
 from core.model_source import ModelSource, ModelSourceError, Provenance, RepoFile, RepoHit, SourcedModel
 from core.render.doc import Para, render_first_fitting
@@ -143,13 +144,11 @@ def storage_key(repo: str) -> str:
 
 
 def _hub_table(catalog: Catalog, key: str) -> frozenset[str]:
-    table = catalog.tables.get("hub", {}).get("search", {})
-    return frozenset(str(w).lower() for w in table.get(key, ()))
+    return sections(catalog).hub.search_words(key)
 
 
 def _wanted_parts(name: str, catalog: Catalog) -> tuple[str, ...]:
-    names = catalog.tables.get("hub", {}).get("names", {})
-    ignore = frozenset(str(w).lower() for w in names.get("ignore", ())) - _hub_table(catalog, "fork_words")
+    ignore = sections(catalog).hub.name_words("ignore") - _hub_table(catalog, "fork_words")
     return tuple(p for p in name_parts(name) if p not in ignore)
 
 

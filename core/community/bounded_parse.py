@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from core.catalog.loader import Catalog
+from core.catalog.sections import sections
 from core.community.validate import SubmitReading, read_submission
 from core.i18n import Note
 
@@ -32,8 +33,8 @@ class ReadBounds:
 
 
 def read_bounds(catalog: Catalog) -> ReadBounds:
-    s = catalog.tables.get("submit", {}).get("submit", {})
-    return ReadBounds(int(s.get("text_max_chars", 60000)), float(s.get("read_budget_seconds", 2.0)))
+    s = sections(catalog).submit.submit
+    return ReadBounds(s.text_max_chars, s.read_budget_seconds)
 
 
 def _refused(note: Note) -> SubmitReading:

@@ -22,6 +22,7 @@ from functools import cache
 from typing import Any
 
 from core.catalog.loader import Catalog
+from core.catalog.sections import sections
 
 # Caveat codes a run can carry; validate.py turns them into moderator flags.
 BATCHED = "batched"  # measured under concurrent load: the per-request speed is below single-user speed
@@ -122,7 +123,7 @@ _QUANT_IN_NAME = re.compile(
 
 @cache
 def _ftype_table(catalog: Catalog) -> dict[str, str]:
-    return {k.lower(): v for k, v in catalog.tables.get("submit", {}).get("llama_ftype", {}).items()}
+    return {k.lower(): v for k, v in sections(catalog).submit.llama_ftype.items()}
 
 
 def ftype_quant(name: str, catalog: Catalog) -> str | None:
@@ -377,7 +378,7 @@ def _llama_timings(text: str, ctx: _Context, catalog: Catalog) -> Pasted | None:
     depth = None
     if prompt is not None:
         prompt_tokens = int(prompt.group(2))
-        min_tokens = int(catalog.tables.get("submit", {}).get("submit", {}).get("min_prefill_tokens", 32))
+        min_tokens = sections(catalog).submit.submit.min_prefill_tokens
         if prompt_tokens >= min_tokens:
             prefill = _rate(prompt.group(1), prompt.group(2))
         # Decode reads the prompt's KV plus, on average, half of what it generated.
@@ -435,7 +436,7 @@ def _ollama(text: str, ctx: _Context, catalog: Catalog) -> Pasted | None:
     eval_counts = list(_OLLAMA_EVAL_COUNT.finditer(before))
     totals = [m.start() for m in _OLLAMA_TOTAL.finditer(before)]
     prompt_tokens = int(prompt_counts[-1].group(1)) if prompt_counts else None
-    min_tokens = int(catalog.tables.get("submit", {}).get("submit", {}).get("min_prefill_tokens", 32))
+    min_tokens = sections(catalog).submit.submit.min_prefill_tokens
     prefill = None
     if prompt_rates and prompt_tokens is not None and prompt_tokens >= min_tokens:
         prefill = float(prompt_rates[-1].group(1))
@@ -578,7 +579,7 @@ def _vllm(text: str, ctx: _Context, catalog: Catalog) -> Pasted | None:
 
 
 def read_pasted(text: str, catalog: Catalog) -> Pasted | None:
-    """The benchmark output in `text`, or None when there is none. Never raises.
+    r"""The benchmark output in `text`, or None when there is none. Never raises.
 
     Every pattern reads within a line (`[ \t]*`, never `\s*` across lines) and starts at a literal
     or a line start, so the time is linear in the text: a run of blank lines or of "=" is scanned

@@ -3,8 +3,6 @@ calibration an estimate came from."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -12,6 +10,7 @@ from functools import cache
 
 from core.catalog.kv_cache import KvSpellings
 from core.catalog.loader import Catalog
+from core.catalog.sections import sections
 from core.understanding.vocab import kv_spellings, vocab_for
 
 
@@ -38,25 +37,25 @@ class SubmitLimits:
 
 @cache
 def limits(catalog: Catalog) -> SubmitLimits:
-    table = catalog.tables["submit"]
-    s = table["submit"]
-    words = "|".join(re.escape(w) for w in s["speculative_words"])
+    table = sections(catalog).submit
+    s = table.submit
+    words = "|".join(re.escape(w) for w in s.speculative_words) or "(?!)"
     return SubmitLimits(
-        required=tuple(s["required"]),
-        max_count=int(s["max_count"]),
-        min_context=int(s["min_context"]),
-        max_context=int(s["max_context"]),
-        default_context=int(s["default_context"]),
-        max_speed=float(s["max_speed"]),
-        max_memory_gib=float(s["max_memory_gib"]),
-        evidence_max_chars=int(s["evidence_max_chars"]),
-        notes_max_chars=int(s["notes_max_chars"]),
-        ceiling_margin=float(s["ceiling_margin"]),
-        far_low=float(s["far_low_factor"]),
-        far_high=float(s["far_high_factor"]),
-        tp_engines=frozenset(s["tensor_parallel_engines"]),
+        required=s.required,
+        max_count=s.max_count,
+        min_context=s.min_context,
+        max_context=s.max_context,
+        default_context=s.default_context,
+        max_speed=s.max_speed,
+        max_memory_gib=s.max_memory_gib,
+        evidence_max_chars=s.evidence_max_chars,
+        notes_max_chars=s.notes_max_chars,
+        ceiling_margin=s.ceiling_margin,
+        far_low=s.far_low_factor,
+        far_high=s.far_high_factor,
+        tp_engines=frozenset(s.tensor_parallel_engines),
         speculative=re.compile(rf"(?<![a-z])(?:{words})", re.I),
-        backends=dict(table["backends"]),
+        backends=dict(table.backends),
         kv=kv_spellings(catalog),
         os_words=vocab_for(catalog).os_words,
     )
@@ -66,7 +65,5 @@ def limits(catalog: Catalog) -> SubmitLimits:
 def engine_version(catalog: Catalog) -> str:
     """Names the calibration an estimate came from: its row count plus a hash of its content, so two
     fits with the same number of rows still differ (accuracy reports group by this)."""
-    cal = catalog.tables.get("calibration", {})
-    digest = hashlib.sha256(json.dumps(cal, sort_keys=True, default=str).encode()).hexdigest()[:10]
-    rows = cal.get("meta", {}).get("rows", "?")
-    return f"cal-{rows}r-{digest}"
+    meta = sections(catalog).calibration
+    return f"cal-{meta.rows if meta.rows is not None else '?'}r-{meta.digest}"

@@ -20,9 +20,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
 
 from core.catalog.loader import Catalog
+from core.catalog.sections import sections
 from core.community.arch_model import resolve_arch_model
 from core.community.card_count import read_cards
 from core.community.pasted import (
@@ -63,14 +63,9 @@ class ParsedSubmission:
 
 
 @cache
-def _settings(catalog: Catalog) -> dict[str, Any]:
-    return catalog.tables.get("submit", {})
-
-
-@cache
 def _aliases(catalog: Catalog) -> dict[str, str]:
     out: dict[str, str] = {}
-    for key, names in _settings(catalog).get("keys", {}).items():
+    for key, names in sections(catalog).submit.keys.items():
         out[key] = key
         for name in names:
             out[name.lower()] = key
@@ -172,7 +167,7 @@ _COMMAND = re.compile(r"^\s*/submit(?:@\w+)?", re.I)
 
 
 def _sentence_fields(text: str, catalog: Catalog) -> tuple[dict[str, str], dict[str, Resolution]]:
-    limit = int(_settings(catalog).get("submit", {}).get("sentence_max_chars", 300))
+    limit = sections(catalog).submit.submit.sentence_max_chars
     text = _COMMAND.sub(" ", text)[:limit]
     resolved: dict[str, Resolution] = {}
     if not text.strip():
@@ -316,7 +311,7 @@ def _run(
 
 def parse_submission(text: str, catalog: Catalog, form: dict[str, str] | None = None) -> ParsedSubmission:
     """Read `text` (and optional `form` fields, which win) into one RawRun per measurement."""
-    limit = int(_settings(catalog).get("submit", {}).get("text_max_chars", 60000))
+    limit = sections(catalog).submit.submit.text_max_chars
     text = (text or "")[:limit]
     aliases = _aliases(catalog)
     form_fields: dict[str, str] = {}

@@ -22,6 +22,7 @@ from core.catalog.gpu import Gpu
 from core.catalog.kv_cache import KvCacheType
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
+from core.catalog.sections import sections
 from core.community.ceilings import decode_ceiling, peak_tflops, prefill_ceiling, quant_bytes_per_token
 from core.community.pasted import MODEL_FROM_ARCH, PARTIAL_OFFLOAD, THROUGHPUT_ONLY
 from core.community.submission_form import SubmissionForm, read_form
@@ -441,7 +442,7 @@ def read_submission(text: str, catalog: Catalog, fields: dict[str, str] | None =
     parsed = parse_submission(text, catalog, fields)
     lim = limits(catalog)
     problems: list[Note] = [
-        Note("submit.unknown_key", {"key": k, "known": ", ".join(sorted(catalog.tables["submit"]["keys"]))})
+        Note("submit.unknown_key", {"key": k, "known": ", ".join(sorted(sections(catalog).submit.keys))})
         for k in parsed.unknown_keys
     ]
     candidates: dict[str, list[str]] = {}

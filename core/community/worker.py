@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from core.catalog.loader import Catalog
+from core.catalog.sections import sections
 from core.community.delivery import Delivery, Notifier
 from core.records import OutboxItem
 from core.storage.interface import Storage
@@ -44,7 +45,7 @@ class OutboxSettings:
 
     @classmethod
     def from_catalog(cls, catalog: Catalog) -> OutboxSettings:
-        raw = dict(catalog.tables.get("community", {}).get("outbox", {}))
+        raw = dict(sections(catalog).community.outbox)
         raw["backoff_seconds"] = tuple(raw.get("backoff_seconds", _DEFAULT_BACKOFF_SECONDS))
         raw["per_second"] = dict(raw.get("per_second", {}))
         return cls(**{k: v for k, v in raw.items() if k in cls.__dataclass_fields__})

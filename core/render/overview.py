@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from typing import Any
 
 from core.catalog.gpu import Gpu
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
+from core.catalog.sections import sections
 from core.estimator.estimate import EstimateRequest, Setup, estimate
 from core.estimator.memory import default_os, usable_memory
 from core.estimator.setup import build_setup
@@ -22,16 +22,11 @@ from core.render.fmt import NO_FIT, TIGHT, ctx_label, gib, num, speed_range, tab
 NARROW = 34
 
 
-def _config(catalog: Catalog, key: str) -> dict[str, Any]:
-    config: dict[str, Any] = catalog.tables.get("reply", {}).get(key, {})
-    return config
-
-
 @lru_cache(maxsize=8)
 def _cards(catalog: Catalog) -> tuple[tuple[Gpu, float], ...]:
     """(card, usable GiB with its default OS), smallest first."""
     out = []
-    for gid in _config(catalog, "model_only").get("cards", ()):
+    for gid in sections(catalog).reply.model_only.cards:
         gpu = catalog.gpus.get(gid)
         if gpu is not None:
             out.append((gpu, usable_memory(gpu, gpu.memory_gib, 1, default_os(gpu), catalog).total_gib))
@@ -39,10 +34,10 @@ def _cards(catalog: Catalog) -> tuple[tuple[Gpu, float], ...]:
 
 
 def model_overview(model: Model, catalog: Catalog, lang: Lang) -> Doc:
-    cfg = _config(catalog, "model_only")
+    cfg = sections(catalog).reply.model_only
     cards = _cards(catalog)
-    ctx = min(int(cfg.get("context", 32768)), model.max_context)
-    quants = [q for q in cfg.get("quants", ("Q4_K_M",)) if q in catalog.quants]
+    ctx = min(cfg.context, model.max_context)
+    quants = [q for q in cfg.quants if q in catalog.quants]
     if model.native_quant and model.native_quant in catalog.quants and model.native_quant not in quants:
         quants.insert(0, model.native_quant)
     big, big_usable = cards[-1]
@@ -66,11 +61,11 @@ def model_overview(model: Model, catalog: Catalog, lang: Lang) -> Doc:
 
 
 def gpu_overview(setup: Setup, title: str, catalog: Catalog, lang: Lang) -> Doc:
-    cfg = _config(catalog, "gpu_only")
-    ctx = int(cfg.get("context", 8192))
-    default_quant = str(cfg.get("quant", "Q4_K_M"))
+    cfg = sections(catalog).reply.gpu_only
+    ctx = cfg.context
+    default_quant = cfg.quant
     rows = []
-    for mid in cfg.get("models", ()):
+    for mid in cfg.models:
         model = catalog.models.get(mid)
         if model is None:
             continue

@@ -10,6 +10,7 @@ from __future__ import annotations
 from core.anchors.anchor_index import AnchorIndex, Credit
 from core.catalog.loader import Catalog
 from core.catalog.published_files import published_file
+from core.catalog.sections import sections
 from core.estimator.estimate import Estimate, in_ram
 from core.i18n import Lang, translate
 from core.render.compact import setup_title
@@ -99,8 +100,7 @@ def sources_view(est: Estimate, catalog: Catalog, lang: Lang, index: AnchorIndex
         parts.append(Para(translate("sources.measured", lang)))
         for c in credits:
             parts.append(Para(f"· {c.name} {c.date}: {c.url or translate('sources.community', lang)}"))
-    meta = catalog.tables.get("calibration", {}).get("meta", {})
-    rows = meta.get("rows") if isinstance(meta, dict) else None
+    rows = sections(catalog).calibration.rows
     parts.append(Para(translate("sources.method", lang, n=rows or "?")))
     parts.append(Para(translate("sources.note", lang)))
     return tuple(parts)

@@ -13,6 +13,7 @@ import re
 
 from core.cache.warm import per_catalog
 from core.catalog.loader import Catalog
+from core.catalog.sections import sections
 
 _SEP = re.compile(r"[\s-]+")
 
@@ -27,7 +28,7 @@ def _pattern(catalog: Catalog) -> tuple[re.Pattern[str] | None, dict[str, str], 
     """One alternation of every backend word, longest first; the word (spaces and hyphens dropped) ->
     backend id; and the substrings one of which any hit contains (a question without any of them is
     not searched: most questions name no backend, and a plain `in` is far cheaper than the regex)."""
-    words = catalog.tables.get("backends", {}).get("words", {})
+    words = sections(catalog).backends.words
     by_word = {_SEP.sub("", str(w).lower()): b for b, ws in words.items() for w in ws}
     if not by_word:
         return None, {}, ()

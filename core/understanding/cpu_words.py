@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from core.cache.warm import per_catalog
 from core.catalog.cpu import Cpu
 from core.catalog.loader import Catalog
+from core.catalog.sections import sections
 
 _CHUNK = re.compile(r"[a-z]+|\d+|\+")
 _VENDOR = re.compile(r"^(?:amd|intel)\s+", re.I)
@@ -28,9 +29,7 @@ _COUNT_AFTER = r"[x×*]\s*(?P<n>[1-8])(?![0-9a-z])"
 
 @per_catalog("understanding.cpu_sockets")
 def _socket_patterns(catalog: Catalog) -> tuple[re.Pattern[str], re.Pattern[str], dict[str, int]]:
-    words = {
-        str(k).lower(): int(v) for k, v in catalog.tables.get("cpus", {}).get("socket_words", {}).items()
-    }
+    words = {k.lower(): v for k, v in sections(catalog).socket_words.items()}
     alt = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) or "(?!)"
     before = re.compile(rf"(?:{_COUNT_BEFORE}|(?P<word>{alt}))[\s-]*(?:socket\s+)?$", re.I)
     after = re.compile(rf"^\s*(?:{_COUNT_AFTER}|(?P<word>{alt})|sockets?)", re.I)

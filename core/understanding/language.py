@@ -7,6 +7,7 @@ from functools import cache
 
 from core.catalog.loader import Catalog
 from core.i18n import Lang, is_lang
+from core.understanding.vocab import vocab_for
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")  # CJK ideographs, compatibility forms included
 _WORD = re.compile(r"[a-z]+")
@@ -17,7 +18,7 @@ NO_WORDS: frozenset[str] = frozenset()
 def english_words(catalog: Catalog) -> frozenset[str]:
     """Words that only an English sentence has ("how", "run", "fit"), catalogs/understanding.toml;
     names and numbers ("V100 32G 27B") are the same in both languages and don't count."""
-    return frozenset(catalog.tables.get("understanding", {}).get("language", {}).get("en_words", ()))
+    return vocab_for(catalog).english_words
 
 
 def has_chinese(text: str) -> bool:

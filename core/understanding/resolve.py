@@ -18,6 +18,7 @@ from rapidfuzz import fuzz, process
 
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
+from core.catalog.sections import sections
 from core.model_source import RepoRef, parse_repo_ref
 from core.understanding.intent import read_intent
 from core.understanding.name_index import (
@@ -31,6 +32,7 @@ from core.understanding.name_index import (
     model_words_of,
 )
 from core.understanding.normalize import ACTIVE_TOKEN, MOE_TOKEN, SIZE_TOKEN, clean
+from core.understanding.vocab import vocab_for
 
 CONFIDENT_SCORE = 88.0  # a fuzzy reading at least this good, and
 CONFIDENT_MARGIN = 6.0  # at least this far ahead of the next card/model, is taken without asking
@@ -433,8 +435,7 @@ class HubNeed:
 
 @lru_cache(maxsize=16)
 def _hub_words(catalog: Catalog, key: str) -> frozenset[str]:
-    names = catalog.tables.get("hub", {}).get("names", {})
-    return frozenset(str(w).lower() for w in names.get(key, ()))
+    return sections(catalog).hub.name_words(key)
 
 
 @lru_cache(maxsize=TEXTS_REMEMBERED)
@@ -580,7 +581,7 @@ def _tools_pattern(catalog: Catalog) -> re.Pattern[str]:
 @lru_cache(maxsize=4)
 def card_like_pattern(catalog: Catalog) -> re.Pattern[str] | None:
     """A card-like name ("RTX 9999", "RX 9090 XT"): understanding.toml [unknown_card]."""
-    pattern = catalog.tables.get("understanding", {}).get("unknown_card", {}).get("pattern")
+    pattern = vocab_for(catalog).unknown_card_pattern
     return re.compile(pattern) if pattern else None
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from core.cache.warm import per_catalog
 from core.catalog.kv_cache import KvSpellings, is_kv_cache_type
 from core.catalog.loader import CATALOG_DIR, Catalog
+from core.catalog.sections import sections
 
 VOCAB_FILE = CATALOG_DIR / "understanding.toml"
 
@@ -44,6 +45,8 @@ class Vocab:
         default_factory=lambda: MappingProxyType({})
     )  # "ddr5"->"DDR5"
     kv_words: tuple[str, ...] = ()
+    english_words: frozenset[str] = frozenset()  # [language] en_words: only an English sentence has them
+    unknown_card_pattern: str = ""  # [unknown_card] pattern: a card-like name ("RTX 9999")
     kv_types: MappingProxyType[str, str] = field(default_factory=lambda: MappingProxyType({}))  # "q8"->"q8_0"
     machine_words: tuple[str, ...] = ()
     machine_zh_words: tuple[str, ...] = ()
@@ -100,6 +103,8 @@ def vocab_from_table(doc: dict[str, Any]) -> Vocab:
         ),
         dimm_words=tuple(w.lower() for w in doc.get("host_ram", {}).get("dimms", {}).get("words", ())),
         kv_words=tuple(w.lower() for w in doc.get("kv", {}).get("words", ())),
+        english_words=frozenset(doc.get("language", {}).get("en_words", ())),
+        unknown_card_pattern=str(doc.get("unknown_card", {}).get("pattern", "")),
         kv_types=_invert(doc.get("kv", {}).get("types", {})),
         machine_words=tuple(w.lower() for w in doc.get("machines", {}).get("words", ())),
         machine_zh_words=tuple(doc.get("machines", {}).get("zh_words", ())),
@@ -145,7 +150,7 @@ def kv_spellings(catalog: Catalog) -> KvSpellings:
     exact = {w: t for w, t in vocab_for(catalog).kv_types.items() if is_kv_cache_type(t)}
     priced_as = {
         str(name).lower(): priced
-        for name, priced in catalog.tables.get("submit", {}).get("kv_priced_as", {}).items()
+        for name, priced in sections(catalog).submit.kv_priced_as.items()
         if is_kv_cache_type(priced)
     }
     return KvSpellings(MappingProxyType(exact), MappingProxyType(priced_as))

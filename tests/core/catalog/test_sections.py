@@ -1,0 +1,65 @@
+"""Typed catalog sections (core/catalog/sections.py): the shipped files read as typed values, a
+catalog without a file gets the section's defaults, and a bad value names its file and field."""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+
+import pytest
+
+from core.catalog.loader import CATALOG_DIR, CatalogError, default_catalog
+from core.catalog.sections import (
+    AnchorCalibration,
+    AnchorNearest,
+    ReplySection,
+    SubmitRules,
+    sections,
+)
+
+CATALOG = default_catalog()
+
+
+def _file(name: str) -> dict[str, object]:
+    with (CATALOG_DIR / name).open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def test_the_shipped_files_read_as_typed_sections() -> None:
+    s = sections(CATALOG)
+    anchors = _file("anchors.toml")
+    assert dataclasses.asdict(s.anchors.calibration) == anchors["calibration"]
+    assert dataclasses.asdict(s.anchors.nearest) == anchors["nearest"]
+    submit = _file("submit.toml")["submit"]
+    assert isinstance(submit, dict)
+    assert {k: getattr(s.submit.submit, k) for k in submit} == {
+        k: tuple(v) if isinstance(v, list) else v for k, v in submit.items()
+    }
+    assert s.reply.cpu_only.hide_notes == frozenset(_file("reply.toml")["cpu_only"]["hide_notes"])  # type: ignore[index]
+    assert s.calibration.rows == _file("calibration.toml")["meta"]["rows"]  # type: ignore[index]
+    assert s.socket_words["双路"] == 2
+    assert "unsloth" in s.hub.search_words("forks")
+
+
+def test_every_default_is_the_shipped_value_where_the_file_gives_one() -> None:
+    # A tiny catalog without the file prices and reads as the shipped one would.
+    assert AnchorCalibration() == sections(CATALOG).anchors.calibration
+    assert AnchorNearest() == sections(CATALOG).anchors.nearest
+    shipped = sections(CATALOG).submit.submit
+    defaults = SubmitRules()
+    for f in dataclasses.fields(SubmitRules):
+        if f.name not in {"tensor_parallel_engines", "speculative_words"}:
+            assert getattr(defaults, f.name) == getattr(shipped, f.name), f.name
+
+
+def test_a_catalog_without_the_files_gets_the_defaults() -> None:
+    bare = dataclasses.replace(CATALOG, tables={})
+    s = sections(bare)
+    assert s.reply == ReplySection() and s.anchors.nearest == AnchorNearest()
+    assert s.hub.name_words("ignore") == frozenset() and s.calibration.rows is None
+
+
+def test_a_bad_value_names_its_file_and_field() -> None:
+    tables = {**CATALOG.tables, "anchors": {"nearest": {"max_distance": "far"}}}
+    with pytest.raises(CatalogError, match=r"anchors\.toml: nearest\.max_distance"):
+        sections(dataclasses.replace(CATALOG, tables=tables))
