@@ -4,6 +4,8 @@
 
 --regex also counts the regular-expression calls one parse makes (searches, matches, subs, finditers
 run by the engine; a gated pattern whose words are not in the question costs none: gate.py).
+Last, name completion (core/commands/complete.py, the slash-command autocomplete): ms per keystroke
+over a typed-name sequence, after the index is built (Discord asks on every keystroke, 3 s to answer).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.catalog.loader import default_catalog  # noqa: E402
+from core.catalog.loader import Catalog, default_catalog  # noqa: E402
 from core.understanding.corpus import FIELDS, CaseResult, language_of, load_corpus, score_case  # noqa: E402
 from core.understanding.parse import parse_question  # noqa: E402
 
@@ -87,7 +89,28 @@ def main() -> int:
         f"\nparse time over {len(times)} parses: p50 {p50:.3f} ms, p99 {p99:.3f} ms, "
         f"max {times[-1] * 1e3:.3f} ms"
     )
+    _completion(catalog, args.repeat)
     return 0
+
+
+_KEYSTROKES = ("r", "rt", "rtx", "rtx 4", "rtx 40", "qw", "qwen3", "deepsek", "m3 max", "")
+
+
+def _completion(catalog: Catalog, repeat: int) -> None:
+    from core.commands.complete import complete
+
+    complete(catalog, "any", "warm up")  # builds the name index once per catalog
+    times: list[float] = []
+    for _ in range(repeat):
+        for prefix in _KEYSTROKES:
+            start = time.perf_counter()
+            complete(catalog, "any", prefix)
+            times.append(time.perf_counter() - start)
+    times.sort()
+    print(
+        f"name completion over {len(times)} keystrokes: p50 {statistics.median(times) * 1e3:.3f} ms, "
+        f"max {times[-1] * 1e3:.3f} ms"
+    )
 
 
 _ENGINE = ("search", "match", "fullmatch", "sub", "finditer", "findall", "split")

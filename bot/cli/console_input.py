@@ -19,6 +19,7 @@ import re
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import TextIO
 
 PASTE_GAP_S = 0.08
@@ -134,8 +135,11 @@ class TerminalMessages:
     lines that arrived together (however late they are read), or inside bracketed-paste markers,
     are one message."""
 
-    def __init__(self, stdin: TextIO, gap_s: float = PASTE_GAP_S):
+    def __init__(
+        self, stdin: TextIO, gap_s: float = PASTE_GAP_S, clock: Callable[[], float] = time.monotonic
+    ):
         self.gap_s = gap_s
+        self._clock = clock  # when a line arrived (seconds; tests pass a clock of their own)
         self._lines: queue.Queue[_Arrived] = queue.Queue()
         self._back: deque[_Arrived] = deque()
         self._last = 0.0  # when the line read last arrived
@@ -148,7 +152,7 @@ class TerminalMessages:
                 raw = stdin.readline()
             except (OSError, ValueError):  # the terminal went away (EIO) or stdin was closed
                 raw = ""
-            self._lines.put((time.monotonic(), raw if raw else None))
+            self._lines.put((self._clock(), raw if raw else None))
             if not raw:
                 return
 
@@ -161,7 +165,7 @@ class TerminalMessages:
             item = self._lines.get()
         else:
             try:
-                item = self._lines.get(timeout=max(0.0, self._last + within - time.monotonic()))
+                item = self._lines.get(timeout=max(0.0, self._last + within - self._clock()))
             except queue.Empty:
                 return ""
         arrived, raw = item

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -110,12 +111,19 @@ def check_round(db: Path, delivered: Path, seen: Round) -> int:
 
 
 def test_sigkill_inside_approvals_and_deliveries_loses_and_tears_nothing(tmp_path):
-    rng = random.Random(int(os.environ.get("TOKBOT_KILL_SEED", "13")))
-    interrupted = 0
-    for n in range(ROUNDS):
+    seed = int(os.environ.get("TOKBOT_KILL_SEED", "13"))
+
+    def one_round(n: int) -> Round:  # each round its own database, child and random stream
         db, delivered = tmp_path / f"bot{n}.db", tmp_path / f"delivered{n}.tsv"
-        seen = run_child_until_killed(db, delivered, "approve" if n % 2 == 0 else "deliver", rng)
+        aim = "approve" if n % 2 == 0 else "deliver"
+        return run_child_until_killed(db, delivered, aim, random.Random(f"{seed}:{n}"))
+
+    # Two children at a time: the rounds are independent, and most of a round is a process starting.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        rounds = list(pool.map(one_round, range(ROUNDS)))
+    interrupted = 0
+    for n, seen in enumerate(rounds):
         assert len(seen.approved) >= 5
-        interrupted += check_round(db, delivered, seen)
+        interrupted += check_round(tmp_path / f"bot{n}.db", tmp_path / f"delivered{n}.tsv", seen)
     # The kills aimed into approvals do land inside them (else this test could not see a torn one).
     assert interrupted >= ROUNDS // 4, interrupted

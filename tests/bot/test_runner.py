@@ -196,7 +196,7 @@ async def test_worker_delivers_through_the_adapters_notifier_and_counts_it(tmp_p
     )
     await app.storage.approve(submitted.id, MOD, now)
     app.worker.wake()
-    for _ in range(300):
+    for _ in range(1500):  # up to 30 s: a hang guard, done as soon as the notice is out
         if adapter.notifier.sent:
             break
         await asyncio.sleep(0.02)

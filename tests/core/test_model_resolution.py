@@ -10,7 +10,6 @@ Qwen/Qwen2.5-VL-32B-Instruct config.json), so nothing here is a catalog model.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -84,7 +83,8 @@ async def hub(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeHub]:
 
 @pytest.fixture
 def source(tmp_path: Path) -> HuggingFaceSource:
-    return HuggingFaceSource(budget_s=5.0, cache_dir=tmp_path / "hf-cache")
+    # 60 s: a hang guard, not a speed test (the shipped 5 s is for people; a busy machine may pass it).
+    return HuggingFaceSource(budget_s=60.0, cache_dir=tmp_path / "hf-cache")
 
 
 async def _ask(
@@ -168,23 +168,18 @@ def test_search_hits_original_publisher_first() -> None:
 
 async def test_an_unknown_model_is_answered_through_the_hub(hub: FakeHub, source: HuggingFaceSource) -> None:
     overlay = HubModels()
-    started = time.perf_counter()
     reply, catalog = await _ask("4090 qwen2.5-vl-32b", source, overlay)
-    first = time.perf_counter() - started
     assert reply.status == "answer", reply.text
     head = reply.text.splitlines()[0]
     assert head.startswith("Qwen2.5-VL-32B-Instruct · Hugging Face (Qwen/Qwen2.5-VL-32B-Instruct")
     assert "Same architecture as Qwen2.5-32B" in reply.text  # the text decoder is Qwen2.5-32B's
     assert reply.as_dict()["model"] == {"name": "Qwen2.5-VL-32B-Instruct", "repo": VL32}
-    assert "qwen/qwen2.5-vl-32b-instruct" in catalog.models and first < 5.0
+    assert "qwen/qwen2.5-vl-32b-instruct" in catalog.models
     asked = len(hub.requests)
 
-    started = time.perf_counter()
+    # (The first and cached look-up times are scripts/bench_hub_lookup.py's figures.)
     again, _ = await _ask("4090 qwen2.5-vl-32b", source, overlay, catalog)  # the bot keeps its catalog
-    cached = time.perf_counter() - started
     assert again.text.splitlines()[0] == head and len(hub.requests) == asked  # the overlay answered
-    assert cached < first
-    print(f"\nlook-up: first {first * 1000:.0f} ms, cached {cached * 1000:.1f} ms")
 
 
 async def test_a_repo_url_is_read(hub: FakeHub, source: HuggingFaceSource) -> None:

@@ -11,7 +11,8 @@ The real huggingface_hub client reaches it through HF_ENDPOINT alone, exactly as
     hub.fail_repo("bartowski/X-GGUF", 500)  # that repo's next model_info answers 500 once
     hub.add_gguf_repo("unsloth/X-GGUF", {"X-Q4_K_M.gguf": 18_556_686_592,
                       "Q8_0/X-Q8_0-00001-of-00002.gguf": 20_000_000_000, ...})  # a quantizer's repo
-    hub.delay = 2.0                         # every answer waits 2 s (time budgets)
+    hub.delay = 2.0                         # every answer waits 2 s
+    gate = hub.hold(lambda r: "GGUF" in r.path)  # no answer to these until gate.set() or stop()
     await hub.stop()
 
 Answers what the client asks: `GET /api/models?search=&sort=&limit=`, `GET /api/models/{repo}`
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,6 +62,8 @@ class FakeHub:
         self.repos: dict[str, FakeRepo] = {}
         self.requests: list[Request] = []
         self.delay = 0.0
+        self.answered = 0  # requests answered so far (after any delay or hold)
+        self._holds: list[tuple[Callable[[Request], bool], asyncio.Event]] = []
         self._failures: dict[str, list[int]] = {}
         self._repo_failures: dict[str, list[int]] = {}
         self._runner: web.AppRunner | None = None
@@ -85,6 +88,13 @@ class FakeHub:
     def add_gguf_repo(self, repo: str, files: dict[str, int], **kwargs: Any) -> FakeRepo:
         """A quantizer's GGUF repo: sizes only (split parts, folders such as "Q8_0/"), a README."""
         return self.add_repo(repo, {"README.md": b"# GGUF", **files}, **kwargs)
+
+    def hold(self, when: Callable[[Request], bool] = lambda _r: True) -> asyncio.Event:
+        """Requests matching `when` get no answer until the returned event is set: a Hub that is
+        slower than any time budget, whatever the machine's speed."""
+        gate = asyncio.Event()
+        self._holds.append((when, gate))
+        return gate
 
     def count(self, kind: str) -> int:
         return sum(1 for r in self.requests if r.kind == kind)
@@ -115,6 +125,8 @@ class FakeHub:
         self.endpoint = f"http://127.0.0.1:{port}"
 
     async def stop(self) -> None:
+        for _when, gate in self._holds:
+            gate.set()  # held answers go out, so the server's shutdown doesn't wait for them
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -122,9 +134,14 @@ class FakeHub:
     # ------------------------------------------------------------ handlers
 
     async def _enter(self, kind: str, request: web.Request) -> web.Response | None:
-        self.requests.append(Request(kind, request.method, request.path, dict(request.query)))
+        seen = Request(kind, request.method, request.path, dict(request.query))
+        self.requests.append(seen)
+        for when, gate in self._holds:
+            if when(seen):
+                await gate.wait()
         if self.delay:
             await asyncio.sleep(self.delay)
+        self.answered += 1
         pending = self._failures.get(kind)
         if pending:
             status = pending.pop(0)

@@ -93,24 +93,49 @@ def terminal():
     t.close()
 
 
+class Clock:
+    """The arrival clock of TerminalMessages, moved by the test: which lines "arrived together" is
+    then the test's to say, not the machine's scheduling (a busy machine delays the reader thread)."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def arrived(messages: TerminalMessages, count: int) -> None:
+    """Waits (a hang guard) until the reader has stamped `count` lines not read yet."""
+    deadline = time.monotonic() + 30
+    while messages._lines.qsize() < count and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert messages._lines.qsize() >= count, "the reader thread did not read the typed lines"
+
+
 def test_terminal_lines_arriving_together_are_one_message(terminal):
     assert terminal.stdin.isatty()
-    messages = TerminalMessages(terminal.stdin)
+    clock = Clock()
+    messages = TerminalMessages(terminal.stdin, clock=clock)
     terminal.type("V100 32G 27B\n")
     assert messages.read() == "V100 32G 27B"
     terminal.type("/submit\n" + "\n".join(TABLE) + "\n")  # one paste: all lines at once
+    arrived(messages, 1 + len(TABLE))
     pasted = messages.read()
     assert pasted is not None and pasted.startswith("/submit\nggml_cuda_init") and pasted.endswith("(4567)")
     terminal.type("typed\n")
-    time.sleep(0.3)
+    arrived(messages, 1)
+    clock.now += 0.3  # typed by hand: the next line comes well past the paste gap
     terminal.type("apart\n")
+    arrived(messages, 2)
     assert (messages.read(), messages.read()) == ("typed", "apart")
 
 
 def test_terminal_bracketed_paste_is_one_message_even_when_slow(terminal):
-    messages = TerminalMessages(terminal.stdin)
+    clock = Clock()
+    messages = TerminalMessages(terminal.stdin, clock=clock)
     terminal.type(f"{PASTE_START}| a | b |\n")
-    time.sleep(0.3)  # a slow link: the paste arrives in two pieces
+    arrived(messages, 1)
+    clock.now += 5.0  # a slow link: the paste arrives in two pieces, far apart
     terminal.type(f"\n| c | d |{PASTE_END}\n")
     assert messages.read() == "| a | b |\n\n| c | d |"
 
@@ -119,10 +144,16 @@ def test_console_on_a_terminal_submits_a_pasted_table(terminal, tmp_path, monkey
     monkeypatch.setenv("TOKBOT_OUT_DIR", str(tmp_path / "out"))
     out = io.StringIO()
 
+    def shown(text: str) -> None:
+        """Waits (up to a minute: a hang guard) until the console has printed `text`."""
+        deadline = time.monotonic() + 60
+        while text not in out.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.01)
+
     def keyboard() -> None:
-        time.sleep(1.5)  # the console starting
+        shown("\x1b[?2004h")  # the console started and switched bracketed paste on
         terminal.type('/submit gpu=4090 model="llama 3.1 8b"\n' + "\n".join(TABLE[2:6]) + "\n")
-        time.sleep(1.5)
+        shown("Received as #")  # answered: /quit comes as a message of its own, however slow the machine
         terminal.type("/quit\n")
 
     typist = threading.Thread(target=keyboard)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -37,13 +36,12 @@ async def hub(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeHub]:
 
 @pytest.fixture
 def source(tmp_path: Path) -> HuggingFaceSource:
-    return HuggingFaceSource(budget_s=5.0, cache_dir=tmp_path / "hf-cache")
+    # 60 s: a hang guard, not a speed test (the shipped 5 s is for people; a busy machine may pass it).
+    return HuggingFaceSource(budget_s=60.0, cache_dir=tmp_path / "hf-cache")
 
 
 async def test_unknown_model_is_read_from_its_config(hub: FakeHub, source: HuggingFaceSource) -> None:
-    started = time.perf_counter()
     found = await source.lookup(CODER)
-    first = time.perf_counter() - started
     m = found.model
     assert (m.layers, m.experts, m.experts_active, m.moe_intermediate_size) == (48, 128, 8, 768)
     assert m.name == "Qwen3-Coder-30B-A3B-Instruct" and m.hf_repo == CODER and m.release == "2025-07"
@@ -54,13 +52,12 @@ async def test_unknown_model_is_read_from_its_config(hub: FakeHub, source: Huggi
     assert abs(found.params.total / 30_532_122_624 - 1) < 0.005
     sizes = {f.path: f.size for f in found.files}
     assert sizes["model-00001-of-00016.safetensors"] == 3_816_515_328
-    assert not found.cached and first < 5.0
+    assert not found.cached
 
-    started = time.perf_counter()
+    asked = len(hub.requests)
     again = await source.lookup(CODER)
-    cached = time.perf_counter() - started
     assert again.cached and again.model == m
-    assert hub.count_repo(CODER) == 1 and cached < first
+    assert hub.count_repo(CODER) == 1 and len(hub.requests) == asked  # answered without the Hub
 
 
 async def test_one_lookup_in_flight_per_name(hub: FakeHub, source: HuggingFaceSource) -> None:
@@ -139,13 +136,14 @@ async def test_unsupported_architecture_names_the_model_type(hub: FakeHub, sourc
 
 
 async def test_time_budget(hub: FakeHub, tmp_path: Path) -> None:
-    hub.delay = 1.5
-    source = HuggingFaceSource(budget_s=0.5, cache_dir=tmp_path)
-    started = time.perf_counter()
+    """A Hub that hasn't answered by the budget: the look-up gives up instead of waiting for it.
+    (Every answer takes at least 2 s, ten times the budget, however fast or slow the machine.)"""
+    hub.delay = 2.0
+    source = HuggingFaceSource(budget_s=0.2, cache_dir=tmp_path)
     with pytest.raises(ModelSourceError) as raised:
         await source.lookup(CODER)
-    assert raised.value.kind == "timeout"
-    assert time.perf_counter() - started < 1.2
+    assert raised.value.kind == "timeout" and "0.2 s" in raised.value.detail
+    assert hub.requests and hub.answered == 0  # it asked, and gave up before any answer came
 
 
 async def test_hub_down_uses_the_cached_entry(hub: FakeHub, tmp_path: Path) -> None:

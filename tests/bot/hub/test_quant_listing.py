@@ -4,7 +4,6 @@ AWQ / FP8 repos, failures while listing, the cached payload, and the estimator u
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
@@ -97,11 +96,12 @@ async def test_a_hub_failure_while_listing_keeps_the_model(hub: FakeHub, source:
 
 
 async def test_a_slow_listing_is_cut_at_its_budget(hub: FakeHub, tmp_path: Path) -> None:
-    hub.delay = 0.3
-    source = HuggingFaceSource(budget_s=5.0, listing_budget_s=0.1, cache_dir=tmp_path)
-    started = time.perf_counter()
+    """The quantizers' repos don't answer before the listing's budget (on any machine: held): the
+    model is answered from its config without the listing, which is said to have timed out."""
+    listing = hub.hold(lambda r: CODER.lower() not in r.path.lower())
+    source = HuggingFaceSource(budget_s=60.0, listing_budget_s=0.1, cache_dir=tmp_path)
     found = await source.lookup(CODER)
-    assert time.perf_counter() - started < 2.0
+    assert not listing.is_set()
     assert found.model.layers == 48 and not found.listing.read and "timeout" in found.listing.error
 
 

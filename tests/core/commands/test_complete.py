@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from core.catalog.loader import default_catalog
-from core.commands.complete import complete
+from core.commands.complete import _entries, complete
 from core.understanding.parse import parse_question
 from core.understanding.resolve import resolve_gpu, resolve_model
 
@@ -74,9 +72,11 @@ def test_every_value_reads_back_as_its_entry(catalog):
         assert resolve_model(pairs[0][1], catalog).best_id == model.id
 
 
-def test_fast_enough_for_every_keystroke(catalog):
+def test_a_keystroke_reuses_the_name_index(catalog):
+    """What keeps completion cheap per keystroke: the name index is built once per catalog, never
+    per prefix (the ms per keystroke is scripts/bench_understanding.py's figure, not a test)."""
     complete(catalog, "any", "warm up")
-    started = time.perf_counter()
+    built = _entries.cache_info().misses
     for prefix in ("r", "rt", "rtx", "rtx 4", "rtx 40", "qw", "qwen3", "deepsek", "m3 max", ""):
-        complete(catalog, "any", prefix)
-    assert (time.perf_counter() - started) / 10 < 0.02
+        assert len(complete(catalog, "any", prefix)) <= 25
+    assert _entries.cache_info().misses == built

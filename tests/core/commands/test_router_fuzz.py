@@ -95,7 +95,9 @@ def test_long_concurrent_inputs_get_calm_bounded_answers(shape, size, prefix, pe
         await h.storage.open()
         started = time.perf_counter()
         results = await asyncio.gather(*(one_person(h, i) for i in range(people)))
-        assert time.perf_counter() - started < 8, "a burst of long inputs stalled the router"
+        # A hang guard (reads are abandoned at their 2 s budget; a read on the loop, quadratic, would
+        # take minutes here), not a speed figure: scripts/bench_attack.py prints the slowest input.
+        assert time.perf_counter() - started < 60, "a burst of long inputs stalled the router"
         for responses in results:
             for r in responses:
                 assert r.status in ("ok", "error", "refused", "clarify"), r.status

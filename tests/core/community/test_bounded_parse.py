@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import time
+import threading
 
 import pytest
 
@@ -41,8 +41,12 @@ async def test_at_the_cap_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def test_a_slow_read_is_abandoned_and_the_loop_keeps_running(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read still running at its budget is answered "too slow" while the loop serves other chats.
+    The read blocks until the test lets it go, so it is past any budget on any machine."""
+    release = threading.Event()
+
     def slow(*_args: object) -> SubmitReading:
-        time.sleep(0.6)  # releases the GIL, like the many short regex calls of a long parse
+        release.wait(60)  # releases the GIL, like the many short regex calls of a long parse
         return SubmitReading((), (), (), {})
 
     monkeypatch.setattr(bounded_parse, "read_submission", slow)
@@ -51,22 +55,23 @@ async def test_a_slow_read_is_abandoned_and_the_loop_keeps_running(monkeypatch: 
     async def other_chat() -> None:
         nonlocal ticks
         while True:
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(0)
             ticks += 1
 
     ticker = asyncio.create_task(other_chat())
-    start = time.perf_counter()
-    reading = await read_submission_bounded("gpu=4090", CATALOG, bounds=ReadBounds(60000, 0.2))
-    elapsed = time.perf_counter() - start
-    ticker.cancel()
+    try:
+        reading = await read_submission_bounded("gpu=4090", CATALOG, bounds=ReadBounds(60000, 0.05))
+        assert not release.is_set(), "answered while the read was still running: it was abandoned"
+    finally:
+        ticker.cancel()
+        release.set()
     (note,) = reading.problems
-    assert note.code == "submit.too_slow" and "0.2" in note.text("en")
-    assert elapsed < 0.5
-    assert ticks >= 5  # other chats were served while the read ran
+    assert note.code == "submit.too_slow" and "0.05" in note.text("en")
+    assert ticks >= 1  # other chats were served while the read ran
 
 
-async def test_a_hostile_paste_is_read_well_inside_the_budget() -> None:
-    start = time.perf_counter()
-    reading = await read_submission_bounded("=" * 60000, CATALOG)
-    assert time.perf_counter() - start < read_bounds(CATALOG).budget_seconds
+async def test_a_hostile_paste_is_read_whole() -> None:
+    """A 60 KB run of "=" (a shape quadratic patterns took 20-50 s on) reads to the end, not "too
+    slow": the budget here only guards against a hang; scripts/bench_parse.py has the ms per KB."""
+    reading = await read_submission_bounded("=" * 60000, CATALOG, bounds=ReadBounds(60000, 60.0))
     assert all(n.code != "submit.too_slow" for n in reading.problems)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from core.catalog.gpu import Gpu
@@ -255,13 +253,12 @@ def test_recommend():
     assert none.framework is None and none.reason.code == "fw.rec.none"
 
 
-def test_rendering_is_fast():
+def test_every_framework_is_judged_once_in_catalog_order():
+    """(Its ms per call is scripts/bench_estimate_speed.py's figure, not a test.)"""
     q = FrameworkQuery(gpu=V100, model=GEMMA, quant=Q4, context=32768, kv_cache="q8_0")
-    framework_options(q, CAT)
-    start = time.perf_counter()
-    for _ in range(200):
-        framework_options(q, CAT)
-    assert (time.perf_counter() - start) / 200 < 0.005  # under 5 ms for all frameworks
+    options = framework_options(q, CAT)
+    assert [o.framework for o in options] == list(CAT.frameworks)
+    assert framework_options(q, CAT) == options
 
 
 def test_shipped_quant_catalog_ids_gate_as_intended():
