@@ -18,9 +18,10 @@ from core.catalog.loader import Catalog
 from core.estimator.concurrency import concurrent_for
 from core.estimator.estimate import Estimate, in_ram
 from core.estimator.frameworks import backend_names
+from core.estimator.plan import LOCAL_WAYS_OUT
 from core.i18n import Lang, translate
 from core.render import compare, ttft, which_hardware, which_model
-from core.render.advice import LOCAL_WAYS_OUT, remedy_text
+from core.render.advice import remedy_text
 from core.render.compact import focus_context, focus_row
 from core.render.doc import Doc, Para, fits, render
 from core.render.fmt import ctx_label, gib, num

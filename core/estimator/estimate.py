@@ -1,22 +1,22 @@
 """The estimator's front door: one GPU setup x one model x quants x contexts -> rows.
 
 Each row carries memory (weights, KV, overhead, total vs usable), the verdict, decode and prefill
-ranges, and when it doesn't fit, the best way out with its own figures (`memory_fit.py`). Framework
-advice and launch commands come from `frameworks.py`. Everything a row assumed is a `Note`.
+ranges, and when it doesn't fit, the best way out with its own figures (`memory_fit.py`). What to
+run a row with (framework, placement, launch command) is decided in `plan.py`. Everything a row
+assumed is a `Note`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cache
-from typing import Literal, cast
+from typing import Literal
 
 from core.catalog.gpu import Gpu
 from core.catalog.kv_cache import FULL_PRECISION_KV, KvCacheType
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.estimator import speed
-from core.estimator.frameworks import FrameworkQuery, OsName, evaluate, recommend
 from core.estimator.memory import (
     GIB,
     Usable,
@@ -34,6 +34,7 @@ from core.estimator.memory_fit import (
     forced_offload,
     layer_plan,
 )
+from core.estimator.plan import pricing_framework
 from core.estimator.token_bytes import decode_bytes
 from core.estimator.weights import WeightBreakdown, weight_breakdown
 from core.i18n import Note
@@ -107,8 +108,8 @@ class Row:
     remedy: Remedy | None
     notes: tuple[Note, ...] = ()
     framework: str = ""
-    # The filled launch command is rendered on demand (`launch_command`): a chat reply shows one,
-    # so the grid doesn't pay for thirty.
+    # What to run the row with (framework, placement, launch command) is decided on demand by
+    # `core.estimator.plan.plan_for`: a chat reply shows one command, so the grid doesn't pay for thirty.
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +193,9 @@ def estimate(request: EstimateRequest, catalog: Catalog) -> Estimate:
         request = replace(request, offload="cpu")
     setup = request.setup
     gpu, model = setup.gpu, request.model
-    framework = request.framework or _recommended_framework(request, catalog)
+    framework = request.framework or pricing_framework(
+        request, request.quants or default_quants(model, "llama.cpp", catalog), catalog
+    )
     engine = _engine(framework, catalog)
     if engine == "ktransformers" and model.is_moe and not request.offload:
         # KTransformers is expert offload by design: every routed expert on the CPU
@@ -422,121 +425,3 @@ def _forced_figures(
     pmid = prompt / forced.prefill_seconds
     prefill = Range(round(pmid * p_band.low, 0), round(pmid, 0), round(pmid * p_band.high, 0))
     return decode, prefill, round(forced.prefill_seconds, 2)
-
-
-def _framework_os(os_name: str) -> OsName:
-    # A setup's OS is one of setup.OS_NAMES (build_setup checks): linux_desktop is Linux to a framework.
-    return "linux" if os_name.startswith("linux") else cast(OsName, os_name)
-
-
-def framework_query(
-    request: EstimateRequest,
-    quant_id: str,
-    ctx: int,
-    status: FitStatus,
-    remedy: Remedy | None,
-    catalog: Catalog,
-) -> FrameworkQuery:
-    """The framework engine's view of one row, with the row's way out applied when it has one:
-    the launch command of a way out is the command of that setup (the quant, context, cache, layers
-    or cards it changes)."""
-    setup = request.setup
-    kv_type = request.kv_type
-    n_gpu_layers: int | Literal["all"] = "all"
-    n_cpu_moe: int | None = None
-    fits = status != "no_fit"
-    count = setup.count
-    if remedy is not None:
-        kind = remedy.kind
-        if kind == "kv_quant":
-            kv_type, fits = remedy.kv_type or kv_type, True
-        elif kind == "offload":
-            n_gpu_layers = remedy.layers_on_gpu
-        elif kind == "expert_offload":
-            n_cpu_moe, fits = remedy.cpu_moe_layers, True
-        elif kind == "cpu":
-            n_gpu_layers, fits = 0, True
-        elif kind in ("lower_quant", "mac_wired_limit", "shorter_ctx", "more_cards"):
-            fits = True
-            quant_id = remedy.quant or quant_id
-            ctx = remedy.context or ctx
-            count = remedy.cards or count
-    threads, backend, cpu_only = 0, request.backend, request.offload == "cpu"
-    if cpu_only:
-        # CPU only: no layer on a card whatever the way out, one thread per physical core.
-        n_gpu_layers, threads, backend = 0, cpu_threads(setup, catalog), "cpu"
-    return FrameworkQuery(
-        gpu=setup.gpu,
-        model=request.model,
-        quant=catalog.quants[quant_id],
-        context=ctx,
-        os=_framework_os(setup.os),
-        gpu_count=count,
-        kv_cache=kv_type,
-        fits_on_gpu=fits,
-        n_gpu_layers=n_gpu_layers,
-        n_cpu_moe=n_cpu_moe,
-        backend=backend,
-        cpu_only=cpu_only,
-        cpu_threads=threads,
-        numa=cpu_only and setup.host.sockets > 1,
-    )
-
-
-def cpu_threads(setup: Setup, catalog: Catalog) -> int:
-    """The threads a CPU-only llama.cpp run takes: the named CPU's physical performance cores on every
-    socket (llama.cpp's own default leaves E-cores and SMT siblings out too: they add no memory
-    bandwidth); 0 with no CPU named (llama.cpp then counts the cores itself)."""
-    cpu = catalog.cpus.get(setup.host.cpu)
-    if cpu is None:
-        return 0
-    return (cpu.cores - cpu.e_cores) * max(setup.host.sockets, 1)
-
-
-def row_framework_query(est: Estimate, row: Row, catalog: Catalog) -> FrameworkQuery:
-    return framework_query(est.request, row.quant, row.context, row.status, row.remedy, catalog)
-
-
-def _recommended_framework(request: EstimateRequest, catalog: Catalog) -> str:
-    """The framework to launch with when the user named none: judged on the first asked quant."""
-    quants = request.quants or default_quants(request.model, "llama.cpp", catalog)
-    if not quants:
-        return "llama.cpp"
-    ctx = (request.contexts or (4096,))[0]
-    pick = recommend(framework_query(request, quants[0], ctx, "smooth", None, catalog), catalog=catalog)
-    # The grid is priced for the engine that runs the asked quant; MLX and vLLM price differently,
-    # so only take the pick when it runs this quant format (it always does: recommend() checks).
-    return pick.framework or "llama.cpp"
-
-
-def launch_command(est: Estimate, row: Row, catalog: Catalog) -> tuple[tuple[Note, ...], str]:
-    """(notes, command) to run `row` with the estimate's framework; "" when it can't run as is."""
-    request = est.request
-    notes, command = _launch(request, row.framework, row.quant, row.context, row.status, row.remedy, catalog)
-    return tuple(notes), command
-
-
-def _launch(
-    request: EstimateRequest,
-    framework: str,
-    quant_id: str,
-    ctx: int,
-    status: FitStatus,
-    remedy: Remedy | None,
-    catalog: Catalog,
-) -> tuple[list[Note], str]:
-    fw = catalog.frameworks.get(framework)
-    if fw is None:
-        return [], ""
-    if status == "no_fit" and (remedy is None or remedy.kind == "none"):
-        return [], ""
-    option = evaluate(fw, framework_query(request, quant_id, ctx, status, remedy, catalog))
-    if not option.runnable:
-        return list(option.notes[:2]), ""
-    if not option.command:
-        # Runnable, but no published checkpoint to name: say so instead of a placeholder.
-        return [n for n in option.notes if n.code == "fw.vllm.no_checkpoint"], ""
-    if remedy is not None and remedy.wired_limit_mb:
-        # macOS resets the limit at reboot; the run needs it raised first.
-        return [], f"sudo sysctl iogpu.wired_limit_mb={remedy.wired_limit_mb} && {option.command}"
-    return [], option.command

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from core.catalog.loader import Catalog
-from core.estimator.estimate import Estimate, Range, Row, launch_command
+from core.estimator.estimate import Estimate, Range, Row
 from core.estimator.memory import GIB
 from core.estimator.memory_fit import Remedy
+from core.estimator.plan import plan_for
 from core.estimator.weights import WeightBreakdown, weight_breakdown
 from core.i18n import Lang
 
@@ -58,7 +59,8 @@ def _file_source(wb: WeightBreakdown) -> dict[str, Any] | None:
 
 
 def row_dict(est: Estimate, row: Row, catalog: Catalog, lang: Lang = "en") -> dict[str, Any]:
-    launch_notes, command = launch_command(est, row, catalog)
+    # The chat's plan for this row (core.estimator.plan): the same framework and command it shows.
+    plan = plan_for(est, row, catalog, est.request.framework)
     wb = weight_breakdown(est.request.model, catalog.quants[row.quant], catalog)
     # A published file is the download itself; otherwise every tensor once, computed.
     file_bytes = wb.published.bytes if wb.published is not None else wb.total_bytes
@@ -81,9 +83,11 @@ def row_dict(est: Estimate, row: Row, catalog: Catalog, lang: Lang = "en") -> di
         "ttft_s": row.ttft_s,
         "beyond_native_context": row.beyond_native,
         "framework": row.framework,
-        "command": command,
+        "command": plan.command,
+        # A command for another framework than the one priced (it can't run this row): said which.
+        **({"command_framework": plan.framework} if plan.command and plan.framework != row.framework else {}),
         "remedy": _remedy(row.remedy),
-        "notes": [n.text(lang) for n in (*row.notes, *launch_notes)],
+        "notes": [n.text(lang) for n in (*row.notes, *plan.notes)],
     }
 
 

@@ -1,6 +1,6 @@
-"""What to run it with: the framework pick, its one launch command, the best way out of a row that
-doesn't fit, and the speculative-decoding line. Everything here reads the estimate and the
-framework engine (`core.estimator.frameworks` / `speculative`); it decides nothing numeric itself.
+"""What to run it with, in words: the plan's framework line and its one launch command
+(`core.estimator.plan` decides both), the best way out of a row that doesn't fit, and the
+speculative-decoding line. It decides nothing itself: it says what the estimate and the plan hold.
 """
 
 from __future__ import annotations
@@ -9,14 +9,12 @@ from dataclasses import dataclass
 
 from core.catalog.loader import Catalog
 from core.estimator import speed
-from core.estimator.estimate import Estimate, Row, in_ram, row_framework_query
-from core.estimator.frameworks import FrameworkOption, evaluate, framework_options, recommend
+from core.estimator.estimate import Estimate, Row, in_ram
 from core.estimator.memory_fit import Remedy
+from core.estimator.plan import Plan
 from core.estimator.speculative import SpecOption, speculative_options
 from core.i18n import Lang, Note, translate
 from core.render.fmt import ctx_label, num
-
-LOCAL_WAYS_OUT = frozenset({"kv_quant", "offload", "expert_offload"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,61 +29,28 @@ def _name(framework_id: str, catalog: Catalog) -> str:
     return fw.name if fw else framework_id
 
 
-def _command(row: Row, option: FrameworkOption) -> str:
-    """The option's command (built from the estimator's own query, so it is the estimator's);
-    none for a row that doesn't fit and whose way out needs another setup (more cards, lower quant)."""
-    if row.status == "no_fit" and (row.remedy is None or row.remedy.kind not in LOCAL_WAYS_OUT):
-        return ""
-    return option.command
-
-
-def advise(est: Estimate, row: Row, catalog: Catalog, lang: Lang, asked: str | None = None) -> Advice:
-    """The framework for this row and its command; the asked framework when the user named one."""
-    q = row_framework_query(est, row, catalog)
-    # recommend() only asks which frameworks run; the one shown is evaluated in full below.
-    rec = recommend(q, catalog=catalog)
-    known = {fw.id for fw in catalog.frameworks.values()}
-
-    def full(framework_id: str) -> FrameworkOption:
-        # Only the framework shown gets its command filled (see frameworks.evaluate).
-        return evaluate(catalog.frameworks[framework_id], q)
-
-    if asked and asked in known:
-        opt = full(asked)
-        if opt.runnable:
-            command = _command(row, opt)
-            # No command: the row doesn't fit this setup and its way out needs another one (more
-            # RAM, more cards): say so rather than introduce a command that isn't there.
-            code = "reply.fw.asked" if command else "reply.fw.asked_no_fit"
-            line = translate(code, lang, framework=_name(asked, catalog))
-            return Advice(asked, line, command)
-        why = opt.notes[0].text(lang) if opt.notes else ""
-        if opt.command:  # runs with a workaround the note names (WSL2 on Windows): keep its command
-            return Advice(
-                asked,
-                translate("reply.fw.asked_blocked", lang, framework=_name(asked, catalog), why=why),
-                opt.command,
-            )
-        if rec.framework is None:
-            line = translate("reply.fw.asked_blocked", lang, framework=_name(asked, catalog), why=why)
-            return Advice("", line, "")
-        line = translate(
-            "reply.fw.asked_blocked_alt", lang, framework=_name(asked, catalog), why=why,
-            alt=_name(rec.framework, catalog),
-        )  # fmt: skip
-        return Advice(rec.framework, line, full(rec.framework).command)
-    if rec.framework is None:
-        return Advice("", rec.reason.text(lang), "")
-    pick = rec.framework
-    command = _command(row, full(pick))
-    line = translate("reply.fw.pick", lang, framework=_name(pick, catalog), reason=rec.reason.text(lang))
-    if rec.easy:
-        line += translate("reply.fw.easy", lang, framework=_name(rec.easy, catalog))
-    return Advice(pick, line, command)
-
-
-def all_options(est: Estimate, row: Row, catalog: Catalog) -> tuple[FrameworkOption, ...]:
-    return framework_options(row_framework_query(est, row, catalog), catalog)
+def advise(plan: Plan, catalog: Catalog, lang: Lang) -> Advice:
+    """The plan said in the asker's language: which framework and why, then its one command (the
+    plan's own, the same `estimate --json` shows)."""
+    asked = _name(plan.asked, catalog)
+    why = plan.reason.text(lang) if plan.reason is not None else ""
+    kind = plan.kind
+    if kind == "pick":
+        line = translate("reply.fw.pick", lang, framework=_name(plan.framework, catalog), reason=why)
+        if plan.easy:
+            line += translate("reply.fw.easy", lang, framework=_name(plan.easy, catalog))
+    elif kind == "none":
+        line = why
+    elif kind in ("asked", "asked_no_fit"):
+        # No command: the row doesn't fit this setup and its way out needs another one (more RAM,
+        # more cards): say so rather than introduce a command that isn't there.
+        line = translate(f"reply.fw.{kind}", lang, framework=asked)
+    elif kind == "asked_blocked":
+        line = translate("reply.fw.asked_blocked", lang, framework=asked, why=why)
+    else:
+        alt = _name(plan.framework, catalog)
+        line = translate(f"reply.fw.{kind}", lang, framework=asked, why=why, alt=alt)
+    return Advice(plan.framework, line, plan.command)
 
 
 # --- ways out ------------------------------------------------------------------------------------

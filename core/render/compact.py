@@ -12,8 +12,9 @@ from typing import TypeVar
 from core.ask_query import AskQuery
 from core.catalog.loader import Catalog
 from core.estimator.estimate import Estimate, Row, in_ram
+from core.estimator.plan import LOCAL_WAYS_OUT, plan_for
 from core.i18n import Lang, translate
-from core.render.advice import LOCAL_WAYS_OUT, Advice, advise, method_line, note_texts, spec_line, ways_out
+from core.render.advice import Advice, advise, method_line, note_texts, spec_line, ways_out
 from core.render.doc import NARROW, Cmd, Doc, Para, Part, Pre, fits, render, truncate
 from core.render.fmt import NO_FIT, OVER, ROPE, TIGHT, ctx_label, gib, num, speed_range, table, table_width
 
@@ -345,7 +346,7 @@ def compact_doc(
     shown_q = thin(quants, level.max_quants, (*query.quants, row.quant))
     shown_c = thin(contexts, level.max_contexts, (*query.contexts, row.context))
     memory = query.intent == "memory"
-    advice = advise(est, row, catalog, lang, query.framework)
+    advice = advise(plan_for(est, row, catalog, query.framework), catalog, lang)
 
     parts = _header(est, query, reading, advice.framework or est.framework)
     block = _table(shown_q, shown_c, cells, memory, (*query.contexts, row.context))

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from core.catalog.loader import Catalog
 from core.estimator.estimate import Estimate, Row, in_ram
+from core.estimator.plan import judged_options, plan_for
 from core.estimator.weights import weight_breakdown
 from core.i18n import Lang, Note, translate
-from core.render.advice import advise, all_options, note_texts, remedy_text
+from core.render.advice import advise, note_texts, remedy_text
 from core.render.compact import focus_context, focus_row, prefill_line, ram_line, setup_title
 from core.render.doc import Cmd, Doc, Para, Part, Pre
 from core.render.fmt import ROPE, ctx_label, gib, speed_range, table
@@ -116,7 +117,7 @@ def quant_detail(est: Estimate, quant: str | None, catalog: Catalog, lang: Lang)
     notes = note_texts([n for r in rows for n in r.notes], lang)
     if notes:
         parts.append(Para("; ".join(notes[:3])))
-    advice = advise(est, focus, catalog, lang, est.request.framework)
+    advice = advise(plan_for(est, focus, catalog, est.request.framework), catalog, lang)
     parts.append(Para(advice.line))
     if advice.command:
         parts.append(Cmd(advice.command))
@@ -126,7 +127,8 @@ def quant_detail(est: Estimate, quant: str | None, catalog: Catalog, lang: Lang)
 def frameworks_view(est: Estimate, quant: str | None, catalog: Catalog, lang: Lang) -> Doc:
     """Every framework for the focus row: runs or why not, overhead, its filled launch command."""
     row = _focus(est, quant)
-    options = all_options(est, row, catalog)
+    # Every framework judged on the placement the plan's command uses (the row's way out applied).
+    judged = judged_options(plan_for(est, row, catalog, est.request.framework), catalog)
     ram = in_ram(est)
     hidden = _gpu_only_notes(catalog) if ram else frozenset()
     instead = _said_instead(catalog) if ram else {}
@@ -142,7 +144,7 @@ def frameworks_view(est: Estimate, quant: str | None, catalog: Catalog, lang: La
             )
         )
     ]
-    for opt in sorted(options, key=lambda o: not o.runnable):
+    for opt in sorted(judged, key=lambda o: not o.runnable):
         fw = catalog.frameworks.get(opt.framework)
         name = fw.name if fw else opt.framework
         if opt.runnable:
@@ -165,8 +167,8 @@ def speculative_view(est: Estimate, quant: str | None, catalog: Catalog, lang: L
     """The speculative-decoding routes for the recommended (or asked) framework, with their flags."""
     from core.estimator.speculative import speculative_options
 
-    row = _focus(est, quant)
-    framework = advise(est, row, catalog, lang, est.request.framework).framework or est.framework
+    plan = plan_for(est, _focus(est, quant), catalog, est.request.framework)
+    framework = plan.framework or est.framework
     fw = catalog.frameworks.get(framework)
     parts: list[Part] = [
         Para(
@@ -179,7 +181,7 @@ def speculative_view(est: Estimate, quant: str | None, catalog: Catalog, lang: L
     if ram:
         # A CPU-only run: the routes are added to the reply's own CPU command (no -ngl 99), and a
         # draft model runs on the CPU too.
-        base = advise(est, row, catalog, lang, est.request.framework).command or None
+        base = plan.command or None
     options = speculative_options(est.request.model, framework, catalog, base_command=base) if fw else []
     shown = 0
     instead = _said_instead(catalog) if ram else {}

@@ -11,9 +11,9 @@ from core.ask_use_case import answer, estimate_for, follow_up
 from core.catalog.loader import default_catalog
 from core.estimate_request import QueryError, run_query
 from core.estimator import speed
-from core.estimator.estimate import framework_query
 from core.estimator.frameworks import check_backend, evaluate, recommend
 from core.estimator.memory import default_os
+from core.estimator.placement import framework_query
 from core.estimator.serialize import estimate_dict
 from tests.core.estimator.test_one_figure_per_cell import (
     test_every_view_of_one_question_shows_the_same_figures as every_view_agrees,

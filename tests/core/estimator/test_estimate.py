@@ -6,7 +6,7 @@ import pytest
 
 from core.catalog.loader import default_catalog
 from core.estimate_request import QueryError, run_query
-from core.estimator.estimate import launch_command
+from core.estimator.plan import plan_for
 
 CAT = default_catalog()
 
@@ -33,7 +33,7 @@ def test_seed_question_grid():
         assert r.status in ("smooth", "tight", "no_fit")
         if r.decode_tps:
             assert 0 < r.decode_tps.low < r.decode_tps.mid < r.decode_tps.high
-            assert launch_command(e, r, CAT)[1].startswith("llama-server")
+            assert plan_for(e, r, CAT).command.startswith("llama-server")
         else:
             assert r.remedy is not None
 
@@ -60,7 +60,7 @@ def test_two_cards_fit_what_one_does_not():
     pair = est(gpu="3090", count=2, model="llama 3.3 70b", quant=["Q4_K_M"], ctx=[8192])
     two = pair.rows[0]
     assert one.status == "no_fit" and two.status != "no_fit"
-    command = launch_command(pair, two, CAT)[1]
+    command = plan_for(pair, two, CAT).command
     assert "-ts 1,1" in command or "-sm" in command
 
 

@@ -46,9 +46,9 @@ def test_cpu_only_reads_everything_from_ram() -> None:
     assert row.decode_tps is not None and row.weights_gib > 15
     assert abs(row.total_gib - (row.weights_gib + row.kv_gib + row.overhead_gib)) <= 0.02  # each rounded
     assert row.usable_gib == 60.0 and row.status == "smooth"
-    from core.estimator.estimate import launch_command
+    from core.estimator.plan import plan_for
 
-    assert "-ngl 0" in launch_command(est, row, CATALOG)[1]
+    assert "-ngl 0" in plan_for(est, row, CATALOG).command
 
 
 def test_one_or_two_bit_quants_are_never_the_first_way_out_when_another_works() -> None:
@@ -86,9 +86,9 @@ def test_mac_wired_limit_carries_the_sysctl_command() -> None:
     est = run_query(ask, CATALOG)
     remedy = est.rows[0].remedy
     assert remedy is not None and remedy.kind == "mac_wired_limit" and remedy.wired_limit_mb > 150 * 1024
-    from core.estimator.estimate import launch_command
+    from core.estimator.plan import plan_for
 
-    assert launch_command(est, est.rows[0], CATALOG)[1].startswith("sudo sysctl iogpu.wired_limit_mb=")
+    assert plan_for(est, est.rows[0], CATALOG).command.startswith("sudo sysctl iogpu.wired_limit_mb=")
 
 
 def test_a_lower_quant_under_a_raised_wired_limit_is_named_and_flagged() -> None:
@@ -100,9 +100,9 @@ def test_a_lower_quant_under_a_raised_wired_limit_is_named_and_flagged() -> None
 
 def test_ascend_cards_get_a_framework_with_a_command() -> None:
     est = run_query({"gpu": "Ascend 910B", "model": "qwen3 32b", "quant": "Q8_0", "ctx": ["8k"]}, CATALOG)
-    from core.estimator.estimate import launch_command
+    from core.estimator.plan import plan_for
 
-    assert launch_command(est, est.rows[0], CATALOG)[1].startswith("llama-server")
+    assert plan_for(est, est.rows[0], CATALOG).command.startswith("llama-server")
 
 
 def test_no_card_is_a_cpu_only_run() -> None:

@@ -1,0 +1,79 @@
+"""Where a row's run puts the model, as the framework engine sees it (`FrameworkQuery`): the cards,
+the layers on the GPU, the MoE experts in RAM, the KV cache type, CPU only or not. A row that runs
+only with its way out is placed as that way out runs (the quant, context, cache, layers or cards it
+changes), so a launch command built from it is the command of that setup.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from core.catalog.loader import Catalog
+from core.catalog.platforms import framework_os
+from core.estimator.frameworks import FrameworkQuery
+from core.estimator.memory_fit import Remedy
+
+if TYPE_CHECKING:  # estimate.py imports this module: only its types are needed here
+    from core.estimator.estimate import EstimateRequest, FitStatus, Setup
+
+
+def framework_query(
+    request: EstimateRequest,
+    quant_id: str,
+    ctx: int,
+    status: FitStatus,
+    remedy: Remedy | None,
+    catalog: Catalog,
+) -> FrameworkQuery:
+    """The framework engine's view of one row, with the row's way out applied when it has one."""
+    setup = request.setup
+    kv_type = request.kv_type
+    n_gpu_layers: int | Literal["all"] = "all"
+    n_cpu_moe: int | None = None
+    fits = status != "no_fit"
+    count = setup.count
+    if remedy is not None:
+        kind = remedy.kind
+        if kind == "kv_quant":
+            kv_type, fits = remedy.kv_type or kv_type, True
+        elif kind == "offload":
+            n_gpu_layers = remedy.layers_on_gpu
+        elif kind == "expert_offload":
+            n_cpu_moe, fits = remedy.cpu_moe_layers, True
+        elif kind == "cpu":
+            n_gpu_layers, fits = 0, True
+        elif kind in ("lower_quant", "mac_wired_limit", "shorter_ctx", "more_cards"):
+            fits = True
+            quant_id = remedy.quant or quant_id
+            ctx = remedy.context or ctx
+            count = remedy.cards or count
+    threads, backend, cpu_only = 0, request.backend, request.offload == "cpu"
+    if cpu_only:
+        # CPU only: no layer on a card whatever the way out, one thread per physical core.
+        n_gpu_layers, threads, backend = 0, cpu_threads(setup, catalog), "cpu"
+    return FrameworkQuery(
+        gpu=setup.gpu,
+        model=request.model,
+        quant=catalog.quants[quant_id],
+        context=ctx,
+        os=framework_os(setup.os),  # linux_desktop is Linux to a framework
+        gpu_count=count,
+        kv_cache=kv_type,
+        fits_on_gpu=fits,
+        n_gpu_layers=n_gpu_layers,
+        n_cpu_moe=n_cpu_moe,
+        backend=backend,
+        cpu_only=cpu_only,
+        cpu_threads=threads,
+        numa=cpu_only and setup.host.sockets > 1,
+    )
+
+
+def cpu_threads(setup: Setup, catalog: Catalog) -> int:
+    """The threads a CPU-only llama.cpp run takes: the named CPU's physical performance cores on every
+    socket (llama.cpp's own default leaves E-cores and SMT siblings out too: they add no memory
+    bandwidth); 0 with no CPU named (llama.cpp then counts the cores itself)."""
+    cpu = catalog.cpus.get(setup.host.cpu)
+    if cpu is None:
+        return 0
+    return (cpu.cores - cpu.e_cores) * max(setup.host.sockets, 1)

@@ -1,0 +1,195 @@
+"""What to run a row with, decided once: the framework, the quant and context it loads, where it sits
+(`placement`), the launch command, and the notes that say why there is none. Every view reads this
+one `Plan` (`plan_for`): the chat's framework line and `$` command (core/render/advice.py), the rows
+of `estimate --json` and `ask --json` (serialize.py), the follow-up views and buttons. Nothing else
+calls `recommend` / `evaluate` for a row's command, so the views can't disagree; the rules that pick
+the framework, quant and placement for an answer belong here (issue 20 refines them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from core.catalog.loader import Catalog
+from core.estimator.frameworks import FrameworkOption, FrameworkQuery, evaluate, framework_options, recommend
+from core.estimator.memory_fit import Remedy
+from core.estimator.placement import framework_query
+from core.i18n import Note
+
+if TYPE_CHECKING:  # estimate.py imports this module (pricing_framework): only its types are needed
+    from core.estimator.estimate import Estimate, EstimateRequest, FitStatus, Row
+
+# Ways out that run on this very machine as it is (a quantized KV cache, layers or MoE experts in
+# RAM): the focus row and the fit verdict lead with a row that runs with one of these.
+LOCAL_WAYS_OUT = frozenset({"kv_quant", "offload", "expert_offload"})
+# A command is written for a row that fits, or whose way out runs on this machine: the local ones,
+# a lower quant's file or a shorter context (the way-out line names which), and on macOS the GPU
+# wired-memory limit raised first (the command starts with the `sudo sysctl`). A way out that needs
+# other hardware (more cards, more RAM) or none at all gets no command: pasted, it would not run.
+COMMAND_WAYS_OUT = LOCAL_WAYS_OUT | {"mac_wired_limit", "lower_quant", "shorter_ctx"}
+
+# How the framework was chosen; the chat's sentence says which (core/render/advice.py).
+PlanKind = Literal[
+    "pick",  # the estimate's framework (or the recommendation when that can't run the row)
+    "none",  # no framework runs this row
+    "asked",  # the framework the user named, with its command
+    "asked_no_fit",  # the named one runs the model, but this row has no command (see `notes`)
+    "asked_blocked",  # the named one can't run this (`reason`) and nothing else does, or WSL2 only
+    "asked_blocked_alt",  # the named one can't, `framework` can
+    "asked_blocked_alt_no_fit",  # ... and this row has no command on this setup
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What to run one row with, for every view alike."""
+
+    framework: str  # the framework the command launches; "" when none runs this
+    placement: FrameworkQuery  # the run as the command places it, the row's way out applied
+    status: FitStatus  # the row's own verdict
+    way_out: Remedy | None  # the row's way out (or the offload the user asked for)
+    command: str  # "" when there is none: `notes` say why
+    notes: tuple[Note, ...]  # why there is no command, or the caveat it runs under (WSL2)
+    kind: PlanKind
+    priced: str  # the framework the row's figures were priced with (the estimate's)
+    asked: str = ""  # the framework the user named, "" for none
+    reason: Note | None = None  # pick / none: why this framework; asked_blocked*: why not the asked one
+    easy: str = ""  # the point-and-click alternative (Ollama, LM Studio) beside a pick
+
+    @property
+    def quant(self) -> str:
+        """The quant the command loads (the row's, or its way out's when that changes it)."""
+        return self.placement.quant.id
+
+    @property
+    def context(self) -> int:
+        return self.placement.context
+
+
+def pricing_framework(request: EstimateRequest, quants: tuple[str, ...], catalog: Catalog) -> str:
+    """The framework an estimate is priced with when the user named none: judged on the first quant.
+    `plan_for` keeps it for every row it runs, so the command runs what the table priced."""
+    if not quants:
+        return "llama.cpp"
+    ctx = (request.contexts or (4096,))[0]
+    pick = recommend(framework_query(request, quants[0], ctx, "smooth", None, catalog), catalog=catalog)
+    # recommend() only picks a framework that loads this quant's format, so the grid is priced for
+    # the engine that runs it (MLX and vLLM price differently from llama.cpp).
+    return pick.framework or "llama.cpp"
+
+
+def runs_here(row: Row) -> bool:
+    """The row gets a launch command: it fits, or its way out runs on this machine (COMMAND_WAYS_OUT)."""
+    return row.status != "no_fit" or (row.remedy is not None and row.remedy.kind in COMMAND_WAYS_OUT)
+
+
+@dataclass(frozen=True, slots=True)
+class _Subject:
+    """One row being planned: its placement and where to look frameworks up."""
+
+    row: Row
+    query: FrameworkQuery
+    catalog: Catalog
+
+    def option(self, framework: str) -> FrameworkOption:
+        return evaluate(self.catalog.frameworks[framework], self.query)
+
+    def plan(
+        self,
+        framework: str,
+        command: str,
+        notes: tuple[Note, ...],
+        kind: PlanKind,
+        asked: str = "",
+        reason: Note | None = None,
+        easy: str = "",
+    ) -> Plan:
+        row = self.row
+        return Plan(
+            framework=framework,
+            placement=self.query,
+            status=row.status,
+            way_out=row.remedy,
+            command=command,
+            notes=notes,
+            kind=kind,
+            priced=row.framework,
+            asked=asked,
+            reason=reason,
+            easy=easy,
+        )
+
+
+def _launch(s: _Subject, option: FrameworkOption) -> tuple[str, tuple[Note, ...]]:
+    """(command, why there is none) for a framework that runs (or runs under WSL2) on this row."""
+    remedy = s.row.remedy
+    if not runs_here(s.row):
+        if remedy is None or remedy.kind == "none":
+            return "", ()  # no way out at all: the row's own verdict says it
+        return "", (Note("plan.other_hardware", {"way": remedy.kind}),)
+    if not option.command:
+        # Runnable, but no published checkpoint to name: say so instead of a placeholder.
+        return "", tuple(n for n in option.notes if n.code == "fw.vllm.no_checkpoint")
+    if remedy is not None and remedy.wired_limit_mb:
+        # macOS resets the limit at reboot; the run needs it raised first.
+        return f"sudo sysctl iogpu.wired_limit_mb={remedy.wired_limit_mb} && {option.command}", ()
+    return option.command, ()
+
+
+def plan_for(est: Estimate, row: Row, catalog: Catalog, asked: str | None = None) -> Plan:
+    """The plan for `row`: the framework the user named (`asked`), or why it can't run this and what
+    can; with none named, the estimate's own when it runs this row, else the recommendation for the
+    row. The command only when the row runs here (`runs_here`)."""
+    query = framework_query(est.request, row.quant, row.context, row.status, row.remedy, catalog)
+    subject = _Subject(row, query, catalog)
+    if asked and asked in catalog.frameworks:
+        return _asked(subject, asked)
+    return _pick(subject)
+
+
+def _pick(s: _Subject) -> Plan:
+    # recommend() only asks which frameworks run (cheap); the one launched is evaluated in full.
+    rec = recommend(s.query, catalog=s.catalog)
+    priced = s.option(s.row.framework) if s.row.framework in s.catalog.frameworks else None
+    blocked: tuple[Note, ...] = () if priced is None else priced.notes[:2]
+    if priced is not None and priced.runnable:
+        option = priced
+    elif rec.framework is None:
+        return s.plan("", "", blocked, "none", reason=rec.reason)
+    else:
+        option = s.option(rec.framework)
+    command, why = _launch(s, option)
+    pick = option.framework
+    # The recommendation's reason when it picked this one; else the reason it gives among just this.
+    reason = rec.reason if rec.framework == pick else recommend(s.query, (option,), s.catalog).reason
+    notes = why if option is priced else (*blocked, *why)
+    easy = rec.easy if rec.easy and rec.easy != pick else ""
+    return s.plan(pick, command, notes, "pick", reason=reason, easy=easy)
+
+
+def _asked(s: _Subject, asked: str) -> Plan:
+    option = s.option(asked)
+    if option.runnable:
+        command, why = _launch(s, option)
+        return s.plan(asked, command, why, "asked" if command else "asked_no_fit", asked)
+    why_not = option.notes[0] if option.notes else None
+    blocked = option.notes[:2]
+    if option.command:
+        # Runs with a workaround the note names (WSL2 on Windows): its command, under that note. A row
+        # that doesn't run here has none, and "the command below works" would point at nothing.
+        command, why = _launch(s, option)
+        if not command:
+            return s.plan(asked, "", (*blocked, *why), "asked_no_fit", asked)
+        return s.plan(asked, command, blocked, "asked_blocked", asked, why_not)
+    rec = recommend(s.query, catalog=s.catalog)
+    if rec.framework is None:
+        return s.plan("", "", blocked, "asked_blocked", asked, why_not)
+    command, why = _launch(s, s.option(rec.framework))
+    kind: PlanKind = "asked_blocked_alt" if command or runs_here(s.row) else "asked_blocked_alt_no_fit"
+    return s.plan(rec.framework, command, (*blocked, *why), kind, asked, why_not)
+
+
+def judged_options(plan: Plan, catalog: Catalog) -> tuple[FrameworkOption, ...]:
+    """Every framework judged on the plan's placement (the Frameworks view), catalog order."""
+    return framework_options(plan.placement, catalog)
