@@ -33,9 +33,10 @@ from core.render.candidates import candidate_names
 from core.render.compact import Reading, compact_reply, setup_title
 from core.render.doc import Doc, Para, Part, fits, render_first_fitting, truncate
 from core.render.overview import gpu_overview, model_overview
+from core.understanding.hub_rule import HubNeed, card_like_pattern, model_need
 from core.understanding.language import decide_language
 from core.understanding.parse import ParsedQuestion, parse_question
-from core.understanding.resolve import HubNeed, Resolution, card_like_pattern, model_need
+from core.understanding.resolution import Resolution
 
 ReplyStatus = Literal["answer", "clarify", "help", "error"]
 View = Literal["quant", "frameworks", "speculative"]

@@ -24,13 +24,8 @@ from core.estimator.estimate import Estimate, EstimateRequest, Setup, estimate
 from core.estimator.frameworks import BACKEND_VENDORS, backend_id, backend_names, check_backend
 from core.estimator.setup import SetupError, build_setup, cpu_only_setup
 from core.understanding.cpu_words import resolve_cpu
-from core.understanding.resolve import (
-    Resolution,
-    resolve_framework,
-    resolve_gpu,
-    resolve_model,
-    resolve_quant,
-)
+from core.understanding.resolution import Resolution
+from core.understanding.resolve import resolve_framework, resolve_gpu, resolve_model, resolve_quant
 from core.understanding.vocab import kv_spellings, vocab_for
 
 MAX_CONTEXT = 10_485_760

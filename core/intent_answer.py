@@ -29,7 +29,7 @@ from core.render.intent_rows import card_label, config, one_row, setup_for
 from core.understanding.intent import IntentDetails, intent_details, typical_card
 from core.understanding.normalize import clean
 from core.understanding.parse import ParsedQuestion, parse_question
-from core.understanding.resolve import Resolution
+from core.understanding.resolution import Resolution
 
 # Where a comparison splits into its two sides: "A vs B", "A 和 B 哪个快", "A or B", "2 x 4090 slower
 # than one 4090", "2 M4 16GB is the same as 1 M4 32GB".

@@ -26,7 +26,7 @@ from core.catalog.sections import sections
 from core.i18n import Lang, translate
 from core.model_source import ModelSource, ModelSourceError, Provenance, RepoFile, RepoHit, SourcedModel
 from core.render.doc import Para, render_first_fitting
-from core.understanding.resolve import HubNeed, name_parts
+from core.understanding.hub_rule import HubNeed, name_parts
 
 QUESTION_BUDGET_S = 5.0  # the whole look-up for one question (search + config), issue 9
 SEARCH_LIMIT = 20

@@ -13,7 +13,8 @@ from __future__ import annotations
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.estimator.weights import weight_breakdown
-from core.understanding.resolve import Resolution, resolve_model
+from core.understanding.resolution import Resolution
+from core.understanding.resolve import resolve_model
 
 PARAMS_TOLERANCE = 0.02  # llama-bench prints params to 0.01 B; catalogs round to the same
 SIZE_TOLERANCE = 0.05  # the per-tensor weight model is within a few percent of llama-bench's size

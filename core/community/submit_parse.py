@@ -35,7 +35,7 @@ from core.community.pasted import (
     read_pasted,
 )
 from core.understanding.parse import parse_question
-from core.understanding.resolve import Resolution
+from core.understanding.resolution import Resolution
 
 
 @dataclass(frozen=True, slots=True)

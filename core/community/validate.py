@@ -32,13 +32,8 @@ from core.estimator.estimate import EstimateRequest, Row, estimate
 from core.estimator.setup import SetupError, build_setup
 from core.i18n import Note
 from core.records import EstimateSnapshot, Measurement
-from core.understanding.resolve import (
-    Resolution,
-    resolve_framework,
-    resolve_gpu,
-    resolve_model,
-    resolve_quant,
-)
+from core.understanding.resolution import Resolution
+from core.understanding.resolve import resolve_framework, resolve_gpu, resolve_model, resolve_quant
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from core.catalog.loader import Catalog
+from core.understanding.hub_rule import model_need
 from core.understanding.intent import intent_details
 from core.understanding.parse import ParsedQuestion, parse_question
-from core.understanding.resolve import model_need
 
 FIELDS = (
     "gpu", "count", "memory", "model", "quants", "contexts", "os", "framework", "intent",

@@ -28,7 +28,7 @@ from core.commands.model_lookup import (
     to_payload,
 )
 from core.model_source import RepoHit
-from core.understanding.resolve import lacking, model_need, typed_model_name
+from core.understanding.hub_rule import lacking, model_need, typed_model_name
 from tests.core.commands.conftest import Harness
 from tests.fakes.hf_hub import FakeHub, serving
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from core.catalog.loader import default_catalog
+from core.understanding.hub_rule import model_need
 from core.understanding.parse import parse_question
-from core.understanding.resolve import model_need, resolve_model
+from core.understanding.resolve import resolve_model
 
 CATALOG = default_catalog()
 

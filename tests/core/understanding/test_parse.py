@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from core.ask_query import INTENTS
 from core.catalog.loader import default_catalog
 from core.understanding.parse import ParsedQuestion, parse_question
-from core.understanding.resolve import Resolution
+from core.understanding.resolution import Resolution
 
 CATALOG = default_catalog()
 

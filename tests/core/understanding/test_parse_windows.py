@@ -7,14 +7,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.catalog.loader import default_catalog
-from core.understanding import parse
+from core.understanding import card_names, parse_patterns
 from core.understanding.name_index import Index, index_for
 
 CATALOG = default_catalog()
 INDEX = index_for(CATALOG)
 
 
-def _gpu_window(ps: list[parse._Piece], i: int, j: int, index: Index) -> str | None:
+def _gpu_window(ps: list[parse_patterns._Piece], i: int, j: int, index: Index) -> str | None:
     if ps[i].memory is not None or ps[j - 1].vendor:
         return None
     base = ""
@@ -36,7 +36,7 @@ def _gpu_window(ps: list[parse._Piece], i: int, j: int, index: Index) -> str | N
     return index.gpu_exact.get(base)
 
 
-def _reference(ps: list[parse._Piece], i: int, stop: int) -> tuple[tuple[int, str] | None, int]:
+def _reference(ps: list[parse_patterns._Piece], i: int, stop: int) -> tuple[tuple[int, str] | None, int]:
     best_gpu: tuple[int, str] | None = None
     best_model = 0
     for j in range(stop, i, -1):
@@ -62,17 +62,20 @@ _WORDS = [
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(_WORDS), st.booleans()), min_size=1, max_size=9))
 def test_windows_match_the_reference(words: list[tuple[str, bool]]) -> None:
-    ps = [parse._piece(w, 0, len(w), INDEX) for w, _used in words]
+    ps = [parse_patterns._piece(w, 0, len(w), INDEX) for w, _used in words]
     for p, (_w, used) in zip(ps, words, strict=True):
         p.used = used and p.memory is None
     n = len(ps)
     for i in range(n):
         stop = min(n, i + 6)
-        got = (parse._longest_gpu_window(ps, i, stop, INDEX), parse._longest_model_window(ps, i, stop, INDEX))
+        got = (
+            card_names._longest_gpu_window(ps, i, stop, INDEX),
+            card_names._longest_model_window(ps, i, stop, INDEX),
+        )
         assert got == _reference(ps, i, stop), [p.text for p in ps]
 
 
 def test_known_windows() -> None:
-    ps = [parse._piece(w, 0, 1, INDEX) for w in ("nvidia", "rtx", "4090", "qwen3", "32b")]
-    assert parse._longest_gpu_window(ps, 0, 5, INDEX) == (3, "rtx-4090")
-    assert parse._longest_model_window(ps, 3, 5, INDEX) == 5
+    ps = [parse_patterns._piece(w, 0, 1, INDEX) for w in ("nvidia", "rtx", "4090", "qwen3", "32b")]
+    assert card_names._longest_gpu_window(ps, 0, 5, INDEX) == (3, "rtx-4090")
+    assert card_names._longest_model_window(ps, 3, 5, INDEX) == 5

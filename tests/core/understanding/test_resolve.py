@@ -5,15 +5,10 @@ from __future__ import annotations
 import pytest
 
 from core.catalog.loader import default_catalog
+from core.understanding.hub_rule import model_need
 from core.understanding.parse import parse_question
-from core.understanding.resolve import (
-    Resolution,
-    model_need,
-    resolve_framework,
-    resolve_gpu,
-    resolve_model,
-    resolve_quant,
-)
+from core.understanding.resolution import Resolution
+from core.understanding.resolve import resolve_framework, resolve_gpu, resolve_model, resolve_quant
 
 CATALOG = default_catalog()
 

@@ -1,0 +1,130 @@
+"""The model a question names: the longest exact name, else the fuzzy resolver over model-like words."""
+
+from __future__ import annotations
+
+from rapidfuzz import fuzz, process
+
+from core.catalog.loader import Catalog
+from core.understanding.name_index import Index
+from core.understanding.normalize import (
+    ACTIVE_TOKEN,
+    MOE_TOKEN,
+    SIZE_TOKEN,
+)
+from core.understanding.parse_patterns import _Patterns, _Piece
+from core.understanding.question import _CJK_PIECE, MIN_FUZZY_WORD
+from core.understanding.resolution import Resolution
+from core.understanding.resolve import resolve_model
+
+
+def _longest_exact_model(free: list[_Piece], index: Index) -> tuple[int, int, str] | None:
+    """(start, end, id) of the longest run of free words that is an exact model name."""
+    best: tuple[int, int, str] | None = None
+    n = len(free)
+    for i in range(n):
+        # The longest exact name starting at i, its words added one at a time while they still
+        # start some model key (see _longest_model_window).
+        end, key = 0, ""
+        for j in range(i + 1, min(n, i + 6) + 1):
+            key += free[j - 1].text
+            if key not in index.model_prefixes:
+                break
+            if key in index.model_exact:
+                end = j
+        if end and (best is None or end - i > best[1] - best[0]):
+            best = (i, end, index.model_exact["".join(p.text for p in free[i:end])])
+    return best
+
+
+def _model_like(w: str, index: Index, pats: _Patterns) -> bool:
+    """A leftover word that belongs to a model name: a size, a name word, or close to one."""
+    if SIZE_TOKEN.match(w) or ACTIVE_TOKEN.match(w) or MOE_TOKEN.match(w):
+        return True
+    if w in index.vocab.full_model_words:
+        return True
+    if _CJK_PIECE.match(w) or w in index.vocab.noise_words or w.isdigit():
+        return False
+    if w in index.model_words:
+        return True
+    # Only a longer word is a misspelt name word: "code" and "min" ("run this code", "Min device that
+    # llama 70b require") are everyday words within a letter of "coder" and "mini". A short word with
+    # a digit ("4.6v" of GLM-4.6V) is a version and still counts.
+    sized = len(w) >= MIN_FUZZY_WORD or (len(w) >= 3 and not w.isalpha())
+    if not sized:
+        return _one_letter_undoubled(w, index)
+    # A misspelling keeps the first letter ("lllama", "Llamma"); an everyday word that sits inside a
+    # name word does not count ("still" in "distill": "...8 A100 40 gb, one node, still getting", vllm#5711).
+    close = process.extract(w, pats.model_word_list, scorer=fuzz.ratio, score_cutoff=80, limit=4)
+    return any(name[:1] == w[:1] for name, _score, _pos in close)
+
+
+def _one_letter_undoubled(w: str, index: Index) -> bool:
+    """ "lama", "gema": a short name word typed with one of its double letters single ("llama",
+    "gemma"); an everyday short word ("code", "mini", "min") doubles into no name word."""
+    return (
+        len(w) >= 4 and w.isalpha() and any(w[:k] + w[k] + w[k:] in index.model_words for k in range(len(w)))
+    )
+
+
+def _device_word(ps: list[_Piece], k: int, index: Index) -> bool:
+    """ "pro" in "macbook pro": the word finishing a device's name after its vendor word."""
+    after = index.vocab.device_suffixes.get(ps[k - 1].text) if k > 0 else None
+    return after is not None and ps[k].text in after
+
+
+def _free_pieces(ps: list[_Piece], index: Index) -> list[_Piece]:
+    """The pieces no card, size or device name took: where a model name may stand."""
+    return [
+        p
+        for k, p in enumerate(ps)
+        if not p.used and p.memory is None and not p.vendor and not _device_word(ps, k, index)
+    ]
+
+
+def _model_words(
+    free: list[_Piece], best: tuple[int, int, str] | None, index: Index, pats: _Patterns
+) -> list[str]:
+    """The free words that belong to a model name. A bare version number right after a name word
+    belongs to it: "Llamma 3" is Llama 3 misspelt, not "llamma" alone (any llama)."""
+    words: list[str] = []
+    previous = False
+    for k, p in enumerate(free):
+        taken = (best is not None and best[0] <= k < best[1]) or _model_like(p.text, index, pats)
+        version = previous and p.text.isdigit() and len(p.text) == 1 and not SIZE_TOKEN.match(p.text)
+        if taken or version:
+            words.append(p.text)
+        previous = taken and p.text.isalpha()
+    return words
+
+
+def _whole_name(exact: Resolution, named: list[str], words: list[str], catalog: Catalog) -> Resolution:
+    """The exact name "qwen3" inside "Qwen3-VL": when the words around it name another model outright
+    (a stem of its own, scored 100), that model is meant, not the exact part."""
+    if words == named:
+        return exact
+    wider = resolve_model(" ".join(words), catalog)
+    whole = bool(wider.candidates) and wider.candidates[0][1] >= 100.0
+    return wider if whole and wider.best_id != exact.best_id else exact
+
+
+def _find_model(ps: list[_Piece], index: Index, catalog: Catalog, pats: _Patterns) -> Resolution | None:
+    free = _free_pieces(ps, index)
+    best = _longest_exact_model(free, index)
+    words = _model_words(free, best, index, pats)
+    if best is not None:
+        named = [p.text for p in free[best[0] : best[1]]]
+        exact = resolve_model(" ".join(named), catalog)
+        # "r1 32b": the exact name "r1" is the 671B model; a size next to it asks for the distill.
+        sizes = [w for w in words if SIZE_TOKEN.match(w) or ACTIVE_TOKEN.match(w)]
+        if not sizes or all(w in named for w in sizes):
+            return _whole_name(exact, named, words, catalog)
+        wider = resolve_model(" ".join(words), catalog)
+        return wider if wider.best_id else exact
+    if not words:
+        return None
+    res = resolve_model(" ".join(words), catalog)
+    if res.best_id or res.candidates:
+        return res
+    # A size or a MoE label with no model of it ("hunyuan a13b"): a model was named, one we don't
+    # know; an empty reading says so instead of answering for the card alone.
+    return res if any(SIZE_TOKEN.match(w) or ACTIVE_TOKEN.match(w) for w in words) else None

@@ -1,0 +1,237 @@
+"""The fields of a fixed shape read first and blanked: contexts, quants and frameworks, OS, counts, host."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from core.catalog.kv_cache import KvCacheType
+from core.catalog.loader import Catalog
+from core.catalog.platforms import OsFamily, family_from_word
+from core.catalog.quant import QuantTable, free_bpw_mentions
+from core.understanding.name_index import Index
+from core.understanding.parse_patterns import _blank, _number, _Patterns
+from core.understanding.question import MAX_CONTEXT, MAX_COUNT, MIN_CONTEXT
+from core.understanding.resolve import resolve_framework, resolve_quant
+from core.understanding.setup_words import (
+    HostRam,
+    Note,
+    read_chinese_sizes,
+    read_host_ram,
+    read_kv_type,
+    read_laptop,
+    read_machines,
+)
+
+
+def _read_contexts(t: str, pats: _Patterns) -> tuple[str, tuple[int, ...], tuple[Note, ...]]:
+    """Context lengths: "32k", "128k上下文", "1m context", "ctx 8192"; blanked with their words. A
+    length no model takes ("ctx 999999999999", "0k") is a note, not a silent default."""
+    contexts: list[int] = []
+    notes: list[Note] = []
+    scaled = (
+        (pats.context_k, 1024),
+        (pats.context_m, 1024 * 1024),
+        (pats.context_word_number, 1),
+        (pats.context_number_word, 1),
+    )
+    for pat, scale in scaled:
+        for m in pat.finditer(t):
+            if pat is pats.context_k and _cpu_like(m):
+                continue
+            value = int(float(m.group(1)) * scale)
+            if MIN_CONTEXT <= value <= MAX_CONTEXT and value not in contexts:
+                contexts.append(value)
+            elif not MIN_CONTEXT <= value <= MAX_CONTEXT:
+                notes.append(("context_out_of_range", m.group(0).strip()))
+            if pat is pats.context_k and _names_a_release(t, m, pats.index):
+                continue  # "chatglm3-6b-128k": the context is read, and stays in the model's name
+            t = _blank(t, m.start(), m.end())
+    if pats.context_words:
+        t = pats.context_words.sub(lambda m: " " * len(m.group(0)), t)
+    return t, tuple(contexts), tuple(notes)
+
+
+_NAME_BEFORE = re.compile(r"[a-z0-9.]+(?:-[a-z0-9.]+)*-$")
+
+
+def _names_a_release(t: str, m: re.Match[str], index: Index) -> bool:
+    """A context glued to a model name with "-" that together are a catalog model's own name
+    ("chatglm3-6b-128k", "chatglm3-6b-32k"): a release of its own, not the base model at that context."""
+    before = _NAME_BEFORE.search(t[max(0, m.start() - 60) : m.start()])
+    if before is None:
+        return False
+    key = "".join(ch for ch in before.group(0) + m.group(0).split()[0] if ch.isalnum() or ch == ".")
+    return key in index.model_exact
+
+
+MAX_K_CONTEXT = 2048  # "2048k" (2M tokens) is the longest context typed in k; a larger "NNNNk" is a CPU
+
+
+def _cpu_like(m: re.Match[str]) -> bool:
+    """ "12600K + 64GB RAM", "i5-7600K CPU" (ollama#2894, llama.cpp#13): an Intel CPU's number, not a
+    context of millions of tokens; said with a context word ("9000k context") it is still read."""
+    return float(m.group(1)) > MAX_K_CONTEXT and m.group(0).rstrip().endswith("k")
+
+
+def _read_framework_and_quants(
+    t: str, pats: _Patterns, catalog: Catalog
+) -> tuple[str, str | None, tuple[str, ...]]:
+    """Framework words are read before quant codes are blanked: "mlx 4bit" names both."""
+    framework: str | None = None
+    spans: list[tuple[int, int]] = []
+    if pats.framework:
+        for m in pats.framework.finditer(t):
+            # A word for a framework the catalog lacks ("transformers", "tgi") is blanked but names
+            # none: its nearest catalog spelling ("ktransformers") is another framework.
+            read = resolve_framework(m.group(0), catalog)
+            exact = bool(read.candidates) and read.candidates[0][1] >= 100.0
+            framework = framework or (read.best_id if exact else None)
+            spans.append(m.span())
+    found: list[tuple[str, str | None]] = []  # (quant id, the bit width when only that was said)
+    t = _read_free_bpw(t, framework, catalog, found, spans)
+    if pats.quant:
+        for m in pats.quant.finditer(t):
+            qid = resolve_quant(m.group(0), catalog).best_id
+            word = m.group(0).strip()
+            bits = _BIT_WORD.fullmatch(word)
+            if qid:
+                found.append((qid, _QAT if word == _QAT else bits.group(1) if bits else None))
+            spans.append(m.span())
+    for start, end in spans:
+        t = _blank(t, start, end)
+    # "exl2 … 4.0bpw": the family word is the member at that bpw, not a second quant asked for.
+    made = [catalog.quants.get(qid) for qid, _ in found]
+    members = {q.family for q in made if q is not None and q.family and q.family != q.id}
+    found = [(qid, bits) for qid, bits in found if qid not in members]
+    return t, framework, _named_quants(found, catalog)
+
+
+# A bare "4.65bpw" is the family of the ExLlama the question names.
+_EXL_FAMILY = {"exllamav2": "EXL2", "exllamav3": "EXL3"}
+
+
+def _read_free_bpw(
+    t: str,
+    framework: str | None,
+    catalog: Catalog,
+    found: list[tuple[str, str | None]],
+    spans: list[tuple[int, int]],
+) -> str:
+    """ "exl2 4.25bpw", "EXL3-3.0bpw", "4.65bpw exl2": an EXL2/EXL3 member at that bpw, blanked at
+    once so the quant codes don't read "exl2" again (the framework words already have)."""
+    if not isinstance(catalog.quants, QuantTable):
+        return t
+    for mention in free_bpw_mentions(t):
+        family = mention.family or _EXL_FAMILY.get(framework or "", "")
+        made = catalog.quants.member(family, mention.bpw) if family else None
+        if made is not None:
+            found.append((made.id, None))
+            spans.append(mention.span)
+            t = _blank(t, *mention.span)
+    return t
+
+
+_BIT_WORD = re.compile(r"(?i)(?:int\s*)?(\d{1,2})\s*-?\s*(?:bits?|位|比特)?")  # "4-bit", "int4": a width only
+_FIRST_NUMBER = re.compile(r"\d+")
+# "gemma3 27b qat" alone is the QAT Q4_0 GGUF (catalogs/understanding.toml); with a quant said beside it
+# ("gemma3-27b-it-qat q4") that quant is the one asked for.
+_QAT = "qat"
+
+
+def _width(qid: str, catalog: Catalog) -> str | None:
+    """The nominal width of a quant, from its main storage type ("INT4_G128" -> "4", "Q8_0" -> "8")."""
+    quant = catalog.quants.get(qid)
+    m = _FIRST_NUMBER.search(quant.recipe.get("default", qid) if quant else qid)
+    return m.group(0) if m else None
+
+
+def _named_quants(found: list[tuple[str, str | None]], catalog: Catalog) -> tuple[str, ...]:
+    """The quants said, in order. A bare width next to a format of that width is the format's:
+    "a Llama-2-7b 4-bit GPTQ model" (TGI#757) is GPTQ-INT4 alone, not also the GGUF default Q4_K_M."""
+    widths = {_width(qid, catalog) for qid, bits in found if bits is None}
+    quants: list[str] = []
+    alone = all(bits == _QAT for _qid, bits in found)
+    for qid, bits in found:
+        if bits is not None and bits in widths or bits == _QAT and not alone:
+            continue
+        if qid not in quants:
+            quants.append(qid)
+    return tuple(quants)
+
+
+def _read_os(t: str, pats: _Patterns) -> OsFamily | None:
+    """The first OS word, read only (not blanked: "mac mini" is also a card)."""
+    if pats.os:
+        for m in pats.os.finditer(t):
+            named = family_from_word(m.group(1), pats.index.vocab.os_words)
+            if named is not None:
+                return named
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Classified:
+    """A count with a classifier ("4张", "两块", "200张"): where it ends, and its number (None when
+    out of range, then `note` says so)."""
+
+    end: int
+    n: int | None
+    note: Note | None
+
+
+def _read_classified_counts(t: str, pats: _Patterns) -> tuple[str, list[_Classified]]:
+    """Every count with a classifier, blanked; each is given to the card right after it, or else the
+    first one to the first card ("h200 8卡")."""
+    found: list[_Classified] = []
+    for m in pats.count_classifier.finditer(t):
+        n = _number(m.group(1), pats)
+        ok = n is not None and 1 <= n <= MAX_COUNT
+        if not ok and m.group(1) in pats.index.gpu_base:
+            continue  # "两张4090卡": the card's name before "卡", not 4090 cards (LlamaFactory#4870)
+        note = None if ok else ("count_out_of_range", m.group(0).strip())
+        found.append(_Classified(m.end(), n if ok else None, note))
+        t = _blank(t, m.start(), m.end())
+    return t, found
+
+
+@dataclass(frozen=True, slots=True)
+class _Setup:
+    """What `_read_setup` took out of the question before the names are read."""
+
+    contexts: tuple[int, ...]
+    framework: str | None
+    quants: tuple[str, ...]
+    kv_type: KvCacheType | None
+    host: HostRam
+    machines: int
+    laptop: bool
+    notes: tuple[Note, ...]
+    unblanked: str  # the question before anything was blanked (intent words say "vs")
+
+
+def _unglued(m: re.Match[str], index: Index) -> str:
+    word, size = m.group(1), m.group(2)
+    return f"{word} {size}" if word in index.model_words else m.group(0)
+
+
+def _read_setup(t: str, pats: _Patterns, catalog: Catalog) -> tuple[str, _Setup]:
+    """The fixed-shape parts, each blanked once read: contexts, KV cache type (before the quants, so
+    "q8 kv" is not Q8_0 weights), framework and quants, host RAM (before the cards, so "64gb ram" is
+    not the card's memory), machines."""
+    vocab = pats.index.vocab
+    t = pats.split_plus.sub(" + ", t)
+    t = read_chinese_sizes(t, pats.setup)
+    t = pats.split_x.sub(r"\1 \2 ", t)
+    t = pats.split_x_after.sub(r" \1\2", t)
+    # "qwen72b-int4" (QwenLM/Qwen3#179): the family word and the size read apart, as "qwen 72b".
+    t = pats.fused_size.sub(lambda m: _unglued(m, pats.index), t)
+    unblanked = t  # the same positions as what is read below: joiners between cards are read here
+    t, contexts, context_notes = _read_contexts(t, pats)
+    t, kv_type = read_kv_type(t, pats.setup, vocab)
+    t, framework, quants = _read_framework_and_quants(t, pats, catalog)
+    t, host = read_host_ram(t, pats.setup, vocab)
+    t, machines, machine_notes = read_machines(t, pats.setup, vocab)
+    laptop = read_laptop(t, pats.setup)
+    notes = (*context_notes, *host.notes, *machine_notes)
+    return t, _Setup(contexts, framework, quants, kv_type, host, machines, laptop, notes, unblanked)
