@@ -1,6 +1,6 @@
 """What every storage backend must do the same way: time normalisation, outbox payloads and dedupe
-keys. Kept in one place so that the memory and SQLite backends (and a future PostgreSQL one) produce
-byte-for-byte the same notices, which the contract suite checks."""
+keys. Kept in one place so that the memory, SQLite and PostgreSQL backends produce byte-for-byte the
+same notices, which the contract suite checks."""
 
 from __future__ import annotations
 

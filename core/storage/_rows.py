@@ -10,6 +10,7 @@ suite and `db copy` rely on.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, fields
 from datetime import datetime
 from typing import Any, Protocol
@@ -175,6 +176,17 @@ def actor_from_json(text: str | None) -> Actor | None:
     )
 
 
+def _user(row: Row) -> Actor:
+    """The person a submission, audit entry or vote row names (its platform, user_id, user_name and
+    user_roles columns)."""
+    return Actor(
+        platform=row["platform"],
+        user_id=row["user_id"],
+        name=row["user_name"],
+        roles=tuple(json.loads(row["user_roles"])),
+    )
+
+
 def submission_values(new: NewSubmission, status: SubmissionStatus, origin: str) -> dict[str, Any]:
     """The column values of a new submission; times as aware datetimes (each backend formats them)."""
     m = new.measurement
@@ -210,12 +222,7 @@ def submission(row: Row) -> Submission:
     return Submission(
         id=row["id"],
         measurement=Measurement(**_known(json.loads(row["measurement"]), _MEASUREMENT_FIELDS)),
-        submitter=Actor(
-            platform=row["platform"],
-            user_id=row["user_id"],
-            name=row["user_name"],
-            roles=tuple(json.loads(row["user_roles"])),
-        ),
+        submitter=_user(row),
         created_at=as_time(row["created_at"]),
         chat_id=row["chat_id"],
         lang=row["lang"],
@@ -233,15 +240,14 @@ def submission(row: Row) -> Submission:
     )
 
 
+def _same(row: Row, *names: str) -> dict[str, Any]:
+    """The columns whose value is the record's field as it is (same name, no conversion)."""
+    return {name: row[name] for name in names}
+
+
 def subscription(row: Row) -> Subscription:
     return Subscription(
-        platform=row["platform"],
-        user_id=row["user_id"],
-        chat_id=row["chat_id"],
-        gpu_id=row["gpu_id"],
-        model_id=row["model_id"],
-        lang=row["lang"],
-        id=row["id"],
+        **_same(row, "platform", "user_id", "chat_id", "gpu_id", "model_id", "lang", "id"),
         active=bool(row["active"]),
         created_at=as_time(row["created_at"]),
     )
@@ -249,15 +255,8 @@ def subscription(row: Row) -> Subscription:
 
 def outbox_item(row: Row) -> OutboxItem:
     return OutboxItem(
-        id=row["id"],
-        platform=row["platform"],
-        chat_id=row["chat_id"],
-        user_id=row["user_id"],
-        kind=row["kind"],
+        **_same(row, "id", "platform", "chat_id", "user_id", "kind", "lang", "dedupe_key", "attempts"),
         payload=json.loads(row["payload"]),
-        lang=row["lang"],
-        dedupe_key=row["dedupe_key"],
-        attempts=row["attempts"],
         created_at=as_time(row["created_at"]),
         next_attempt_at=as_time(row["next_attempt_at"]),
         subscription_id=row["subscription_id"],
@@ -266,31 +265,25 @@ def outbox_item(row: Row) -> OutboxItem:
 
 def audit_entry(row: Row) -> AuditEntry:
     return AuditEntry(
+        **_same(row, "action", "submission_id", "detail", "id", "count"),
         at=as_time(row["at"]),
-        actor=Actor(
-            platform=row["platform"],
-            user_id=row["user_id"],
-            name=row["user_name"],
-            roles=tuple(json.loads(row["user_roles"])),
-        ),
-        action=row["action"],
-        submission_id=row["submission_id"],
+        actor=_user(row),
         ok=bool(row["ok"]),
-        detail=row["detail"],
-        id=row["id"],
-        count=row["count"],
     )
 
 
-def portable(kind: str, value: Any) -> Any:
+def portable(
+    kind: str, value: Any, time: Callable[[Any], Any] = as_time, boolean: Callable[[Any], Any] = bool
+) -> Any:
     """A column value as `db copy` carries it between backends: times as aware datetimes, booleans as
-    bool, JSON as its text; everything else as the driver gave it."""
+    bool, JSON as its text; everything else as the driver gave it. `time` and `boolean` convert the
+    other way for a backend that keeps them differently (SQLite: ISO text and 0/1)."""
     if value is None:
         return None
     if kind == "time":
-        return as_time(value)
+        return time(value)
     if kind == "bool":
-        return bool(value)
+        return boolean(value)
     return value
 
 
@@ -318,20 +311,8 @@ FEEDBACK_ORDER = tuple(name for name, _ in TABLE_COLUMNS["feedback"][1:])  # eve
 
 def feedback(row: Row) -> Feedback:
     return Feedback(
-        answer_key=row["answer_key"],
-        voter=Actor(
-            platform=row["platform"],
-            user_id=row["user_id"],
-            name=row["user_name"],
-            roles=tuple(json.loads(row["user_roles"])),
-        ),
-        chat_id=row["chat_id"],
+        **_same(row, "answer_key", "chat_id", "question", "query", "reply", "engine_version", "lang", "id"),
+        voter=_user(row),
         helpful=bool(row["helpful"]),
-        question=row["question"],
-        query=row["query"],
-        reply=row["reply"],
-        engine_version=row["engine_version"],
-        lang=row["lang"],
         at=as_time(row["at"]),
-        id=row["id"],
     )

@@ -2,7 +2,9 @@
 
 The memory (`core.storage.memory`) and SQLite (`core.storage.sqlite`) backends implement it here; the
 PostgreSQL one for several bot processes lives at the edge (`bot.storage.postgres`: it needs a network
-driver) and passes the same contract suite (`tests/core/storage/contract.py`). Multi-step changes are
+driver) and passes the same contract suite (`tests/core/storage/contract.py`). The rules themselves are
+written once, in `core.storage._rules.StorageRules`, which every backend extends with its primitives
+(`core.storage._sql` holds the SQL that SQLite and PostgreSQL share). Multi-step changes are
 one method each (approve = status + audit + outbox rows for every matching subscriber and the
 submitter; /submit's check-and-insert), so each backend can make them one transaction and nothing
 half-done is ever visible.

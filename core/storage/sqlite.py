@@ -1,5 +1,8 @@
 """`SqliteStorage`: the storage port on one SQLite file, for a single bot process.
 
+The rules are `core.storage._rules.StorageRules` and the statements `core.storage._sql`, shared with
+the PostgreSQL backend; this module holds the connections, the migrations, the backup and the dialect.
+
 Design, and why:
 - WAL journal: readers never block the writer and the writer never blocks readers, and the online
   backup can copy the file while the bot keeps writing.
@@ -26,57 +29,23 @@ Design, and why:
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
 
-from core.records import (
-    Actor,
-    AuditEntry,
-    Feedback,
-    FeedbackCounts,
-    NewSubmission,
-    OutboxItem,
-    OutboxStats,
-    Submission,
-    SubmissionStatus,
-    Subscription,
-)
 from core.storage import _rows
-from core.storage._common import (
-    OUTBOX_DEAD,
-    OUTBOX_PENDING,
-    OUTBOX_SENT,
-    anchor_payload,
-    decision_action,
-    decision_key,
-    decision_payload,
-    iso,
-    may_undo,
-    refused_minute,
-    utc,
-)
+from core.storage._common import iso
 from core.storage._migrations import Migration, bundled_migrations, newer_than_known
-from core.storage.interface import (
-    AuditKind,
-    DuplicateSubmission,
-    NotFound,
-    StorageError,
-    StorageUnavailable,
-    SubmitOutcome,
-    UndoOutcome,
-    UndoRefused,
-    WrongState,
-)
+from core.storage._rules import Conflict, StorageRules, Store
+from core.storage._sql import Dialect, SqlStore
+from core.storage.interface import StorageError, StorageUnavailable
 
 __all__ = [
     "Migration",
@@ -119,6 +88,39 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
 async def _fetchall(db: aiosqlite.Connection, sql: str, params: Any = ()) -> list[sqlite3.Row]:
     # aiosqlite types execute_fetchall as an Iterable; it is a list, indexed all over this module.
     return list(await db.execute_fetchall(sql, params))
+
+
+SQLITE = Dialect()  # the shared SQL's defaults are SQLite's (core.storage._sql.Dialect)
+
+
+class _Connection:
+    """`core.storage._sql.Connection` on the aiosqlite connection `db`."""
+
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        self.db = db
+
+    async def fetch(self, sql: str, *args: Any) -> list[sqlite3.Row]:
+        return await _fetchall(self.db, sql, args)
+
+    async def execute(self, sql: str, *args: Any) -> int:
+        cursor = await self.db.execute(sql, args)
+        return cursor.rowcount
+
+    async def insert(self, sql: str, *args: Any) -> int:
+        cursor = await self.db.execute(sql, args)
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    async def lock(self, key: str, per_schema: bool) -> None:
+        return None  # the IMMEDIATE transaction holds SQLite's one write lock already
+
+    @asynccontextmanager
+    async def savepoint(self) -> AsyncIterator[None]:
+        # A failed statement is undone on its own in SQLite; the transaction stays usable.
+        try:
+            yield
+        except sqlite3.IntegrityError as exc:
+            raise Conflict(str(exc)) from exc
 
 
 def check_database_file(path: str) -> None:
@@ -208,31 +210,7 @@ async def backup_database(source: str, destination: str) -> Path:
     return dest_path
 
 
-_INSERT_SUBMISSION = """
-INSERT INTO submissions (gpu_id, model_id, quant, decode_tps, measurement, platform, user_id, user_name,
-    user_roles, chat_id, lang, status, origin, estimate, flags, flag_details, fingerprint, source,
-    source_date, created_at, decided_at)
-VALUES (:gpu_id, :model_id, :quant, :decode_tps, :measurement, :platform, :user_id, :user_name, :user_roles,
-    :chat_id, :lang, :status, :origin, :estimate, :flags, :flag_details, :fingerprint, :source, :source_date,
-    :created_at, :decided_at)
-"""
-
-# The approve fan-out: one statement, however many subscribers. INSERT OR IGNORE on the UNIQUE
-# dedupe_key keeps one notice per (platform, chat) when several of a chat's subscriptions match; the
-# ORDER BY makes the oldest subscription the one recorded (its lang, its id).
-_FAN_OUT = """
-INSERT OR IGNORE INTO outbox (platform, chat_id, user_id, kind, payload, lang, dedupe_key, submission_id,
-    subscription_id, status, attempts, created_at, next_attempt_at)
-SELECT platform, chat_id, user_id, 'anchor', :payload, lang,
-    'anchor:' || :submission_id || ':' || platform || ':' || chat_id, :submission_id, id, 'pending', 0,
-    :at, :at
-FROM subscriptions
-WHERE active = 1 AND (gpu_id IS NULL OR gpu_id = :gpu_id) AND (model_id IS NULL OR model_id = :model_id)
-ORDER BY id
-"""
-
-
-class SqliteStorage:
+class SqliteStorage(StorageRules):
     """The `Storage` port on the SQLite file at `path` (created if missing).
 
     `migrations` replaces the bundled migration list (tests use it to check ordering); leave it None.
@@ -383,478 +361,16 @@ class SqliteStorage:
                     await db.execute("ROLLBACK")
                 raise
 
-    # --- submissions and anchors -----------------------------------------------------------
-    @staticmethod
-    def _submission_params(new: NewSubmission, status: SubmissionStatus, origin: str) -> dict[str, Any]:
-        values = _rows.submission_values(new, status, origin)
-        values["created_at"] = iso(values["created_at"])
-        if values["decided_at"] is not None:
-            values["decided_at"] = iso(values["decided_at"])
-        return values
-
-    @staticmethod
-    async def _insert_pending(db: aiosqlite.Connection, new: NewSubmission) -> Submission:
-        """Inside an open transaction. The unique index on live fingerprints is the last word on
-        duplicates; a collision becomes DuplicateSubmission naming the one already there."""
-        try:
-            cursor = await db.execute(
-                _INSERT_SUBMISSION, SqliteStorage._submission_params(new, "pending", new.origin)
-            )
-        except sqlite3.IntegrityError:
-            existing = await SqliteStorage._live_duplicate(db, new.fingerprint)
-            if existing is None:
-                raise
-            raise DuplicateSubmission(existing.id) from None
-        assert cursor.lastrowid is not None
-        rows = await _fetchall(db, "SELECT * FROM submissions WHERE id = ?", (cursor.lastrowid,))
-        return _rows.submission(rows[0])
-
-    @staticmethod
-    async def _live_duplicate(db: aiosqlite.Connection, fingerprint: str) -> Submission | None:
-        if not fingerprint:
-            return None  # no fingerprint: nothing to compare, not "equal to every other blank one"
-        rows = await _fetchall(
-            db,
-            "SELECT * FROM submissions WHERE fingerprint = ? AND status IN ('pending', 'approved') "
-            "ORDER BY id LIMIT 1",
-            (fingerprint,),
-        )
-        return _rows.submission(rows[0]) if rows else None
-
-    async def add_submission(self, new: NewSubmission) -> Submission:
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[Store]:
         async with self._write() as db:
-            return await self._insert_pending(db, new)
+            yield SqlStore(_Connection(db), SQLITE)
 
-    async def add_submission_checked(self, new: NewSubmission, since: datetime, limit: int) -> SubmitOutcome:
-        # One IMMEDIATE transaction: no other writer, in this process or another, can insert between
-        # the count and the insert.
-        async with self._write() as db:
-            existing = await self._live_duplicate(db, new.fingerprint)
-            if existing is not None:
-                return SubmitOutcome("duplicate", existing)
-            rows = await _fetchall(
-                db,
-                "SELECT COUNT(*) FROM submissions WHERE platform = ? AND user_id = ? AND created_at >= ?",
-                (new.submitter.platform, new.submitter.user_id, iso(since)),
-            )
-            if int(rows[0][0]) >= limit:
-                return SubmitOutcome("rate_limited")
-            return SubmitOutcome("stored", await self._insert_pending(db, new))
+    _autocommit = _transaction  # one writer connection: every change is a transaction on it
 
-    async def add_published(self, items: list[NewSubmission]) -> int:
-        added = 0
-        async with self._write() as db:
-            for new in items:
-                if new.fingerprint and await _fetchall(
-                    db, "SELECT 1 FROM submissions WHERE fingerprint = ? LIMIT 1", (new.fingerprint,)
-                ):
-                    continue
-                await db.execute(_INSERT_SUBMISSION, self._submission_params(new, "approved", "published"))
-                added += 1
-        return added
-
-    async def get_submission(self, submission_id: int) -> Submission | None:
-        rows = await _fetchall(self._read(), "SELECT * FROM submissions WHERE id = ?", (submission_id,))
-        return _rows.submission(rows[0]) if rows else None
-
-    async def submissions(
-        self,
-        status: SubmissionStatus | None = None,
-        origin: str | None = None,
-        platform: str | None = None,
-        user_id: str | None = None,
-        limit: int | None = None,
-    ) -> list[Submission]:
-        where: list[str] = []
-        params: list[Any] = []
-        for column, value in (
-            ("status", status),
-            ("origin", origin),
-            ("platform", platform),
-            ("user_id", user_id),
-        ):
-            if value is not None:
-                where.append(f"{column} = ?")  # column names come from this literal tuple only
-                params.append(value)
-        sql = "SELECT * FROM submissions"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY created_at DESC, id DESC"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(limit)
-        return [_rows.submission(r) for r in await _fetchall(self._read(), sql, params)]
-
-    async def count_submissions_since(self, platform: str, user_id: str, since: datetime) -> int:
-        rows = await _fetchall(
-            self._read(),
-            "SELECT COUNT(*) FROM submissions WHERE platform = ? AND user_id = ? AND created_at >= ?",
-            (platform, user_id, iso(since)),
-        )
-        return int(rows[0][0])
-
-    async def find_duplicate(self, fingerprint: str) -> Submission | None:
-        return await self._live_duplicate(self._read(), fingerprint)
-
-    async def _transition(
-        self,
-        db: aiosqlite.Connection,
-        submission_id: int,
-        expected: SubmissionStatus,
-        new_status: SubmissionStatus,
-        moderator: Actor,
-        reason: str | None,
-        at: datetime,
-    ) -> Submission:
-        """Inside an open transaction: the state change and its audit entry."""
-        rows = await _fetchall(db, "SELECT status FROM submissions WHERE id = ?", (submission_id,))
-        if not rows:
-            raise NotFound(f"submission {submission_id}")
-        if rows[0][0] != expected:
-            raise WrongState(submission_id, rows[0][0])
-        await db.execute(
-            "UPDATE submissions SET status = ?, decided_by = ?, decided_at = ?, reason = ? WHERE id = ?",
-            (new_status, _rows.actor_json(moderator), iso(at), reason, submission_id),
-        )
-        await self._insert_audit(
-            db,
-            AuditEntry(
-                at=at,
-                actor=moderator,
-                action=decision_action(new_status),
-                submission_id=submission_id,
-                ok=True,
-                detail=reason or "",
-            ),
-        )
-        rows = await _fetchall(db, "SELECT * FROM submissions WHERE id = ?", (submission_id,))
-        return _rows.submission(rows[0])
-
-    @staticmethod
-    async def _enqueue_decision(db: aiosqlite.Connection, sub: Submission, at: datetime) -> None:
-        await db.execute(
-            "INSERT OR IGNORE INTO outbox (platform, chat_id, user_id, kind, payload, lang, dedupe_key, "
-            "submission_id, status, attempts, created_at, next_attempt_at) "
-            "VALUES (?, ?, ?, 'decision', ?, ?, ?, ?, 'pending', 0, ?, ?)",
-            (
-                sub.submitter.platform,
-                sub.chat_id,
-                sub.submitter.user_id,
-                json.dumps(decision_payload(sub), ensure_ascii=False),
-                sub.lang,
-                decision_key(sub.id, sub.status),
-                sub.id,
-                iso(at),
-                iso(at),
-            ),
-        )
-
-    async def approve(self, submission_id: int, moderator: Actor, at: datetime) -> Submission:
-        async with self._write() as db:
-            sub = await self._transition(db, submission_id, "pending", "approved", moderator, None, at)
-            await db.execute(
-                _FAN_OUT,
-                {
-                    "payload": json.dumps(anchor_payload(sub), ensure_ascii=False),
-                    "submission_id": sub.id,
-                    "at": iso(at),
-                    "gpu_id": sub.measurement.gpu_id,
-                    "model_id": sub.measurement.model_id,
-                },
-            )
-            await self._enqueue_decision(db, sub, at)
-        return sub
-
-    async def reject(self, submission_id: int, moderator: Actor, reason: str, at: datetime) -> Submission:
-        async with self._write() as db:
-            sub = await self._transition(db, submission_id, "pending", "rejected", moderator, reason, at)
-            await self._enqueue_decision(db, sub, at)
-        return sub
-
-    async def withdraw(self, submission_id: int, moderator: Actor, reason: str, at: datetime) -> Submission:
-        async with self._write() as db:
-            sub = await self._transition(db, submission_id, "approved", "withdrawn", moderator, reason, at)
-            if sub.origin == "community":  # a published anchor has nobody to tell
-                await self._enqueue_decision(db, sub, at)
-        return sub
-
-    # --- audit -----------------------------------------------------------------------------
-    @staticmethod
-    async def _insert_audit(db: aiosqlite.Connection, entry: AuditEntry) -> None:
-        await db.execute(
-            "INSERT INTO audit_log (at, platform, user_id, user_name, user_roles, action, submission_id, ok, "
-            "detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                iso(entry.at),
-                entry.actor.platform,
-                entry.actor.user_id,
-                entry.actor.name,
-                json.dumps(list(entry.actor.roles)),
-                entry.action,
-                entry.submission_id,
-                int(entry.ok),
-                entry.detail,
-            ),
-        )
-
-    async def record_audit(self, entry: AuditEntry) -> None:
-        async with self._write() as db:
-            await self._insert_audit(db, entry)
-
-    async def record_refused(self, entry: AuditEntry) -> None:
-        minute = refused_minute(entry.at)
-        key = (entry.actor.platform, entry.actor.user_id, entry.action, iso(minute))
-        async with self._write() as db:
-            # IMMEDIATE holds the write lock: no other writer can insert this minute's row meanwhile.
-            cursor = await db.execute(
-                "UPDATE audit_log SET count = count + 1 "
-                "WHERE ok = 0 AND platform = ? AND user_id = ? AND action = ? AND at = ?",
-                key,
-            )
-            if cursor.rowcount == 0:
-                await self._insert_audit(db, replace(entry, at=minute, ok=False))
-
-    async def audit_log(self, limit: int = 50, kind: AuditKind | None = None) -> list[AuditEntry]:
-        where = "" if kind is None else f"WHERE ok = {int(kind == 'decisions')} "
-        rows = await _fetchall(
-            self._read(), f"SELECT * FROM audit_log {where}ORDER BY at DESC, id DESC LIMIT ?", (limit,)
-        )
-        return [_rows.audit_entry(r) for r in rows]
-
-    async def undo_decision(
-        self, submission_id: int, moderator: Actor, at: datetime, since: datetime
-    ) -> UndoOutcome:
-        async with self._write() as db:
-            rows = await _fetchall(db, "SELECT * FROM submissions WHERE id = ?", (submission_id,))
-            if not rows:
-                raise NotFound(f"submission {submission_id}")
-            current = _rows.submission(rows[0])
-            if current.status not in ("approved", "rejected"):
-                raise WrongState(submission_id, current.status)
-            if not may_undo(current, moderator, utc(since)):
-                raise UndoRefused(submission_id)
-            live = (
-                await self._live_duplicate(db, current.fingerprint) if current.status == "rejected" else None
-            )
-            if live is not None:
-                raise DuplicateSubmission(live.id)
-            await db.execute(
-                "UPDATE submissions SET status = 'pending', decided_by = NULL, decided_at = NULL, "
-                "reason = NULL WHERE id = ?",
-                (submission_id,),
-            )
-            await db.execute(
-                "DELETE FROM outbox WHERE submission_id = ? AND status = ?", (submission_id, OUTBOX_PENDING)
-            )
-            sent = await _fetchall(
-                db, "SELECT COUNT(*) FROM outbox WHERE submission_id = ?", (submission_id,)
-            )
-            await self._insert_audit(db, AuditEntry(
-                at=at, actor=moderator, action=f"undo:{decision_action(current.status)}",
-                submission_id=submission_id, ok=True, detail=current.reason or "",
-            ))  # fmt: skip
-            rows = await _fetchall(db, "SELECT * FROM submissions WHERE id = ?", (submission_id,))
-        return UndoOutcome(_rows.submission(rows[0]), int(sent[0][0]))
-
-    # --- subscriptions ---------------------------------------------------------------------
-    async def subscribe(self, sub: Subscription) -> tuple[Subscription, bool]:
-        async with self._write() as db:
-            # COALESCE as in the unique index, so the lookup uses it.
-            rows = await _fetchall(
-                db,
-                "SELECT id FROM subscriptions WHERE platform = ? AND user_id = ? "
-                "AND COALESCE(gpu_id, '') = COALESCE(?, '') AND COALESCE(model_id, '') = COALESCE(?, '')",
-                (sub.platform, sub.user_id, sub.gpu_id, sub.model_id),
-            )
-            if rows:
-                sub_id, created = int(rows[0][0]), False
-                await db.execute(
-                    "UPDATE subscriptions SET chat_id = ?, lang = ?, active = 1 WHERE id = ?",
-                    (sub.chat_id, sub.lang, sub_id),
-                )
-            else:
-                cursor = await db.execute(
-                    "INSERT INTO subscriptions (platform, user_id, chat_id, gpu_id, model_id, lang, active, "
-                    "created_at) VALUES (?, ?, ?, ?, ?, ?, 1, ?)",
-                    (
-                        sub.platform,
-                        sub.user_id,
-                        sub.chat_id,
-                        sub.gpu_id,
-                        sub.model_id,
-                        sub.lang,
-                        iso(sub.created_at or datetime.now(UTC)),
-                    ),
-                )
-                assert cursor.lastrowid is not None
-                sub_id, created = cursor.lastrowid, True
-            stored = await _fetchall(db, "SELECT * FROM subscriptions WHERE id = ?", (sub_id,))
-        return _rows.subscription(stored[0]), created
-
-    async def unsubscribe(
-        self, platform: str, user_id: str, gpu_id: str | None, model_id: str | None, everything: bool = False
-    ) -> int:
-        sql = "UPDATE subscriptions SET active = 0 WHERE active = 1 AND platform = ? AND user_id = ?"
-        params: list[Any] = [platform, user_id]
-        if not everything:
-            sql += " AND COALESCE(gpu_id, '') = COALESCE(?, '') AND COALESCE(model_id, '') = COALESCE(?, '')"
-            params += [gpu_id, model_id]
-        async with self._write() as db:
-            cursor = await db.execute(sql, params)
-            return cursor.rowcount
-
-    async def subscriptions_of(self, platform: str, user_id: str) -> list[Subscription]:
-        rows = await _fetchall(
-            self._read(),
-            "SELECT * FROM subscriptions WHERE active = 1 AND platform = ? AND user_id = ? ORDER BY id",
-            (platform, user_id),
-        )
-        return [_rows.subscription(r) for r in rows]
-
-    async def deactivate_chat(self, platform: str, chat_id: str) -> int:
-        async with self._write() as db:
-            cursor = await db.execute(
-                "UPDATE subscriptions SET active = 0 WHERE active = 1 AND platform = ? AND chat_id = ?",
-                (platform, chat_id),
-            )
-            return cursor.rowcount
-
-    async def count_subscriptions(self) -> int:
-        rows = await _fetchall(self._read(), "SELECT COUNT(*) FROM subscriptions WHERE active = 1")
-        return int(rows[0][0])
-
-    # --- outbox ----------------------------------------------------------------------------
-    async def claim_outbox(
-        self,
-        platform: str,
-        now: datetime,
-        limit: int,
-        lease_seconds: float = 60.0,
-        chat_id: str | None = None,
-    ) -> list[OutboxItem]:
-        now_text = iso(now)
-        sql = (
-            "SELECT * FROM outbox WHERE platform = ? AND status = 'pending' AND next_attempt_at <= ? "
-            "AND (lease_until IS NULL OR lease_until <= ?)"
-        )
-        params: list[Any] = [platform, now_text, now_text]
-        if chat_id is not None:
-            sql += " AND chat_id = ?"
-            params.append(chat_id)
-        sql += " ORDER BY created_at, id LIMIT ?"
-        params.append(limit)
-        lease_until = iso(utc(now) + timedelta(seconds=lease_seconds))
-        async with self._write() as db:
-            rows = await _fetchall(db, sql, params)
-            await db.executemany(
-                "UPDATE outbox SET lease_until = ? WHERE id = ?", [(lease_until, r["id"]) for r in rows]
-            )
-        return [_rows.outbox_item(r) for r in rows]
-
-    @staticmethod
-    async def _outbox_status(db: aiosqlite.Connection, item_id: int) -> str:
-        rows = await _fetchall(db, "SELECT status FROM outbox WHERE id = ?", (item_id,))
-        if not rows:
-            raise NotFound(f"outbox item {item_id}")
-        return str(rows[0][0])
-
-    async def mark_sent(self, item_id: int, at: datetime) -> None:
-        async with self._write() as db:
-            await self._outbox_status(db, item_id)
-            await db.execute(
-                "UPDATE outbox SET status = ?, sent_at = ?, lease_until = NULL WHERE id = ?",
-                (OUTBOX_SENT, iso(at), item_id),
-            )
-
-    async def mark_retry(self, item_id: int, next_attempt_at: datetime, error: str) -> None:
-        async with self._write() as db:
-            if await self._outbox_status(db, item_id) != OUTBOX_PENDING:
-                return  # a late report from a worker whose lease ran out; the item is settled
-            await db.execute(
-                "UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, lease_until = NULL, "
-                "last_error = ? WHERE id = ?",
-                (iso(next_attempt_at), error, item_id),
-            )
-
-    async def mark_dead(self, item_id: int, error: str) -> None:
-        async with self._write() as db:
-            if await self._outbox_status(db, item_id) != OUTBOX_PENDING:
-                return
-            await db.execute(
-                "UPDATE outbox SET status = ?, attempts = attempts + 1, lease_until = NULL, last_error = ? "
-                "WHERE id = ?",
-                (OUTBOX_DEAD, error, item_id),
-            )
-
-    async def outbox_stats(self) -> OutboxStats:
-        rows = await _fetchall(
-            self._read(), "SELECT status, platform, COUNT(*) FROM outbox GROUP BY status, platform"
-        )
-        totals = {OUTBOX_PENDING: 0, OUTBOX_SENT: 0, OUTBOX_DEAD: 0}
-        by_platform: dict[str, int] = {}
-        for status, platform, count in rows:
-            totals[status] = totals.get(status, 0) + count
-            if status == OUTBOX_PENDING:
-                by_platform[platform] = count
-        return OutboxStats(
-            pending=totals[OUTBOX_PENDING],
-            sent=totals[OUTBOX_SENT],
-            dead=totals[OUTBOX_DEAD],
-            by_platform=by_platform,
-        )
-
-    # --- "was this helpful?" -----------------------------------------------------------------
-    async def record_feedback(self, feedback: Feedback) -> bool:
-        values = _rows.feedback_values(feedback)
-        values.update(at=iso(values["at"]), helpful=int(values["helpful"]))
-        async with self._write() as db:
-            existing = await _fetchall(
-                db,
-                "SELECT id FROM feedback WHERE platform = :platform AND user_id = :user_id "
-                "AND answer_key = :answer_key",
-                values,
-            )
-            if existing:  # the other button: the vote changes, it is not a second one
-                changes = ", ".join(f"{name} = :{name}" for name in _rows.FEEDBACK_ORDER)
-                await db.execute(
-                    f"UPDATE feedback SET {changes} WHERE id = :id", {**values, "id": existing[0][0]}
-                )
-                return False
-            names = ", ".join(_rows.FEEDBACK_ORDER)
-            marks = ", ".join(f":{name}" for name in _rows.FEEDBACK_ORDER)
-            await db.execute(f"INSERT INTO feedback ({names}) VALUES ({marks})", values)
-            return True
-
-    async def feedback_counts(self) -> FeedbackCounts:
-        rows = await _fetchall(
-            self._read(),
-            "SELECT COALESCE(SUM(helpful), 0), COUNT(*) - COALESCE(SUM(helpful), 0) FROM feedback",
-        )
-        return FeedbackCounts(helpful=int(rows[0][0]), unhelpful=int(rows[0][1]))
-
-    async def unhelpful_feedback(self, limit: int = 20) -> list[Feedback]:
-        rows = await _fetchall(
-            self._read(),
-            "SELECT * FROM feedback WHERE helpful = 0 ORDER BY at DESC, id DESC LIMIT ?",
-            (limit,),
-        )
-        return [_rows.feedback(r) for r in rows]
-
-    # --- models resolved outside the catalog ------------------------------------------------
-    async def cached_model(self, key: str) -> tuple[str, datetime] | None:
-        rows = await _fetchall(
-            self._read(), "SELECT payload, resolved_at FROM resolved_models WHERE key = ?", (key,)
-        )
-        return None if not rows else (str(rows[0]["payload"]), _rows.as_time(rows[0]["resolved_at"]))
-
-    async def cache_model(self, key: str, payload: str, at: datetime) -> None:
-        async with self._write() as db:
-            await db.execute(
-                "INSERT INTO resolved_models (key, payload, resolved_at) VALUES (?, ?, ?) "
-                "ON CONFLICT (key) DO UPDATE SET payload = excluded.payload, "
-                "resolved_at = excluded.resolved_at",
-                (key, payload, iso(at)),
-            )
+    @asynccontextmanager
+    async def _query(self) -> AsyncIterator[Store]:
+        yield SqlStore(_Connection(self._read()), SQLITE)
 
     # --- operations ------------------------------------------------------------------------
     async def backup(self, destination: str) -> None:
@@ -903,27 +419,7 @@ class SqliteStorage:
                 await db.executemany(
                     f"INSERT INTO {table} ({names}) VALUES ({marks})",
                     [
-                        tuple(_sqlite_value(kind, row[name]) for name, kind in columns)
+                        tuple(_rows.portable(kind, row[name], iso, int) for name, kind in columns)
                         for row in tables[table]
                     ],
                 )
-
-    # --- models resolved outside the catalog: every one, for the catalog overlay at start ------
-    async def cached_models(self, limit: int = 10000) -> list[tuple[str, str, datetime]]:
-        rows = await _fetchall(
-            self._read(),
-            "SELECT key, payload, resolved_at FROM resolved_models "
-            "ORDER BY resolved_at DESC, key DESC LIMIT ?",
-            (limit,),
-        )
-        return [(str(r["key"]), str(r["payload"]), _rows.as_time(r["resolved_at"])) for r in rows]
-
-
-def _sqlite_value(kind: str, value: Any) -> Any:
-    if value is None:
-        return None
-    if kind == "time":
-        return iso(value)
-    if kind == "bool":
-        return int(value)
-    return value

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from contract import ALICE, MOD, T0, StorageContract, new, sub
 
+from core.storage._sql import SqlStore
 from core.storage.interface import Storage, StorageError
 from core.storage.memory import MemoryStorage
 from core.storage.sqlite import (
@@ -202,7 +203,7 @@ async def test_a_failure_inside_approve_rolls_everything_back(
     async def broken(*args: object) -> None:  # fails after status, audit and fan-out were written
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(SqliteStorage, "_enqueue_decision", staticmethod(broken))
+    monkeypatch.setattr(SqlStore, "tell_submitter", broken)
     with pytest.raises(RuntimeError):
         await sqlite_store.approve(s.id, MOD, T0)
     assert (await sqlite_store.get_submission(s.id)).status == "pending"  # type: ignore[union-attr]
