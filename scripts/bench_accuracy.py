@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import calibration_data  # noqa: E402
 from calibration_data import Row, load_rows  # noqa: E402
 
+from core.ask.estimate_request import EstimateQuery, QueryError, resolve_request  # noqa: E402
 from core.catalog.loader import default_catalog  # noqa: E402
-from core.estimate_request import EstimateQuery, QueryError, resolve_request  # noqa: E402
 from core.estimator.estimate import EstimateRequest, estimate  # noqa: E402
 from core.estimator.estimate import Row as EstimateRow  # noqa: E402
 from core.estimator.memory import GIB  # noqa: E402

@@ -43,9 +43,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from core.ask.estimate_request import EstimateQuery, QueryError, resolve_request  # noqa: E402
 from core.catalog.loader import Catalog, default_catalog  # noqa: E402
 from core.catalog.quant import QuantTable, free_bpw_quant  # noqa: E402
-from core.estimate_request import EstimateQuery, QueryError, resolve_request  # noqa: E402
 from core.estimator.estimate import Estimate, estimate  # noqa: E402
 from core.understanding.cpu_words import find_cpus  # noqa: E402
 from core.understanding.resolve import resolve_framework, resolve_gpu, resolve_model, resolve_quant  # noqa: E402

@@ -25,9 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.ask_use_case import _model_step, answer, clear_caches, query_of  # noqa: E402
+from core.ask.answer import _model_step, answer, clear_caches, query_of  # noqa: E402
+from core.ask.intent_answer import with_intent  # noqa: E402
 from core.catalog.loader import default_catalog  # noqa: E402
-from core.intent_answer import with_intent  # noqa: E402
 from core.understanding.hub_rule import forget_texts  # noqa: E402
 from core.understanding.parse import parse_question  # noqa: E402
 

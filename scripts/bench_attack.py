@@ -49,10 +49,10 @@ from core.commands.router import CommandRouter  # noqa: E402
 from core.commands.types import Invocation, Response, Where  # noqa: E402
 from core.community.moderators import ModeratorPolicy  # noqa: E402
 from core.i18n import translate  # noqa: E402
-from core.records import Actor  # noqa: E402
 from core.render.notices import notice_text  # noqa: E402
 from core.storage.interface import Storage  # noqa: E402
 from core.storage.memory import MemoryStorage  # noqa: E402
+from core.storage.records import Actor  # noqa: E402
 from core.storage.sqlite import SqliteStorage  # noqa: E402
 from scripts.bench_parse import SHAPES  # noqa: E402
 from tests.core.render.test_hostile_names import HOSTILE, _discord_live  # noqa: E402

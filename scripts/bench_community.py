@@ -27,7 +27,7 @@ from bot.app import build_app
 from bot.settings import Settings
 from core.commands.types import Where
 from core.community.delivery import Delivery
-from core.records import Actor, Subscription
+from core.storage.records import Actor, Subscription
 
 
 class Counting:

@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from core.ask.estimate_request import EstimateQuery, resolve_request  # noqa: E402
 from core.catalog.loader import Catalog, default_catalog  # noqa: E402
-from core.estimate_request import EstimateQuery, resolve_request  # noqa: E402
 from core.estimator.estimate import estimate  # noqa: E402
 from core.estimator.frameworks import FrameworkQuery, framework_options  # noqa: E402
 from core.estimator.weights import weight_breakdown  # noqa: E402

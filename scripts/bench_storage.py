@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 import asyncpg  # noqa: E402
 
 from bot.storage.select import SqlStorage, storage_at  # noqa: E402
-from core.records import Actor, Measurement, NewSubmission  # noqa: E402
+from core.storage.records import Actor, Measurement, NewSubmission  # noqa: E402
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 MOD = Actor("discord", "900", "mod")

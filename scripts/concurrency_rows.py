@@ -26,8 +26,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
+from core.ask.estimate_request import EstimateQuery, QueryError, resolve_request
 from core.catalog.loader import Catalog
-from core.estimate_request import EstimateQuery, QueryError, resolve_request
 from core.estimator.concurrency import BatchParams, ConcurrentSpeed, ServingRun, concurrent_for
 from core.estimator.estimate import EstimateRequest
 

@@ -182,11 +182,11 @@ def _questions() -> list[str]:
 
 async def snapshot(out: Any) -> int:
     from bot.cli.estimate import answer as estimate_answer
-    from core.ask_use_case import answer
+    from core.ask.answer import answer
     from core.catalog.loader import default_catalog
     from core.commands.types import Invocation, Where
-    from core.records import Actor
     from core.render.notices import notice_text
+    from core.storage.records import Actor
 
     catalog = default_catalog()
     bot, router = await _bot(catalog, with_published=True)

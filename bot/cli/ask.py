@@ -6,7 +6,7 @@ TOKBOT_DATABASE_URL), the approved community ones. Without a database nothing is
 published anchors are loaded into memory. The reply's buttons are listed as the console lists them
 (`[!1 ...]`; pressing them is for `python -m bot console`).
 
-With --json: {"status", "query", "candidates", "reply"} (see core.ask_use_case.Reply.as_dict), with
+With --json: {"status", "query", "candidates", "reply"} (see core.ask.answer.Reply.as_dict), with
 the same anchors. The exit code is 0 for an answer, 1 when the bot asks back, shows help or reports
 an error, 2 for a broken catalog or configuration.
 """
@@ -23,7 +23,7 @@ from typing import TextIO
 from bot.app import App
 from core.catalog.loader import CatalogError
 from core.commands.types import Response, Where
-from core.records import Actor
+from core.storage.records import Actor
 
 USER = "cli"
 

@@ -31,8 +31,8 @@ from bot.cli.out_dir import output_dir
 from bot.settings import load_settings
 from core.commands.types import Invocation, PlatformCapabilities, Response, Where
 from core.i18n import Lang, is_lang, translate
-from core.records import Actor
 from core.render.notices import notice_text
+from core.storage.records import Actor
 
 PROMPT = "tokbot> "
 QUIT = {"/quit", "/exit"}

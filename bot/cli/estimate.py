@@ -7,8 +7,8 @@ import json
 import sys
 from typing import Any, TextIO
 
+from core.ask.estimate_request import QueryError, run_query
 from core.catalog.loader import CatalogError, default_catalog
-from core.estimate_request import QueryError, run_query
 from core.estimator.concurrency import estimate_concurrency
 from core.estimator.serialize import estimate_dict
 from core.i18n import Lang

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from core.records import Submission
+    from core.storage.records import Submission
 
 
 async def _anchors(db: Path) -> list[Submission]:

@@ -21,8 +21,8 @@ from pathlib import Path
 from core.catalog.from_config import ConfigError, ConfigReading, merge_into, read_config
 from core.catalog.loader import CATALOG_DIR, CatalogError, load_catalog
 from core.catalog.model import Model
+from core.catalog.model_source import Provenance
 from core.catalog.model_toml import upsert
-from core.model_source import Provenance
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +148,7 @@ def add(reference: str, catalog_file: Path, dry_run: bool) -> int:
     import asyncio
 
     from bot.hub.hf_source import HuggingFaceSource
-    from core.model_source import ModelSourceError, parse_repo_ref
+    from core.catalog.model_source import ModelSourceError, parse_repo_ref
 
     ref = parse_repo_ref(reference)
     if ref is None:

@@ -7,7 +7,7 @@ import re
 import discord
 
 from core.i18n import Lang
-from core.records import Actor
+from core.storage.records import Actor
 
 NO_MENTIONS = discord.AllowedMentions.none()  # every send: a reply never pings anyone
 

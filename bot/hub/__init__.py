@@ -1,1 +1,1 @@
-"""The Hugging Face Hub as a model source (core.model_source's port), through huggingface_hub."""
+"""The Hugging Face Hub as a model source (core.catalog.model_source's port), through huggingface_hub."""

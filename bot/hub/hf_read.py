@@ -25,7 +25,14 @@ from huggingface_hub.utils._headers import build_hf_headers
 from huggingface_hub.utils._http import get_session, hf_raise_for_status
 
 from core.catalog.from_config import ConfigError, read_config
-from core.model_source import FailureKind, ModelSourceError, Provenance, RepoFile, RepoHit, SourcedModel
+from core.catalog.model_source import (
+    FailureKind,
+    ModelSourceError,
+    Provenance,
+    RepoFile,
+    RepoHit,
+    SourcedModel,
+)
 
 
 def _http_errors() -> tuple[type[BaseException], ...]:

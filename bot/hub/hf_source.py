@@ -1,4 +1,4 @@
-"""`HuggingFaceSource`: the Hub behind core.model_source.ModelSource.
+"""`HuggingFaceSource`: the Hub behind core.catalog.model_source.ModelSource.
 
 huggingface_hub is blocking, so each look-up runs in a worker thread and never blocks the event
 loop; the whole look-up (listing + config.json) has one time budget (5 s by default). One look-up
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from bot.hub.hf_read import HubSettings, read_repo, search_repos
 from bot.hub.quant_listing import LISTING_BUDGET_S, read_listing, with_own_files
-from core.model_source import ModelSourceError, RepoHit, SourcedModel
+from core.catalog.model_source import ModelSourceError, RepoHit, SourcedModel
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 BUDGET_S = 5.0  # total time one look-up may take

@@ -19,6 +19,7 @@ from huggingface_hub import HfApi
 
 from bot.hub.hf_read import _HUB_ERRORS, HubSettings, _kind_of
 from core.catalog.loader import Catalog, default_catalog
+from core.catalog.model_source import RepoFile
 from core.catalog.published_files import (
     PublishedFile,
     PublishedRepo,
@@ -28,7 +29,6 @@ from core.catalog.published_files import (
     preferred,
     serving_repo_names,
 )
-from core.model_source import RepoFile
 
 LISTING_BUDGET_S = 3.0  # the listing's share of the 5 s look-up (it runs beside the config read)
 

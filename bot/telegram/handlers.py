@@ -49,7 +49,7 @@ from core.commands.registry import COMMANDS, SPECS, is_slow_action
 from core.commands.spec import Place
 from core.commands.types import Invocation, Response, Where
 from core.i18n import Lang, translate
-from core.records import Actor
+from core.storage.records import Actor
 
 log = logging.getLogger(__name__)
 

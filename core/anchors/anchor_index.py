@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from core.catalog.loader import Catalog
 from core.catalog.sections import sections
-from core.records import Origin, Submission
+from core.storage.records import Origin, Submission
 
 Combo = tuple[str, int, str]  # (gpu_id, gpu_count, model_id)
 Relation = Literal["other_count", "same_gpu", "same_model"]

@@ -30,7 +30,7 @@ from core.estimator.estimate import Estimate, EstimateRequest, Range, Row, estim
 from core.estimator.memory_fit import scaled_remedy
 from core.estimator.setup import OS_NAMES, SetupError, build_setup
 from core.i18n import Note
-from core.records import Measurement, Submission
+from core.storage.records import Measurement, Submission
 from core.understanding.vocab import kv_spellings
 
 

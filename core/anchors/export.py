@@ -17,7 +17,7 @@ from typing import Any
 
 from core.anchors.anchor_index import anchor_date
 from core.catalog.loader import Catalog, default_catalog
-from core.records import Submission
+from core.storage.records import Submission
 
 SCHEMA = 1
 NOTES_MAX = 300  # characters of free-text notes kept per anchor

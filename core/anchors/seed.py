@@ -15,7 +15,7 @@ from pathlib import Path
 
 from core.cache.warm import per_catalog
 from core.catalog.loader import CATALOG_DIR, Catalog
-from core.records import Actor, Measurement, NewSubmission, Submission
+from core.storage.records import Actor, Measurement, NewSubmission, Submission
 
 PUBLISHED_CSV = CATALOG_DIR / "published_anchors.csv"
 FINGERPRINT_PREFIX = "published:"

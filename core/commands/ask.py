@@ -12,8 +12,7 @@ import asyncio
 from dataclasses import replace
 from typing import Any
 
-from core.ask_query import AskQuery
-from core.ask_use_case import Reply, answer, answer_query, chart, estimate_for, follow_up
+from core.ask.answer import Reply, answer, answer_query, chart, estimate_for, follow_up
 from core.catalog.kv_cache import KvCacheType, is_kv_cache_type
 from core.catalog.loader import Catalog
 from core.catalog.platforms import os_family
@@ -27,6 +26,7 @@ from core.i18n import Lang, translate
 from core.render.detail import focus_quant
 from core.render.message import one
 from core.understanding.language import decide_language, english_words
+from core.understanding.query import AskQuery
 
 VIEWS = {
     "f": "frameworks", "s": "speculative", "q": "quant", "c": "chart", "o": "os", "k": "kv", "r": "sources",

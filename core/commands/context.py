@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from core.ask_query import AskQuery
 from core.catalog.loader import Catalog
+from core.catalog.model_source import ModelSource
 from core.catalog.sections import sections
 from core.commands.answer_log import AnswerLog
 from core.commands.model_lookup import HubModels
@@ -18,8 +18,8 @@ from core.commands.prompts import PendingPrompts
 from core.commands.types import Invocation, PlatformCapabilities
 from core.community.moderators import ModeratorPolicy
 from core.i18n import Lang
-from core.model_source import ModelSource
 from core.storage.interface import Storage
+from core.understanding.query import AskQuery
 
 if TYPE_CHECKING:
     from core.commands.submit import Dialogue
@@ -115,7 +115,7 @@ class BotContext:
     default_os: str | None = None  # assumed when a question names no OS (None: the card decides)
     # Metrics hook: (platform, command, status, seconds) after every handled invocation or action.
     observe: Callable[[str, str, str, float], None] | None = None
-    # Models the catalog doesn't hold, read through the model source (core.model_source; None: no
+    # Models the catalog doesn't hold, read through the model source (core.catalog.model_source; None: no
     # Hub configured) and kept as an overlay of the catalog (core.commands.model_lookup.HubModels).
     model_source: ModelSource | None = None
     hub_models: HubModels = field(default_factory=HubModels)

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import json
 
-from core.ask_use_case import Reply
+from core.ask.answer import Reply
 from core.commands.answer_log import Answered
 from core.commands.context import BotContext
 from core.commands.types import Audience, Button, Invocation, Response, to_asker
 from core.community.submit_limits import engine_version
 from core.i18n import Lang, translate
-from core.records import Feedback
 from core.render.feedback import helpful_line, plain_head, unhelpful_text
+from core.storage.records import Feedback
 
 PREFIX = "h"
 VOTES = {"u": True, "d": False}

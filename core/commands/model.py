@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import logging
 
-from core.ask_use_case import Reply
+from core.ask.answer import Reply
+from core.catalog.model_source import ModelSourceError, SourcedModel, parse_repo_ref
 from core.commands.context import BotContext
 from core.commands.model_lookup import (
     QUESTION_BUDGET_S,
@@ -23,7 +24,6 @@ from core.commands.model_lookup import (
 from core.commands.spec import Arg, ArgKind, CommandSpec, arg_text
 from core.commands.types import Invocation, Response, to_asker
 from core.i18n import Lang, translate
-from core.model_source import ModelSourceError, SourcedModel, parse_repo_ref
 from core.render.message import one
 
 log = logging.getLogger(__name__)

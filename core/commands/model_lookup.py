@@ -1,7 +1,7 @@
 """Questions about a model the catalog doesn't hold: looked up through the model source, then answered.
 
 Core resolution (core.understanding.resolve.model_need) says what needs a Hub look-up; here, in the
-async command layer, the model source port (core.model_source.ModelSource) is awaited within one
+async command layer, the model source port (core.catalog.model_source.ModelSource) is awaited within one
 time budget per question, the model found joins an in-memory overlay of the catalog (`HubModels`:
 the extra models every later question resolves against) and the question is answered again. The
 reply's header names what was answered ("Qwen3-Coder-30B-A3B-Instruct · Hugging Face") and, when a
@@ -16,17 +16,24 @@ import json
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from core.ask_query import AskQuery
-from core.ask_use_case import Reply, ReplyStatus, answer, hub_pending
+from core.ask.answer import Reply, ReplyStatus, answer, hub_pending
 from core.catalog.from_config import ParamCount, params_check
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
+from core.catalog.model_source import (
+    ModelSource,
+    ModelSourceError,
+    Provenance,
+    RepoFile,
+    RepoHit,
+    SourcedModel,
+)
 from core.catalog.published_files import PublishedFile, PublishedRepo, QuantListing, remember_listing
 from core.catalog.sections import sections
 from core.i18n import Lang, translate
-from core.model_source import ModelSource, ModelSourceError, Provenance, RepoFile, RepoHit, SourcedModel
 from core.render.doc import Para, render_first_fitting
 from core.understanding.hub_rule import HubNeed, name_parts
+from core.understanding.query import AskQuery
 
 QUESTION_BUDGET_S = 5.0  # the whole look-up for one question (search + config), issue 9
 SEARCH_LIMIT = 20

@@ -17,10 +17,10 @@ from core.commands.spec import ActionSpec, Arg, ArgKind, CommandSpec, arg_id, ar
 from core.commands.types import Audience, Button, Invocation, Prompt, Response, to_asker
 from core.commands.words import AUDIT_DECISION_WORDS, AUDIT_REFUSED_WORDS, AUDIT_WORDS, is_cancel
 from core.i18n import Lang, translate
-from core.records import AuditEntry, Submission
 from core.render.message import one
 from core.render.moderation import audit_text, decision_text, review_card
 from core.storage.interface import AuditKind, DuplicateSubmission, NotFound, UndoRefused, WrongState
+from core.storage.records import AuditEntry, Submission
 
 # Moderation material (pending submissions, the audit log, exports) is `Audience.ASKER_PRIVATELY`:
 # platforms without ephemeral messages (Telegram) send it to the moderator's private chat.

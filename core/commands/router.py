@@ -20,7 +20,7 @@ from core.commands.spec import CommandSpec, Place, arg_id, parse_args
 from core.commands.types import Audience, Invocation, Response, Where, to_asker
 from core.commands.words import CANCEL_WORDS
 from core.i18n import Lang, translate
-from core.records import Actor
+from core.storage.records import Actor
 from core.understanding.language import decide_language
 
 log = logging.getLogger(__name__)

@@ -15,9 +15,9 @@ from core.commands.spec import Arg, ArgKind, CommandSpec, arg_text
 from core.commands.types import ArgValue, Invocation, Response, to_asker
 from core.commands.words import is_cancel
 from core.i18n import Lang, translate
-from core.records import NewSubmission
 from core.render.message import one
 from core.render.submission import estimate_line, setup_line, speeds_line
+from core.storage.records import NewSubmission
 
 if TYPE_CHECKING:
     from core.community.validate import Draft

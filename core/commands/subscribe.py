@@ -13,9 +13,9 @@ from core.commands.spec import Arg, ArgKind, CommandSpec, Place, arg_text
 from core.commands.types import Invocation, Response, to_asker
 from core.commands.words import EVERYTHING_WORDS
 from core.i18n import Lang, translate
-from core.records import Subscription
 from core.render.candidates import candidate_names
 from core.render.message import one
+from core.storage.records import Subscription
 from core.understanding.parse import parse_question
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from core.i18n import Lang
-from core.records import Actor
+from core.storage.records import Actor
 
 ACTION_MAX_BYTES = 64  # Telegram's callback_data limit; Discord custom_id allows 100
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from statistics import median
 
-from core.records import Submission
+from core.storage.records import Submission
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.records import Actor
+from core.storage.records import Actor
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,10 +9,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
+from core.ask.estimate_request import parse_context
 from core.catalog.loader import Catalog
 from core.catalog.platforms import os_from_word
 from core.community.submit_limits import SubmitLimits, limits
-from core.estimate_request import parse_context
 from core.i18n import Note
 
 _NUMBER = re.compile(r"^\s*~?\s*(\d+(?:[.,]\d+)?)\s*([a-z/ ]*?)\s*$", re.I)

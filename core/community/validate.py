@@ -31,7 +31,7 @@ from core.community.submit_parse import RawRun, parse_submission
 from core.estimator.estimate import EstimateRequest, Row, estimate
 from core.estimator.setup import SetupError, build_setup
 from core.i18n import Note
-from core.records import EstimateSnapshot, Measurement
+from core.storage.records import EstimateSnapshot, Measurement
 from core.understanding.resolution import Resolution
 from core.understanding.resolve import resolve_framework, resolve_gpu, resolve_model, resolve_quant
 

@@ -20,8 +20,8 @@ from datetime import datetime, timedelta
 from core.catalog.loader import Catalog
 from core.catalog.sections import sections
 from core.community.delivery import Delivery, Notifier
-from core.records import OutboxItem
 from core.storage.interface import Storage
+from core.storage.records import OutboxItem
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypeVar
 
-from core.ask_query import AskQuery
 from core.catalog.loader import Catalog
 from core.estimator.estimate import Estimate, Row, in_ram
 from core.estimator.plan import LOCAL_WAYS_OUT, plan_for
@@ -17,6 +16,7 @@ from core.i18n import Lang, translate
 from core.render.advice import Advice, advise, method_line, note_texts, spec_line, ways_out
 from core.render.doc import NARROW, Cmd, Doc, Para, Part, Pre, fits, render, truncate
 from core.render.fmt import NO_FIT, OVER, ROPE, TIGHT, ctx_label, gib, num, speed_range, table, table_width
+from core.understanding.query import AskQuery
 
 T = TypeVar("T")
 
@@ -29,7 +29,7 @@ USABLE_TPS = 5.0
 @dataclass(frozen=True, slots=True)
 class Reading:
     """How the question's names were read, for the lines above the table; what it asked for is
-    the query itself (core/ask_query.py)."""
+    the query itself (core/understanding/query.py)."""
 
     also: tuple[str, ...] = ()  # other readings of the model name (display names)
     said: str = ""  # the words the model was read from, when short and ambiguous ("27B")

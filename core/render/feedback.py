@@ -7,8 +7,8 @@ import html
 import re
 
 from core.i18n import Lang, translate
-from core.records import Feedback, FeedbackCounts
 from core.render.message import one
+from core.storage.records import Feedback, FeedbackCounts
 
 REPLY_LINES = 4  # what a moderator needs to see which answer it was; the question says the rest
 REPLY_CHARS = 400

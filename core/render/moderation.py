@@ -12,10 +12,10 @@ from collections.abc import Sequence
 
 from core.catalog.loader import Catalog
 from core.i18n import Lang, translate
-from core.records import AuditEntry, Submission
 from core.render.message import one
 from core.render.submission import estimate_line, summary
 from core.storage.interface import AuditKind
+from core.storage.records import AuditEntry, Submission
 
 EVIDENCE_SHOWN = 300  # characters of a pasted log shown in /review (the whole log is stored)
 

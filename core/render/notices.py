@@ -14,10 +14,10 @@ from typing import Any
 
 from core.catalog.loader import Catalog
 from core.i18n import Lang, translate
-from core.records import Measurement, OutboxItem
 from core.render.doc import Target
 from core.render.message import one
 from core.render.submission import display_name, setup_line, speeds_line
+from core.storage.records import Measurement, OutboxItem
 
 # The markup each platform's notifier sends notices in: Discord renders markdown in every message;
 # Telegram notices go out without a parse mode (bot/telegram/notifier.py), the console prints them.

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from core.catalog.loader import Catalog
 from core.i18n import Lang, translate
-from core.records import EstimateSnapshot, Measurement, Submission
 from core.render.fmt import ctx_label
+from core.storage.records import EstimateSnapshot, Measurement, Submission
 
 NAME_MAX_CHARS = 64  # a display name longer than this is cut (Discord's own limit is 32)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from core.records import Actor, Submission, SubmissionStatus
+from core.storage.records import Actor, Submission, SubmissionStatus
 
 # Pending, leased and retried items are all "pending": the status only changes when the worker is
 # done with an item for good.

@@ -15,7 +15,8 @@ from dataclasses import asdict, fields
 from datetime import datetime
 from typing import Any, Protocol
 
-from core.records import (
+from core.storage._common import from_iso, utc
+from core.storage.records import (
     Actor,
     AuditEntry,
     EstimateSnapshot,
@@ -27,7 +28,6 @@ from core.records import (
     SubmissionStatus,
     Subscription,
 )
-from core.storage._common import from_iso, utc
 
 
 class Row(Protocol):

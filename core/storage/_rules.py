@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
-from core import records as rec
+from core.storage import records as rec
 from core.storage._common import (
     OUTBOX_DEAD,
     OUTBOX_PENDING,

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from core import records as rec
 from core.storage import _rows
+from core.storage import records as rec
 from core.storage._common import OUTBOX_PENDING, iso
 from core.storage._rules import Filters, Settlement, Which
 from core.storage.interface import AuditKind

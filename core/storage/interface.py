@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol
 
-from core.records import (
+from core.storage.records import (
     Actor,
     AuditEntry,
     Feedback,

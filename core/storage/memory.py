@@ -20,7 +20,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core.records import (
+from core.storage._common import OUTBOX_PENDING, anchor_key, is_notice_of, utc
+from core.storage._rules import Conflict, Filters, Settlement, StorageRules, Store, Which
+from core.storage.interface import AuditKind
+from core.storage.records import (
     Actor,
     AuditEntry,
     Feedback,
@@ -32,9 +35,6 @@ from core.records import (
     SubmissionStatus,
     Subscription,
 )
-from core.storage._common import OUTBOX_PENDING, anchor_key, is_notice_of, utc
-from core.storage._rules import Conflict, Filters, Settlement, StorageRules, Store, Which
-from core.storage.interface import AuditKind
 
 
 @dataclass(slots=True)

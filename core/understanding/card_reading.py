@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from core.ask_query import Intent
 from core.catalog.loader import Catalog
 from core.understanding.card_names import _count_near, _exact_gpu, _find_gpu
 from core.understanding.name_index import Index, index_for
@@ -14,6 +13,7 @@ from core.understanding.normalize import (
 )
 from core.understanding.parse_fields import _Classified
 from core.understanding.parse_patterns import _Patterns, _Piece
+from core.understanding.query import Intent
 from core.understanding.question import MAX_CARD_MEMORY_GIB, ParsedCard
 from core.understanding.resolution import Resolution
 from core.understanding.setup_words import (

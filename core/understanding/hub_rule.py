@@ -13,7 +13,7 @@ from rapidfuzz import fuzz
 
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
-from core.model_source import RepoRef, parse_repo_ref
+from core.catalog.model_source import RepoRef, parse_repo_ref
 from core.understanding.intent import read_intent
 from core.understanding.name_index import (
     _compact_simple,

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from core.ask_query import Intent, is_intent
 from core.cache.warm import per_catalog
 from core.catalog.loader import CATALOG_DIR, Catalog
 from core.understanding.gate import Gated, gated
 from core.understanding.normalize import clean
+from core.understanding.query import Intent, is_intent
 from core.understanding.vocab import Vocab, vocab_for
 
 INTENTS_FILE = CATALOG_DIR / "intents.toml"

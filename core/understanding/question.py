@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.ask_query import Intent
 from core.catalog.kv_cache import KvCacheType
 from core.catalog.platforms import OsFamily
+from core.understanding.query import Intent
 from core.understanding.resolution import Resolution
 
 MIN_FUZZY_WORD = 5  # letters a leftover word needs before it may be read as a misspelt model word

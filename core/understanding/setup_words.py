@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from core.catalog.kv_cache import KvCacheType, is_kv_cache_type
 from core.understanding.vocab import Vocab
 
-MAX_RAM_GIB = 65536.0  # what the estimate request accepts (core/estimate_request.py)
+MAX_RAM_GIB = 65536.0  # what the estimate request accepts (core/ask/estimate_request.py)
 MAX_MACHINES = 64
 Note = tuple[str, str]  # (code, what the question said): catalogs/messages/reply.toml reply.note.<code>
 

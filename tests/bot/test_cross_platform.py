@@ -57,8 +57,8 @@ def test_every_declared_command_has_the_same_arguments_on_discord_and_in_text():
     from core.commands.router import CommandRouter
     from core.commands.types import Where
     from core.community.moderators import ModeratorPolicy
-    from core.records import Actor
     from core.storage.memory import MemoryStorage
+    from core.storage.records import Actor
 
     catalog = default_catalog()
     router = CommandRouter(BotContext(catalog, MemoryStorage(), ModeratorPolicy.parse(""), BotLimits()))

@@ -11,7 +11,7 @@ from bot.app import build_app
 from bot.observability import Metrics, Observability, instrument
 from bot.settings import load_settings
 from core.commands.types import Where
-from core.records import Actor
+from core.storage.records import Actor
 
 ALICE = Actor("telegram", "111", "alice")
 HERE = Where("c1", private=True)

@@ -20,7 +20,7 @@ from bot.app import App, build_app
 from bot.runner import Service, platform_adapters, run_bot, serve
 from bot.settings import load_settings
 from core.commands.context import utcnow
-from core.records import Actor, Measurement, NewSubmission, Subscription
+from core.storage.records import Actor, Measurement, NewSubmission, Subscription
 from tests.fakes.notifier import RecordingNotifier
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli.backup import destination_path, run_backup
-from core.records import Actor, Measurement, NewSubmission
+from core.storage.records import Actor, Measurement, NewSubmission
 from core.storage.sqlite import SqliteStorage
 
 

@@ -21,9 +21,9 @@ from bot.hub.select import model_source_from_env
 from bot.settings import Settings
 from core.commands.model_lookup import to_payload
 from core.commands.types import Where
-from core.records import Actor
 from core.storage.memory import MemoryStorage
-from tests.core.test_model_resolution import VL32, _add_repos
+from core.storage.records import Actor
+from tests.core.understanding.test_hub_rule import VL32, _add_repos
 from tests.fakes.hf_hub import FakeHub
 
 AT = datetime(2026, 12, 1, tzinfo=UTC)
@@ -92,8 +92,8 @@ async def test_models_read_earlier_are_loaded_at_start(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     from core.catalog.from_config import read_config
-    from core.model_source import Provenance, SourcedModel
-    from tests.core.test_model_resolution import _vl32_config
+    from core.catalog.model_source import Provenance, SourcedModel
+    from tests.core.understanding.test_hub_rule import _vl32_config
 
     monkeypatch.delenv("TOKBOT_HUB", raising=False)
     monkeypatch.delenv("HF_ENDPOINT", raising=False)

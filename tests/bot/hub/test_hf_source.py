@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.hub.hf_source import HuggingFaceSource
-from core.model_source import ModelSourceError
+from core.catalog.model_source import ModelSourceError
 from tests.fakes.hf_hub import FakeHub, serving
 
 FIXTURES = Path(__file__).parents[2] / "core" / "catalog" / "hf_configs"

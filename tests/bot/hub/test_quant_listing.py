@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.hub.hf_source import HuggingFaceSource
-from core.ask_use_case import estimate_for
+from core.ask.answer import estimate_for
 from core.catalog.loader import default_catalog
 from core.catalog.published_files import published_file
 from core.commands.model_lookup import AskSettings, HubModels, answer_with_hub, from_payload, to_payload

@@ -7,7 +7,7 @@ from typing import Any
 
 from core.anchors.anchor_index import AnchorIndex
 from core.catalog.loader import default_catalog
-from core.records import Actor, Measurement, Submission
+from core.storage.records import Actor, Measurement, Submission
 
 CATALOG = default_catalog()
 GPU = "tesla-v100-32g-pcie"

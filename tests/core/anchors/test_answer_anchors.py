@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.anchors.seed import as_approved, published_anchors
-from core.ask_use_case import answer, follow_up
+from core.ask.answer import answer, follow_up
 from core.render.doc import fits
 
 from .builders import CATALOG, index_of, make

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 
 from core.anchors.calibrate import anchor_estimate, calibrate
-from core.estimate_request import run_query
-from core.records import Measurement
+from core.ask.estimate_request import run_query
+from core.storage.records import Measurement
 
 from .builders import CATALOG, GPU, MODEL, index_of, make
 

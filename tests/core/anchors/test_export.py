@@ -6,7 +6,7 @@ import json
 from dataclasses import replace
 
 from core.anchors.export import FIELDS, export_csv, export_json, parse_csv
-from core.records import EstimateSnapshot, Submission
+from core.storage.records import EstimateSnapshot, Submission
 
 from .builders import CATALOG, make
 

@@ -125,7 +125,7 @@ def test_granite_inconsistent_configs_are_refused(change: dict[str, Any], named:
     ],
 )
 def test_asks_name_the_new_models(question: str, name: str) -> None:
-    from core.ask_use_case import answer
+    from core.ask.answer import answer
 
     reply = answer(question, CATALOG)
     assert reply.status == "answer"
@@ -142,6 +142,6 @@ def test_asks_name_the_new_models(question: str, name: str) -> None:
     ],
 )
 def test_neighbours_are_not_swapped_in(question: str, not_this: str) -> None:
-    from core.ask_use_case import answer
+    from core.ask.answer import answer
 
     assert not_this not in answer(question, CATALOG).text

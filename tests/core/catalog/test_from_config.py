@@ -511,9 +511,9 @@ def test_params_check_is_quiet_within_two_percent_and_names_a_bigger_gap() -> No
 def test_hub_reply_names_a_published_count_that_disagrees(published: int, named: bool) -> None:
     """A Hub-read Gemma 4 31B whose safetensors total (as the Hub reported it) is 25B: the reply's
     header says the config gives 31.27B; with the right total it says nothing."""
-    from core.ask_use_case import answer
+    from core.ask.answer import answer
+    from core.catalog.model_source import Provenance, SourcedModel
     from core.commands.model_lookup import HubModels, with_provenance
-    from core.model_source import Provenance, SourcedModel
 
     reading = read_config(
         _fixture("google__gemma-4-31B-it"), model_id="gemma-4-31b", repo="google/gemma-4-31B-it"
@@ -601,7 +601,7 @@ def test_new_entries_weights_sum_to_the_config_count(model_id: str) -> None:
     ],
 )
 def test_asks_name_the_new_models(question: str, name: str) -> None:
-    from core.ask_use_case import answer
+    from core.ask.answer import answer
 
     reply = answer(question, CATALOG)
     assert reply.status == "answer"
@@ -610,7 +610,7 @@ def test_asks_name_the_new_models(question: str, name: str) -> None:
 
 @pytest.mark.parametrize("question", ["4090 hunyuan-7b-instruct speed", "seed-oss-36b-base-woSyn on a 4090"])
 def test_neighbours_of_the_new_models_are_not_swapped_in(question: str) -> None:
-    from core.ask_use_case import answer
+    from core.ask.answer import answer
 
     reply = answer(question, CATALOG)
     assert "Hunyuan-A13B-Instruct" not in reply.text and "Seed-OSS-36B-Instruct" not in reply.text

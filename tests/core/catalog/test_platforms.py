@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.ask.estimate_request import EstimateQuery
 from core.catalog.loader import default_catalog
 from core.catalog.platforms import (
     OS_FAMILIES,
@@ -15,7 +16,6 @@ from core.catalog.platforms import (
     os_from_word,
 )
 from core.community.submission_form import read_form
-from core.estimate_request import EstimateQuery
 from core.understanding.parse import parse_question
 from core.understanding.vocab import vocab_for
 

@@ -12,8 +12,8 @@ from core.commands.context import BotContext, BotLimits
 from core.commands.router import CommandRouter
 from core.commands.types import Where
 from core.community.moderators import ModeratorPolicy
-from core.records import Actor
 from core.storage.memory import MemoryStorage
+from core.storage.records import Actor
 
 
 class Clock:

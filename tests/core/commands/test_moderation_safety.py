@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from core.commands.types import Where
-from core.records import Actor
+from core.storage.records import Actor
 
 SUBMIT = '/submit gpu="V100 32G" model="gemma 3 27b" quant=Q4_K_M ctx=8k decode=21.5 prefill=480'
 

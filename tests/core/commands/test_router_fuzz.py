@@ -31,7 +31,7 @@ def test_any_line_gets_calm_answers_that_fit_and_changes_nothing_it_shouldnt(lin
         h = Harness()
         await h.storage.open()
         from core.commands.types import Where
-        from core.records import Actor
+        from core.storage.records import Actor
 
         for line in lines:
             responses = await h.router.handle_text(
@@ -79,7 +79,7 @@ def test_long_concurrent_inputs_get_calm_bounded_answers(shape, size, prefix, pe
     import time
 
     from core.commands.types import Where
-    from core.records import Actor
+    from core.storage.records import Actor
 
     text = prefix + shape(size)
 

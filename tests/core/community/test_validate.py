@@ -16,7 +16,7 @@ from core.community.validate import (
     read_submission,
 )
 from core.i18n import messages
-from core.records import Measurement
+from core.storage.records import Measurement
 from tests.core.community.test_pasted import (
     BENCH_4090,
     BENCH_DEPTH,

@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from core.ask_use_case import answer, estimate_for, follow_up
+from core.ask.answer import answer, estimate_for, follow_up
+from core.ask.estimate_request import QueryError, run_query
 from core.catalog.loader import default_catalog
-from core.estimate_request import QueryError, run_query
 from core.estimator import speed
 from core.estimator.frameworks import check_backend, evaluate, recommend
 from core.estimator.memory import default_os

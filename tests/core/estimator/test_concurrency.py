@@ -9,9 +9,9 @@ from types import ModuleType
 
 import pytest
 
-from core.ask_use_case import answer
+from core.ask.answer import answer
+from core.ask.estimate_request import EstimateQuery, resolve_request
 from core.catalog.loader import default_catalog
-from core.estimate_request import EstimateQuery, resolve_request
 from core.estimator import concurrency
 from core.estimator.estimate import estimate
 from tests.fakes.scripts import load_script

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from core.ask.estimate_request import EstimateQuery, QueryError, resolve_request, run_query
 from core.catalog.loader import default_catalog
-from core.estimate_request import EstimateQuery, QueryError, resolve_request, run_query
 from core.estimator.estimate import estimate
 from core.estimator.setup import SetupError, build_setup, cpu_only_setup, default_host
 

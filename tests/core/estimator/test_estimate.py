@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from core.ask.estimate_request import QueryError, run_query
 from core.catalog.loader import default_catalog
-from core.estimate_request import QueryError, run_query
 from core.estimator.plan import plan_for
 
 CAT = default_catalog()

@@ -125,7 +125,7 @@ def test_exl_members_are_gated_by_their_family() -> None:
 
 
 def test_estimate_quant_takes_an_exl_bpw() -> None:
-    from core.estimate_request import EstimateQuery, QueryError, resolve_request
+    from core.ask.estimate_request import EstimateQuery, QueryError, resolve_request
 
     def quants(*names: str, framework: str | None = None) -> tuple[str, ...]:
         query = EstimateQuery(
@@ -147,7 +147,7 @@ def test_estimate_quant_takes_an_exl_bpw() -> None:
 def test_a_chat_question_with_experts_in_ram_runs_mainline_and_names_the_fork() -> None:
     """Unseen phrasing (Chinese, a 5090 with 128 GB): mainline llama.cpp with --n-cpu-moe is the
     command, and its line names ik_llama.cpp's measured gain."""
-    from core.ask_use_case import answer
+    from core.ask.answer import answer
 
     reply = answer("5090 + 128g 内存 跑 qwen3 235b a22b q4 用什么框架", CAT)
     assert reply.status == "answer"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from core.ask.estimate_request import run_query
 from core.catalog.loader import default_catalog
-from core.estimate_request import run_query
 from core.estimator.setup import SetupError, default_host, parse_ram_type
 
 CATALOG = default_catalog()

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from bot.cli.estimate import answer as estimate_json
-from core.ask_use_case import answer, estimate_for
+from core.ask.answer import answer, estimate_for
+from core.ask.estimate_request import run_query
 from core.catalog.loader import default_catalog
-from core.estimate_request import run_query
 from core.estimator.plan import plan_for
 from core.estimator.serialize import row_dict
 from core.render.advice import advise

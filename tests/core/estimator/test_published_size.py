@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from core.ask_use_case import answer, estimate_for
+from core.ask.answer import answer, estimate_for
 from core.catalog.loader import default_catalog
 from core.catalog.published_files import PublishedFile, catalog_files
 from core.estimator.serialize import estimate_dict

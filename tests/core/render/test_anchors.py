@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.anchors.calibrate import CalibrationInfo, calibrate
-from core.estimate_request import run_query
+from core.ask.estimate_request import run_query
 from core.render.anchors import anchor_section, calibration_line
 from core.render.doc import Para, Pre, render
 from tests.core.anchors.builders import CATALOG, index_of, make

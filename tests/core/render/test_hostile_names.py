@@ -10,11 +10,11 @@ from datetime import UTC, datetime
 import pytest
 
 from core.catalog.loader import default_catalog
-from core.records import Actor, EstimateSnapshot, Measurement, OutboxItem, Submission
 from core.render.doc import TARGETS, ZWSP, Target
 from core.render.message import one
 from core.render.notices import notice_text
 from core.render.submission import estimate_line, setup_line, speeds_line, summary
+from core.storage.records import Actor, EstimateSnapshot, Measurement, OutboxItem, Submission
 
 CATALOG = default_catalog()
 

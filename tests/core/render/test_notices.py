@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from core.catalog.loader import default_catalog
-from core.records import OutboxItem
 from core.render.doc import fits
 from core.render.notices import notice_line, notice_target, notice_text
+from core.storage.records import OutboxItem
 
 CATALOG = default_catalog()
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from core.ask_use_case import answer
+from core.ask.answer import answer
 from core.catalog.loader import default_catalog
 from core.render.doc import NARROW, display_width
 
@@ -104,7 +104,7 @@ def test_a_way_out_leads_with_the_best_quant_that_runs_usably_not_a_1_bit_one() 
 def test_more_ram_than_a_desktop_holds_is_priced_as_a_server() -> None:
     """512 GB does not fit in a dual-channel desktop: the offload is priced on an 8-channel server
     (hosts.toml [defaults] large_ram); 64 GB stays the desktop's."""
-    from core.ask_use_case import estimate_for
+    from core.ask.answer import estimate_for
 
     big = answer("4090 + 512g ram deepseek r1", CATALOG)
     assert big.query is not None

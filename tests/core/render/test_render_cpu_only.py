@@ -7,7 +7,6 @@ from dataclasses import replace
 
 import pytest
 
-from core.ask_query import AskQuery, Hardware
 from core.catalog.loader import default_catalog
 from core.estimator.estimate import Estimate, EstimateRequest, estimate
 from core.estimator.setup import build_setup, cpu_only_setup
@@ -16,6 +15,7 @@ from core.render.compact import compact_reply
 from core.render.detail import frameworks_view, quant_detail, speculative_view
 from core.render.doc import render
 from core.render.sources import sources_view
+from core.understanding.query import AskQuery, Hardware
 
 CATALOG = default_catalog()
 

@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import pytest
 
-from core.ask_query import AskQuery, CardSpec, Hardware
-from core.ask_use_case import answer, chart, follow_up
+from core.ask.answer import answer, chart, follow_up
 from core.catalog.loader import default_catalog
+from core.understanding.query import AskQuery, CardSpec, Hardware
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.ask_use_case import answer, follow_up
+from core.ask.answer import answer, follow_up
 from core.catalog.loader import default_catalog
 from tests.core.anchors.builders import index_of, make
 

@@ -14,7 +14,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from core.records import (
+from core.storage.interface import DuplicateSubmission, NotFound, Storage, UndoRefused, WrongState
+from core.storage.records import (
     Actor,
     AuditEntry,
     EstimateSnapshot,
@@ -23,7 +24,6 @@ from core.records import (
     OutboxStats,
     Subscription,
 )
-from core.storage.interface import DuplicateSubmission, NotFound, Storage, UndoRefused, WrongState
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 ALICE = Actor("telegram", "111", "alice")
@@ -687,7 +687,7 @@ class StorageContract:
     # --- "was this helpful?" ------------------------------------------------------------------------
     # One test, counting from what is there: PostgreSQL's per-test emptying may keep earlier votes.
     async def test_feedback_one_vote_per_person_per_answer_changeable(self, storage: Storage) -> None:
-        from core.records import Feedback
+        from core.storage.records import Feedback
 
         before = await storage.feedback_counts()
         run = f"{id(storage):x}"

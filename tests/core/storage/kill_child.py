@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from core.records import Actor, Measurement, NewSubmission, Subscription  # noqa: E402
+from core.storage.records import Actor, Measurement, NewSubmission, Subscription  # noqa: E402
 from core.storage.sqlite import SqliteStorage  # noqa: E402
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

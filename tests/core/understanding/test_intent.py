@@ -130,7 +130,7 @@ def test_several_cards_named_only_by_memory(question: str, count: int, gib: floa
 
 
 def test_cards_named_by_memory_are_priced_as_that_many_typical_cards() -> None:
-    from core.ask_use_case import answer
+    from core.ask.answer import answer
 
     reply = answer("2x 24gb gpus llama 70b", CATALOG)
     assert reply.query is not None

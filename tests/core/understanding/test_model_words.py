@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.ask_use_case import answer
+from core.ask.answer import answer
 from core.catalog.loader import default_catalog
 from core.understanding.normalize import clean
 

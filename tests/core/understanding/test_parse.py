@@ -6,9 +6,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.ask_query import INTENTS
 from core.catalog.loader import default_catalog
 from core.understanding.parse import ParsedQuestion, parse_question
+from core.understanding.query import INTENTS
 from core.understanding.resolution import Resolution
 
 CATALOG = default_catalog()

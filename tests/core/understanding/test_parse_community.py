@@ -71,7 +71,7 @@ def test_size_said_in_billions() -> None:
 
 
 def test_misspelt_name_is_answered_not_sent_to_the_hub() -> None:
-    from core.ask_use_case import answer
+    from core.ask.answer import answer
 
     # The Hub rule read "Llamaa" as a word Llama 3 70B lacks, and held the question for a search.
     reply = answer("Llamaa 3 70b is slow on my 2x 3090, why", CATALOG)
@@ -79,7 +79,7 @@ def test_misspelt_name_is_answered_not_sent_to_the_hub() -> None:
 
 
 def test_size_in_words_with_filler_is_not_sent_to_the_hub() -> None:
-    from core.ask_use_case import answer
+    from core.ask.answer import answer
 
     reply = answer("my 4060 won't load a model with 14 billion parameters", CATALOG)
     assert reply.hub is None

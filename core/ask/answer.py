@@ -2,7 +2,7 @@
 
 `answer()` is what every chat adapter and `python -m bot ask` call. It never raises: any failure is
 an "error" reply with a calm message, and the text always fits one message of the target. The
-question is read once into an `AskQuery` (core/ask_query.py), which the estimate, the renderer and
+question is read once into an `AskQuery` (core/understanding/query.py), which the estimate, the renderer and
 the follow-up views (one quant in full, all frameworks, speculative decoding, a chart, another OS
 or KV cache type) all take whole; a follow-up switches its fields with `dataclasses.replace`.
 """
@@ -16,7 +16,8 @@ from typing import Any, Literal
 
 from core.anchors.anchor_index import AnchorIndex
 from core.anchors.calibrate import calibrate
-from core.ask_query import AskQuery, CardSpec, Hardware, QueryNote
+from core.ask.intent_answer import assumed_card_line, intent_reply, with_fit_lead, with_intent
+from core.ask.intent_answer import clear_caches as clear_intent_caches
 from core.catalog.gpu import Gpu
 from core.catalog.kv_cache import FULL_PRECISION_KV
 from core.catalog.loader import Catalog
@@ -26,8 +27,6 @@ from core.estimator.frameworks import backend_names, check_backend
 from core.estimator.memory import default_os
 from core.estimator.setup import SetupError, build_setup, cpu_only_setup
 from core.i18n import Lang, translate
-from core.intent_answer import assumed_card_line, intent_reply, with_fit_lead, with_intent
-from core.intent_answer import clear_caches as clear_intent_caches
 from core.render.anchors import anchor_section
 from core.render.candidates import candidate_names
 from core.render.compact import Reading, compact_reply, setup_title
@@ -36,6 +35,7 @@ from core.render.overview import gpu_overview, model_overview
 from core.understanding.hub_rule import HubNeed, card_like_pattern, model_need
 from core.understanding.language import decide_language
 from core.understanding.parse import ParsedQuestion, parse_question
+from core.understanding.query import AskQuery, CardSpec, Hardware, QueryNote
 from core.understanding.resolution import Resolution
 
 ReplyStatus = Literal["answer", "clarify", "help", "error"]
@@ -51,7 +51,7 @@ class Reply:
     query: AskQuery | None  # None only when the question could not be read at all
     candidates: dict[str, list[str]] = field(default_factory=dict)
     text: str = ""
-    rows: tuple[dict[str, Any], ...] = ()  # an intent reply's table as objects (core/intent_answer.py)
+    rows: tuple[dict[str, Any], ...] = ()  # an intent reply's table as objects (core/ask/intent_answer.py)
     # A model name the catalog doesn't hold (or holds only as a neighbour): what the command layer
     # looks up on the Hub before answering again (core/commands/model_lookup.py).
     hub: HubNeed | None = None
@@ -386,7 +386,7 @@ def _full_text(catalog: Catalog, query: AskQuery, reading: Reading, anchors: Anc
         return with_fit_lead(est, query, compact_reply(est, catalog, query, reading))
     est, calibration = calibrate(est, anchors, catalog)
     section = anchor_section(est, anchors, catalog, query.lang, calibration, query.quants)
-    # A fit question ("will it run") leads with the verdict (core/intent_answer.py).
+    # A fit question ("will it run") leads with the verdict (core/ask/intent_answer.py).
     return with_fit_lead(est, query, compact_reply(est, catalog, query, reading, anchors=section))
 
 

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from bot.hub.hf_source import HuggingFaceSource
-from core.ask_use_case import Reply, answer
+from core.ask.answer import Reply, answer
 from core.catalog.loader import Catalog, default_catalog
+from core.catalog.model_source import RepoHit
 from core.commands import model as model_cmd
 from core.commands.model_lookup import (
     AskSettings,
@@ -27,13 +28,12 @@ from core.commands.model_lookup import (
     rank_hits,
     to_payload,
 )
-from core.model_source import RepoHit
 from core.understanding.hub_rule import lacking, model_need, typed_model_name
 from tests.core.commands.conftest import Harness
 from tests.fakes.hf_hub import FakeHub, serving
 
 CATALOG = default_catalog()
-FIXTURES = Path(__file__).parent / "catalog" / "hf_configs"
+FIXTURES = Path(__file__).parents[1] / "catalog" / "hf_configs"
 VL32 = "Qwen/Qwen2.5-VL-32B-Instruct"
 
 
@@ -274,7 +274,7 @@ async def test_model_add_is_for_moderators(hub: FakeHub, source: HuggingFaceSour
 
 def test_payload_round_trip() -> None:
     from core.catalog.from_config import read_config
-    from core.model_source import Provenance, SourcedModel
+    from core.catalog.model_source import Provenance, SourcedModel
 
     reading = read_config(json.loads(_vl32_config()), model_id="qwen/qwen2.5-vl-32b-instruct", repo=VL32)
     sourced = SourcedModel(
@@ -329,7 +329,7 @@ def test_words_around_a_confident_name_do_not_send_it_to_the_hub(question: str, 
 def test_no_corpus_question_with_a_catalog_model_is_sent_to_the_hub() -> None:
     """Every question of the understanding corpus whose model is in the catalog is answered about
     that model, not held for a Hub look-up (a guard on the Hub rule over ~280 real-looking phrasings)."""
-    corpus = Path(__file__).parent / "understanding" / "corpus.jsonl"
+    corpus = Path(__file__).parent / "corpus.jsonl"
     held = []
     for line in corpus.read_text(encoding="utf-8").splitlines():
         case = json.loads(line) if line.strip() else None

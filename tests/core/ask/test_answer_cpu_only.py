@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from core.ask_use_case import answer, chart, estimate_for, follow_up
+from core.ask.answer import answer, chart, estimate_for, follow_up
 from core.catalog.loader import default_catalog
 from core.estimator.estimate import Estimate
 from core.estimator.serialize import estimate_dict

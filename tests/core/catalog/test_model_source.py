@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.model_source import ModelSourceError, RepoRef, parse_repo_ref
+from core.catalog.model_source import ModelSourceError, RepoRef, parse_repo_ref
 
 
 @pytest.mark.parametrize(

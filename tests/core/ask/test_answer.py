@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.ask_query import AskQuery, CardSpec, Hardware
-from core.ask_use_case import Reply, answer, answer_query, estimate_for
+from core.ask.answer import Reply, answer, answer_query, estimate_for
 from core.catalog.loader import default_catalog
 from core.i18n import translate
+from core.understanding.query import AskQuery, CardSpec, Hardware
 
 CATALOG = default_catalog()
 

@@ -3,7 +3,7 @@
 `with_intent` completes the query with what only these replies need (the second card or model of a
 comparison, the prompt length, concurrent users, a card known only by its memory, a model named only
 by its size); `intent_reply` answers when the intent has its own reply, else returns None and the
-question gets the ordinary fit/speed table. Both are called from core/ask_use_case.py.
+question gets the ordinary fit/speed table. Both are called from core/ask/answer.py.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from core.ask_query import AskQuery, CardSpec
 from core.catalog.loader import Catalog
 from core.estimator.concurrency import concurrent_for
 from core.estimator.estimate import Estimate, in_ram
@@ -29,6 +28,7 @@ from core.render.intent_rows import card_label, config, one_row, setup_for
 from core.understanding.intent import IntentDetails, intent_details, typical_card
 from core.understanding.normalize import clean
 from core.understanding.parse import ParsedQuestion, parse_question
+from core.understanding.query import AskQuery, CardSpec
 from core.understanding.resolution import Resolution
 
 # Where a comparison splits into its two sides: "A vs B", "A 和 B 哪个快", "A or B", "2 x 4090 slower
@@ -432,7 +432,7 @@ def assumed_card_line(query: AskQuery, catalog: Catalog, lang: Lang) -> str:
 
 
 def clear_caches() -> None:
-    """Forget the intent replies' cached estimates (core.ask_use_case.clear_caches calls this)."""
+    """Forget the intent replies' cached estimates (core.ask.answer.clear_caches calls this)."""
     from core.render import intent_rows
 
     intent_rows.clear()
