@@ -235,8 +235,12 @@ async def snapshot(out: Any) -> int:
 _FOLLOWUP_KEY = re.compile(r'"v:([a-z]):[^:"]+')
 
 
+# The 👍 / 👎 buttons carry a random key per answer ("h:u:1xZnOwN6"): no two runs share them.
+_FEEDBACK_KEY = re.compile(r'"h:([ud]):[^"]*"')
+
+
 def _normalised(line: str) -> str:
-    return _FOLLOWUP_KEY.sub(r'"v:\1:<key>', line)
+    return _FEEDBACK_KEY.sub(r'"h:\1:<key>"', _FOLLOWUP_KEY.sub(r'"v:\1:<key>', line))
 
 
 def compare(before: Path, after: Path) -> int:
