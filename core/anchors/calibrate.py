@@ -186,10 +186,12 @@ def calibrate(est: Estimate, index: AnchorIndex, catalog: Catalog) -> tuple[Esti
         kind = speed.quant_kind(quant)
         if kind not in by_kind:
             by_kind[kind] = _pool(
-                [(w * (cfg.same_quant_kind if speed.quant_kind(s.measurement.quant) == kind else 1.0), lr)
-                 for s, w, lr in decode],
+                [
+                    (w * (cfg.same_quant_kind if speed.quant_kind(s.measurement.quant) == kind else 1.0), lr)
+                    for s, w, lr in decode
+                ],
                 cfg,
-            )  # fmt: skip
+            )
         return by_kind[kind]
 
     def scale(row: Row) -> Row:

@@ -24,11 +24,36 @@ NOTES_MAX = 300  # characters of free-text notes kept per anchor
 URL_MAX = 500
 
 FIELDS: tuple[str, ...] = (
-    "id", "origin", "gpu_id", "gpu_name", "gpu_count", "memory_gib", "model_id", "model_name", "quant",
-    "decode_tps", "prefill_tps", "prompt_tokens", "context", "depth", "framework", "framework_version",
-    "backend", "os", "kv_type", "flash_attn", "memory_used_gib", "credit", "source", "date",
-    "evidence_url", "evidence_log_chars", "notes", "estimate_decode_mid", "engine_version",
-)  # fmt: skip
+    "id",
+    "origin",
+    "gpu_id",
+    "gpu_name",
+    "gpu_count",
+    "memory_gib",
+    "model_id",
+    "model_name",
+    "quant",
+    "decode_tps",
+    "prefill_tps",
+    "prompt_tokens",
+    "context",
+    "depth",
+    "framework",
+    "framework_version",
+    "backend",
+    "os",
+    "kv_type",
+    "flash_attn",
+    "memory_used_gib",
+    "credit",
+    "source",
+    "date",
+    "evidence_url",
+    "evidence_log_chars",
+    "notes",
+    "estimate_decode_mid",
+    "engine_version",
+)
 
 # Typed columns, so a CSV reader can restore exactly what the JSON holds (see `parse_csv`).
 _INT = {"id", "gpu_count", "prompt_tokens", "context", "depth", "evidence_log_chars"}

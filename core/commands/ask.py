@@ -29,8 +29,14 @@ from core.understanding.language import decide_language, english_words
 from core.understanding.query import AskQuery
 
 VIEWS = {
-    "f": "frameworks", "s": "speculative", "q": "quant", "c": "chart", "o": "os", "k": "kv", "r": "sources",
-}  # fmt: skip
+    "f": "frameworks",
+    "s": "speculative",
+    "q": "quant",
+    "c": "chart",
+    "o": "os",
+    "k": "kv",
+    "r": "sources",
+}
 OS_CHOICES = ("linux", "windows")
 KV_CHOICES: tuple[KvCacheType, ...] = ("f16", "q8_0")
 Rows = tuple[tuple[Button, ...], ...]

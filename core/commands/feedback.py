@@ -32,10 +32,16 @@ def remember(bot: BotContext, inv: Invocation, question: str, reply: Reply) -> s
     """Keep what a vote on this answer needs; the key its buttons carry."""
     query = json.dumps(reply.query.as_json(), ensure_ascii=False) if reply.query is not None else "{}"
     lang: Lang = reply.query.lang if reply.query is not None else inv.lang
-    return bot.answers.put(Answered(
-        chat_id=inv.where.chat_id, question=question, query=query,
-        reply=plain_head(reply.text, inv.target), engine_version=engine_version(bot.catalog), lang=lang,
-    ))  # fmt: skip
+    return bot.answers.put(
+        Answered(
+            chat_id=inv.where.chat_id,
+            question=question,
+            query=query,
+            reply=plain_head(reply.text, inv.target),
+            engine_version=engine_version(bot.catalog),
+            lang=lang,
+        )
+    )
 
 
 def buttons(key: str, lang: Lang) -> tuple[Button, ...]:
@@ -52,13 +58,25 @@ async def act(bot: BotContext, inv: Invocation, parts: list[str]) -> list[Respon
     if helpful is None:
         return [to_asker(translate("cmd.unknown_action", inv.lang), status="error")]
     if answered is None:
-        return [Response(translate("feedback.expired", inv.lang), audience=Audience.ASKER, toast=True,
-                         status="error")]  # fmt: skip
-    first = await bot.storage.record_feedback(Feedback(
-        answer_key=parts[1], voter=inv.actor, chat_id=inv.where.chat_id, helpful=helpful,
-        question=answered.question, query=answered.query, reply=answered.reply,
-        engine_version=answered.engine_version, lang=answered.lang, at=bot.clock(),
-    ))  # fmt: skip
+        return [
+            Response(
+                translate("feedback.expired", inv.lang), audience=Audience.ASKER, toast=True, status="error"
+            )
+        ]
+    first = await bot.storage.record_feedback(
+        Feedback(
+            answer_key=parts[1],
+            voter=inv.actor,
+            chat_id=inv.where.chat_id,
+            helpful=helpful,
+            question=answered.question,
+            query=answered.query,
+            reply=answered.reply,
+            engine_version=answered.engine_version,
+            lang=answered.lang,
+            at=bot.clock(),
+        )
+    )
     key = f"feedback.{'thanks' if first else 'changed'}.{'up' if helpful else 'down'}"
     return [Response(translate(key, answered.lang), audience=Audience.ASKER, toast=True)]
 

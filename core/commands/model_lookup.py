@@ -219,9 +219,13 @@ def _endpoint(source: ModelSource) -> str:
 def why_failed(exc: ModelSourceError, source: ModelSource, lang: Lang) -> str:
     budget = getattr(source, "budget_s", QUESTION_BUDGET_S)
     return translate(
-        f"hub.why.{exc.kind}", lang, endpoint=_endpoint(source), budget=f"{budget:g}", repo=exc.repo,
+        f"hub.why.{exc.kind}",
+        lang,
+        endpoint=_endpoint(source),
+        budget=f"{budget:g}",
+        repo=exc.repo,
         detail=exc.detail[:160],
-    )  # fmt: skip
+    )
 
 
 def _line(text: str, target: str) -> str:

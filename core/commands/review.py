@@ -30,18 +30,26 @@ async def refuse(bot: BotContext, inv: Invocation, action: str, submission_id: i
     """A moderator-only action by someone else: nothing happens, the attempt goes to the audit log."""
     # Aggregated (one row per actor, action and minute): a flood of forged presses can't push the real
     # decisions out of /review audit, nor write a row per press.
-    await bot.storage.record_refused(AuditEntry(
-        at=bot.clock(), actor=inv.actor, action=f"refused:{action}", submission_id=submission_id, ok=False,
-        detail="not a moderator",
-    ))  # fmt: skip
+    await bot.storage.record_refused(
+        AuditEntry(
+            at=bot.clock(),
+            actor=inv.actor,
+            action=f"refused:{action}",
+            submission_id=submission_id,
+            ok=False,
+            detail="not a moderator",
+        )
+    )
     return [to_asker(translate("review.not_moderator", inv.lang), status="refused")]
 
 
 def _buttons(sub: Submission, lang: Lang) -> tuple[tuple[Button, ...], ...]:
-    return ((
-        Button(translate("review.button.approve", lang), f"m:a:{sub.id}", "success"),
-        Button(translate("review.button.reject", lang), f"m:r:{sub.id}", "danger"),
-    ),)  # fmt: skip
+    return (
+        (
+            Button(translate("review.button.approve", lang), f"m:a:{sub.id}", "success"),
+            Button(translate("review.button.reject", lang), f"m:r:{sub.id}", "danger"),
+        ),
+    )
 
 
 async def _list(bot: BotContext, inv: Invocation, lang: Lang) -> list[Response]:

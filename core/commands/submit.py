@@ -193,12 +193,24 @@ async def _store(bot: BotContext, inv: Invocation, drafts: Sequence[Draft], lang
         fp = fingerprint(actor.key, m)
         # One atomic storage step (duplicate look-up, rate count, insert): concurrent /submit from one
         # user can't walk past the limit or store the same measurement twice (issue 13).
-        outcome = await bot.storage.add_submission_checked(NewSubmission(
-            measurement=m, submitter=actor, created_at=now, chat_id=chat, lang=lang,
-            estimate=draft.estimate, flags=tuple(draft.flags), fingerprint=fp,
-            flag_details=tuple((n.code.removeprefix("submit.flag."), json.dumps(n.params, default=str))
-                               for n in draft.flag_notes),
-        ), since=hour_ago, limit=bot.limits.submissions_per_hour)  # fmt: skip
+        outcome = await bot.storage.add_submission_checked(
+            NewSubmission(
+                measurement=m,
+                submitter=actor,
+                created_at=now,
+                chat_id=chat,
+                lang=lang,
+                estimate=draft.estimate,
+                flags=tuple(draft.flags),
+                fingerprint=fp,
+                flag_details=tuple(
+                    (n.code.removeprefix("submit.flag."), json.dumps(n.params, default=str))
+                    for n in draft.flag_notes
+                ),
+            ),
+            since=hour_ago,
+            limit=bot.limits.submissions_per_hour,
+        )
         if outcome.result == "rate_limited":
             lines.append(translate("submission.rate_limited", lang, limit=bot.limits.submissions_per_hour))
             break

@@ -70,10 +70,17 @@ async def _subscription_change(bot: BotContext, inv: Invocation) -> list[Respons
         limit = bot.limits.max_subscriptions
         return [to_asker(translate("subscribe.too_many", lang, limit=limit), status="error")]
     chat = bot.capabilities(inv.actor.platform).notice_chat(inv.actor, inv.where)
-    sub, created = await bot.storage.subscribe(Subscription(
-        platform=inv.actor.platform, user_id=inv.actor.user_id, chat_id=chat,
-        gpu_id=gpu_id, model_id=model_id, lang=lang, created_at=bot.clock(),
-    ))  # fmt: skip
+    sub, created = await bot.storage.subscribe(
+        Subscription(
+            platform=inv.actor.platform,
+            user_id=inv.actor.user_id,
+            chat_id=chat,
+            gpu_id=gpu_id,
+            model_id=model_id,
+            lang=lang,
+            created_at=bot.clock(),
+        )
+    )
     key = "subscribe.added" if created else "subscribe.already"
     return [to_asker(one(inv.target, translate(key, lang, what=what)))]
 

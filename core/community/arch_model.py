@@ -27,9 +27,19 @@ GIB = 1024**3
 def _shape(m: Model) -> tuple[object, ...]:
     """What the estimate depends on: models equal here are one anchor."""
     return (
-        m.layers, m.hidden, m.heads, m.kv_heads, m.head_dim, m.vocab, m.intermediate_size,
-        m.experts, m.experts_active, m.attention, m.sliding_window, m.tied_embeddings,
-    )  # fmt: skip
+        m.layers,
+        m.hidden,
+        m.heads,
+        m.kv_heads,
+        m.head_dim,
+        m.vocab,
+        m.intermediate_size,
+        m.experts,
+        m.experts_active,
+        m.attention,
+        m.sliding_window,
+        m.tied_embeddings,
+    )
 
 
 def _fits(

@@ -362,9 +362,11 @@ def _estimate_flags(run: _Run, row: Row, snap: EstimateSnapshot | None, lim: Sub
     decode = run.decode
     if snap is not None and not (lim.far_low * snap.decode_low <= decode <= lim.far_high * snap.decode_high):
         flags.append(
-            ("far_from_estimate", {"decode": decode, "low": snap.decode_low, "mid": snap.decode_mid,
-                                   "high": snap.decode_high})
-        )  # fmt: skip
+            (
+                "far_from_estimate",
+                {"decode": decode, "low": snap.decode_low, "mid": snap.decode_mid, "high": snap.decode_high},
+            )
+        )
     prefill = run.form.prefill
     if prefill is not None and row.prefill_tps is not None:
         p = row.prefill_tps

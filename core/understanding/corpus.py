@@ -25,10 +25,29 @@ from core.understanding.intent import intent_details
 from core.understanding.parse import ParsedQuestion, parse_question
 
 FIELDS = (
-    "gpu", "count", "memory", "model", "quants", "contexts", "os", "framework", "intent",
-    "cards", "host_ram", "ram_type", "kv_type", "machines", "notes",
-    "laptop", "size_b", "gpu_sure", "model_sure", "ram_channels", "other_gpu", "backends",
-)  # fmt: skip
+    "gpu",
+    "count",
+    "memory",
+    "model",
+    "quants",
+    "contexts",
+    "os",
+    "framework",
+    "intent",
+    "cards",
+    "host_ram",
+    "ram_type",
+    "kv_type",
+    "machines",
+    "notes",
+    "laptop",
+    "size_b",
+    "gpu_sure",
+    "model_sure",
+    "ram_channels",
+    "other_gpu",
+    "backends",
+)
 OPTIONAL = frozenset(
     {"laptop", "size_b", "gpu_sure", "model_sure", "ram_channels", "other_gpu", "backends"}
 )  # compared only where a line has them
