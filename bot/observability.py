@@ -6,15 +6,18 @@ hooks the core already offers (`app.bot.observe` after every command, `app.worke
 every notification); the storage gauges are read at scrape time, so they are never stale and there
 is no background task to stop.
 
-aiohttp is imported only when the server starts: `import bot` stays light for the CLI commands.
+The server is asyncio's own (two GET endpoints need no web framework), so a bot process without a
+web page to serve stays light.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 
 from prometheus_client import (
@@ -29,8 +32,6 @@ from prometheus_client import (
 from core.commands.registry import COMMANDS
 
 if TYPE_CHECKING:
-    from aiohttp import web
-
     from bot.app import App
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,9 @@ log = logging.getLogger(__name__)
 # Command latency: a cached answer is milliseconds, a chart or an export can take seconds.
 _BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 _DB_TIMEOUT_S = 2.0  # a health probe must answer even when the database hangs
+_REQUEST_TIMEOUT_S = 5.0  # a client gets this long to send its request line and headers
+_REQUEST_LIMIT = 8192  # bytes in one request line or header line
+_MAX_HEADER_LINES = 100
 
 
 def _command_label(command: str) -> str:
@@ -163,7 +167,7 @@ class Observability:
         self.metrics = metrics
         self.adapters = adapters
         self.worker = worker
-        self._runner: web.AppRunner | None = None
+        self._server: asyncio.Server | None = None
         self.port: int | None = None
 
     async def check(self) -> Health:
@@ -187,38 +191,54 @@ class Observability:
             self.metrics.adapter_up.labels(platform).set(1 if up else 0)
         return health
 
-    def web_app(self) -> web.Application:
-        from aiohttp import web
-
-        async def healthz(_: web.Request) -> web.Response:
+    async def respond(self, path: str) -> tuple[int, str, bytes]:
+        """(status, content type, body) for a GET of `path`."""
+        if path == "/healthz":
             health = await self.check()
-            return web.json_response(health.as_json(), status=200 if health.ok else 503)
-
-        async def metrics(_: web.Request) -> web.Response:
+            body = json.dumps(health.as_json()).encode()
+            return (200 if health.ok else 503), "application/json; charset=utf-8", body
+        if path == "/metrics":
             await self.check()
-            return web.Response(body=self.metrics.render(), headers={"Content-Type": CONTENT_TYPE_LATEST})
+            return 200, CONTENT_TYPE_LATEST, self.metrics.render()
+        return 404, "text/plain; charset=utf-8", b"not found\n"
 
-        web_app = web.Application()
-        web_app.router.add_get("/healthz", healthz)
-        web_app.router.add_get("/metrics", metrics)
-        return web_app
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        # Two read-only GET endpoints for a scraper and a probe: the request line is all we read
+        # (headers are skipped, bounded), one answer per connection. asyncio's own server keeps
+        # aiohttp (~14 MiB resident) out of a bot process that has no web page to serve.
+        try:
+            line = await asyncio.wait_for(reader.readline(), _REQUEST_TIMEOUT_S)
+            for _ in range(_MAX_HEADER_LINES):
+                header = await asyncio.wait_for(reader.readline(), _REQUEST_TIMEOUT_S)
+                if header in (b"\r\n", b"\n", b""):
+                    break
+            parts = line.decode("latin-1").split()
+            if len(parts) < 2 or parts[0] not in ("GET", "HEAD"):
+                status, kind, body = 405, "text/plain; charset=utf-8", b"GET only\n"
+            else:
+                status, kind, body = await self.respond(parts[1].split("?", 1)[0])
+            head = (
+                f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nContent-Type: {kind}\r\n"
+                f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+            )
+            writer.write(head.encode("latin-1") + (b"" if parts[:1] == ["HEAD"] else body))
+            await writer.drain()
+        except (TimeoutError, ConnectionError, ValueError):
+            pass  # a client that hangs up, sends an over-long line or never finishes gets nothing
+        finally:
+            writer.close()
 
     async def start(self, host: str, port: int) -> int:
         """Serve on host:port (port 0: any free port, for tests); returns the bound port."""
-        from aiohttp import web
-
-        runner = web.AppRunner(self.web_app(), access_log=None)  # scrapes every 15 s would flood the log
-        await runner.setup()
-        site = web.TCPSite(runner, host, port)
-        await site.start()
-        self._runner = runner
-        server = site._server  # aiohttp has no public accessor for the bound socket
-        sockets = getattr(server, "sockets", None) or []
+        server = await asyncio.start_server(self._serve, host, port, limit=_REQUEST_LIMIT)
+        self._server = server
+        sockets = server.sockets or ()
         self.port = sockets[0].getsockname()[1] if sockets else port
         log.info("metrics and health on http://%s:%s/metrics and /healthz", host, self.port)
         return self.port
 
     async def stop(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+            self._server = None

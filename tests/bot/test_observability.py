@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -136,3 +137,30 @@ async def test_healthz_degraded_when_the_database_is_unreachable(app):
 async def test_healthz_degraded_when_the_worker_died(app):
     health = await Observability(app, instrument(app), worker=lambda: False).check()
     assert not health.ok and health.as_json()["worker"] is False
+
+
+async def test_an_odd_request_gets_a_calm_answer_and_a_silent_client_is_let_go(app, monkeypatch):
+    """The server reads a request line and a bounded run of headers: other paths are 404, other
+    methods 405, and a connection that sends nothing is closed after its timeout."""
+    import bot.observability as observability
+
+    monkeypatch.setattr(observability, "_REQUEST_TIMEOUT_S", 0.05)
+    obs = Observability(app, instrument(app))
+    port = await obs.start("127.0.0.1", 0)
+    try:
+        for request, status in (
+            (b"GET /nope HTTP/1.1\r\nHost: x\r\n\r\n", b"404"),
+            (b"POST /healthz HTTP/1.1\r\n\r\n", b"405"),
+            (b"HEAD /healthz HTTP/1.1\r\n\r\n", b"200"),
+        ):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(request)
+            await writer.drain()
+            answer = await asyncio.wait_for(reader.read(), 30)
+            assert answer.split(b" ")[1] == status, answer
+            writer.close()
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        assert await asyncio.wait_for(reader.read(), 30) == b""  # closed with nothing sent
+        writer.close()
+    finally:
+        await obs.stop()

@@ -234,7 +234,7 @@ async def test_metrics_server_runs_with_the_service_and_stops_last(tmp_path):
     assert resp.status == 200 and body["adapters"] == {"telegram": True} and body["status"] == "ok"
     service.stop()
     assert await asyncio.wait_for(task, 30) == 0
-    assert service.observability._runner is None
+    assert service.observability._server is None
 
 
 def test_settings_error_exits_2_with_the_variable_named_and_no_traceback(tmp_path):
