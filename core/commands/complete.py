@@ -14,10 +14,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from rapidfuzz import fuzz, process
-
 from core.catalog.loader import Catalog
 from core.commands.words import EVERYTHING
+from core.understanding import fuzzy
 from core.understanding.parse import parse_question
 
 Kind = Literal["gpu", "model", "any"]
@@ -153,9 +152,7 @@ def _add_fuzzy(
 ) -> None:
     """Typos and other orders ("4090rtx", "qwne3"): rapidfuzz over every key once."""
     keys = [(k, e) for e in entries for k in e.keys]
-    hits = process.extract(
-        query, [k for k, _ in keys], scorer=fuzz.WRatio, limit=limit * 4, score_cutoff=FUZZY_MIN
-    )
+    hits = fuzzy.extract(query, [k for k, _ in keys], "wratio", limit=limit * 4, score_cutoff=FUZZY_MIN)
     for _key, score, i in hits:
         e = keys[i][1]
         if e.kind + e.id not in scored or scored[e.kind + e.id][0] < score:

@@ -9,11 +9,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from rapidfuzz import fuzz
-
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.catalog.model_source import RepoRef, parse_repo_ref
+from core.understanding import fuzzy
 from core.understanding.intent import read_intent
 from core.understanding.name_index import (
     _compact_simple,
@@ -124,7 +123,7 @@ def _model_has(
     # A family word: a misspelling of one of the model's words is still that model.
     if len(part) >= 4 and part in compact:
         return True
-    return any(fuzz.ratio(part, w) >= TYPO_SCORE for w in have if not _HAS_DIGIT.search(w))
+    return any(fuzzy.ratio(part, w) >= TYPO_SCORE for w in have if not _HAS_DIGIT.search(w))
 
 
 _JOINED = re.compile(r"[-_]")
@@ -290,7 +289,7 @@ def _misspelt_word(part: str, words: frozenset[str]) -> bool:
         return False
     by_start = _words_by_start(words)
     return any(
-        fuzz.ratio(part, w) >= 85
+        fuzzy.ratio(part, w) >= 85
         for size in (len(part) - 1, len(part), len(part) + 1)
         for w in by_start.get((part[:1], size), ())
     )

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from rapidfuzz import fuzz, process
-
 from core.catalog.loader import Catalog
+from core.understanding import fuzzy
 from core.understanding.name_index import Index
 from core.understanding.normalize import (
     ACTIVE_TOKEN,
@@ -54,7 +53,7 @@ def _model_like(w: str, index: Index, pats: _Patterns) -> bool:
         return _one_letter_undoubled(w, index)
     # A misspelling keeps the first letter ("lllama", "Llamma"); an everyday word that sits inside a
     # name word does not count ("still" in "distill": "...8 A100 40 gb, one node, still getting", vllm#5711).
-    close = process.extract(w, pats.model_word_list, scorer=fuzz.ratio, score_cutoff=80, limit=4)
+    close = fuzzy.extract(w, pats.model_word_list, "ratio", limit=4, score_cutoff=80)
     return any(name[:1] == w[:1] for name, _score, _pos in close)
 
 

@@ -3,15 +3,12 @@ fuzzy scoring every resolver shares."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
-
-from rapidfuzz import process
 
 from core.catalog.loader import Catalog
 from core.catalog.sections import sections
+from core.understanding import fuzzy
 
 CONFIDENT_SCORE = 88.0  # a fuzzy reading at least this good, and
 CONFIDENT_MARGIN = 6.0  # at least this far ahead of the next card/model, is taken without asking
@@ -19,7 +16,7 @@ MIN_SCORE = 72.0  # below this a fuzzy reading is only a "did you mean"
 POPULARITY_MARGIN = 10  # "27b" alone: the most popular reading must lead by this much
 TOP = 5
 
-Scorer = Callable[..., Any]  # a rapidfuzz scorer (fuzz.ratio, fuzz.WRatio, ...)
+Scorer = fuzzy.ScorerName  # "ratio" or "wratio" (core/understanding/fuzzy.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +43,7 @@ def _fuzzy(query: str, choices: tuple[str, ...], ids: tuple[str, ...], scorer: S
     best: dict[str, float] = {}
     if not query or not choices:
         return best
-    for _choice, score, pos in process.extract(query, choices, scorer=scorer, limit=24):
+    for _choice, score, pos in fuzzy.extract(query, choices, scorer, limit=24):
         gid = ids[pos]
         if score > best.get(gid, -1.0):
             best[gid] = float(score)

@@ -12,9 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rapidfuzz import fuzz
-
 from core.catalog.loader import Catalog
+from core.understanding import fuzzy
 from core.understanding.name_index import (
     Index,
     ModelFacts,
@@ -78,7 +77,7 @@ def _resolve_gpu(text: str, catalog: Catalog) -> Resolution:
         if memory is not None:
             gid = _gpu_with_memory(index, catalog, gid, key.base, memory)
         return Resolution(gid, ((gid, 100.0),), True, memory)
-    scored = _fuzzy(key.base, index.gpu_choices, index.gpu_choice_ids, fuzz.ratio)
+    scored = _fuzzy(key.base, index.gpu_choices, index.gpu_choice_ids, "ratio")
     result = _from_scores(scored, memory)
     if result.best_id is not None and memory is not None:
         # The fuzzy hit names a card; its memory sibling is the better reading ("3o80 12g").
@@ -136,7 +135,7 @@ def _size_fits(facts: ModelFacts, size: str | None, active: str | None) -> bool:
 def _stem_score(words: str, facts: ModelFacts, variant_only: bool = False) -> float:
     best = 0.0
     for stem in facts.stems:
-        score = fuzz.ratio(words, stem)
+        score = fuzzy.ratio(words, stem)
         if variant_only:
             pass  # "large" alone ("large llms", "a large model") is no Mistral Large: fuzzy only
         elif len(words) >= 2 and stem.startswith(words):
@@ -266,7 +265,7 @@ def _resolve_model(text: str, catalog: Catalog) -> Resolution:
     if variant_only:
         return NOTHING  # "large llms", "a small model": a variant word alone names no model
     scored = {mid: _stem_score(stem, f, variant_only) for mid, f in facts.items()}
-    fuzzy = _fuzzy(key, index.model_choices, index.model_choice_ids, fuzz.WRatio)
+    fuzzy = _fuzzy(key, index.model_choices, index.model_choice_ids, "wratio")
     for mid, score in fuzzy.items():
         scored[mid] = max(scored.get(mid, 0.0), score - 5.0)
     if query.full and "deepseek-r1" in scored:
@@ -334,7 +333,7 @@ def _resolve_simple(text: str, table: dict[str, str], known: Mapping[str, object
         return Resolution(qid, ((qid, 100.0),), True)
     choices = tuple(table)
     ids = tuple(table.values())
-    scored = _fuzzy(key, choices, ids, fuzz.ratio)
+    scored = _fuzzy(key, choices, ids, "ratio")
     result = _from_scores(scored)
     # Short codes ("q4" vs "q5") differ by one character: a fuzzy hit is a suggestion, never an answer.
     if result.best_id is not None and len(key) <= 4:
