@@ -13,8 +13,6 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from wcwidth import wcswidth
-
 Target = Literal["plain", "telegram", "discord"]
 TARGETS: tuple[Target, ...] = ("plain", "telegram", "discord")
 
@@ -55,6 +53,8 @@ Doc = tuple[Part, ...]
 def display_width(text: str) -> int:
     if text.isascii() and text.isprintable():
         return len(text)  # what wcswidth gives, one column a character, without a call per character
+    from wcwidth import wcswidth  # here: ~10 ms to import, and an ASCII table never needs it
+
     width = wcswidth(text)
     return width if width >= 0 else len(text)  # control characters: count them, never go negative
 
