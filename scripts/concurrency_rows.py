@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 from core.ask.estimate_request import EstimateQuery, QueryError, resolve_request
 from core.catalog.loader import Catalog
-from core.estimator.concurrency import BatchParams, ConcurrentSpeed, ServingRun, concurrent_for
+from core.estimator.concurrency import Batch, BatchParams, ConcurrentSpeed, ServingRun, concurrent_for
 from core.estimator.estimate import EstimateRequest
 
 # How a row names its N when the `concurrency` column does not (llama-batched-bench "B=8",
@@ -98,10 +98,18 @@ class Case:
     work: Workload
 
     def price(self, catalog: Catalog, params: BatchParams | None = None) -> ConcurrentSpeed:
-        return concurrent_for(
-            self.request.setup, self.request.model, self.quant, self.work.users, self.work.depth, catalog,
-            self.framework, self.request.kv_type, self.backend, self.work.run, params,
-        )  # fmt: skip
+        req, work = self.request, self.work
+        batch = Batch(
+            req.setup,
+            req.model,
+            self.quant,
+            work.users,
+            work.depth,
+            self.framework,
+            req.kv_type,
+            self.backend,
+        )
+        return concurrent_for(batch, catalog, run=work.run, params=params)
 
 
 @cache

@@ -472,10 +472,9 @@ def fit_concurrency(rows: Sequence[SetupRow], catalog: Catalog) -> dict[str, flo
         trial = dataclasses.replace(cal, concurrency={"batch_eff": batch_eff})
         out = []
         for sr, gpu, model, weights, kv in cases:
-            est = concurrency.concurrent_speed(
-                gpu, sr.row.backend, model, sr.row.quant, sr.concurrency, weights.active_bytes_per_token,
-                weights.expert_bytes, kv, trial, sr.framework,
-            )  # fmt: skip
+            rt = speed.Runtime(gpu, sr.row.backend, trial, sr.framework)
+            reads = concurrency.StepReads(weights.active_bytes_per_token, weights.expert_bytes, kv)
+            est = concurrency.concurrent_speed(rt, model, sr.row.quant, sr.concurrency, reads)
             out.append(math.log(est.aggregate_tps) - math.log(sr.row.tps))
         return out
 
@@ -529,10 +528,8 @@ def _tp_errors(cases: Sequence[tuple[SetupRow, Gpu, Any, float]], cal: speed.Cal
     """log(estimate / measured) per case under `cal`'s tensor-parallel terms."""
     out = []
     for sr, gpu, model, work in cases:
-        seconds = speed.token_seconds(
-            gpu, sr.row.backend, model.layers, work, 0.0, model.is_moe, sr.row.quant, cal,
-            sr.gpu_count, "tensor", framework=sr.framework,
-        )  # fmt: skip
+        rt = speed.Runtime(gpu, sr.row.backend, cal, sr.framework, sr.gpu_count, "tensor")
+        seconds = speed.token_seconds(rt, model.layers, work, 0.0, model.is_moe, sr.row.quant)
         out.append(-math.log(seconds) - math.log(sr.row.tps))
     return out
 

@@ -25,7 +25,7 @@ from core.estimator import speed
 from core.estimator.estimate import Estimate, EstimateRequest, Setup, estimate
 from core.estimator.frameworks import backend_names, check_backend
 from core.estimator.memory import default_os
-from core.estimator.setup import SetupError, build_setup, cpu_only_setup
+from core.estimator.setup import HostSpec, SetupError, build_setup, cpu_only_setup
 from core.i18n import Lang, translate
 from core.render.anchors import anchor_section
 from core.render.candidates import candidate_names
@@ -270,28 +270,18 @@ def _estimate(catalog: Catalog, query: AskQuery) -> Estimate:
     if card.gpu_id is None:
         # A CPU and no card ("7950X 64G 能跑 qwen3 30b 吗"): a CPU-only run on that CPU.
         assert cpu is not None
-        setup = cpu_only_setup(
-            catalog, query.os, hw.host_ram_gib, hw.host_ram_type, hw.host_ram_channels, hw.cpu_sockets, cpu
-        )
+        box = HostSpec(hw.host_ram_gib, hw.host_ram_type, hw.host_ram_channels, hw.cpu_sockets, cpu)
+        setup = cpu_only_setup(catalog, query.os, box)
         return estimate(_request(setup, query, catalog), catalog)
     gpu = catalog.gpus[card.gpu_id]
     try:  # the DDR type the question said sets the offload bandwidth (DDR5 ~1.75x DDR4 at 2 channels)
-        setup = build_setup(
-            gpu,
-            catalog,
-            card.count,
-            card.memory_gib,
-            query.os,
-            hw.host_ram_gib,
-            hw.host_ram_type,
-            hw.host_ram_channels,
-            hw.cpu_sockets if cpu is not None else None,
-            cpu,
-        )
+        sockets = hw.cpu_sockets if cpu is not None else None
+        box = HostSpec(hw.host_ram_gib, hw.host_ram_type, hw.host_ram_channels, sockets, cpu)
+        setup = build_setup(gpu, catalog, card.count, card.memory_gib, query.os, box)
     except SetupError:
         if hw.host_ram_type is None and hw.host_ram_channels is None and cpu is None:
             raise
-        setup = build_setup(gpu, catalog, card.count, card.memory_gib, query.os, hw.host_ram_gib)
+        setup = build_setup(gpu, catalog, card.count, card.memory_gib, query.os, HostSpec(hw.host_ram_gib))
     return estimate(_request(setup, query, catalog), catalog)
 
 

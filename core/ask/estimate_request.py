@@ -22,7 +22,7 @@ from core.catalog.platforms import os_from_word
 from core.catalog.quant import QuantTable, free_bpw_mentions, free_bpw_quant
 from core.estimator.estimate import Estimate, EstimateRequest, Setup, estimate
 from core.estimator.frameworks import BACKEND_VENDORS, backend_id, backend_names, check_backend
-from core.estimator.setup import SetupError, build_setup, cpu_only_setup
+from core.estimator.setup import HostSpec, SetupError, build_setup, cpu_only_setup
 from core.understanding.cpu_words import resolve_cpu
 from core.understanding.resolution import Resolution
 from core.understanding.resolve import resolve_framework, resolve_gpu, resolve_model, resolve_quant
@@ -165,22 +165,19 @@ def _cpu(query: EstimateQuery, catalog: Catalog) -> tuple[Cpu | None, int | None
 def _setup(query: EstimateQuery, catalog: Catalog) -> Setup:
     """The card the query names with its host, or (no card) a CPU-only box."""
     cpu, sockets = _cpu(query, catalog)
+    box = HostSpec(query.ram, query.ram_type, query.ram_channels, sockets, cpu)
     try:
         if query.gpu is None:
             if query.offload not in (None, "cpu"):
                 raise QueryError(f"offload {query.offload!r} needs a card: name one with gpu")
-            return cpu_only_setup(
-                catalog, query.os, query.ram, query.ram_type, query.ram_channels, sockets, cpu
-            )
+            return cpu_only_setup(catalog, query.os, box)
         gpu_res = resolve_gpu(query.gpu, catalog)
         # A stable interface answers only for a card it is sure of: "RTX 6090" is not a 3090 (the
         # closest candidates go back with the error instead of a silent swap).
         if gpu_res.best_id is None or not gpu_res.confident:
             raise _unknown("gpu", "GPU", query.gpu, gpu_res, catalog.gpus)
-        return build_setup(
-            catalog.gpus[gpu_res.best_id], catalog, query.count or 1, query.memory or gpu_res.memory_gib,
-            query.os, query.ram, query.ram_type, query.ram_channels, sockets, cpu,
-        )  # fmt: skip
+        gpu, memory = catalog.gpus[gpu_res.best_id], query.memory or gpu_res.memory_gib
+        return build_setup(gpu, catalog, query.count or 1, memory, query.os, box)
     except SetupError as exc:
         raise QueryError(str(exc)) from exc
 

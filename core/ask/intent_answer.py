@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from core.catalog.loader import Catalog
-from core.estimator.concurrency import concurrent_for
+from core.estimator.concurrency import Batch, concurrent_for
 from core.estimator.estimate import Estimate, in_ram
 from core.estimator.frameworks import backend_names
 from core.estimator.plan import LOCAL_WAYS_OUT
@@ -24,7 +24,7 @@ from core.render.advice import remedy_text
 from core.render.compact import focus_context, focus_row
 from core.render.doc import Doc, Para, fits, render
 from core.render.fmt import ctx_label, gib, num
-from core.render.intent_rows import card_label, config, one_row, setup_for
+from core.render.intent_rows import RowAsk, card_label, config, one_row, setup_for
 from core.understanding.intent import IntentDetails, intent_details, typical_card
 from core.understanding.normalize import clean
 from core.understanding.parse import ParsedQuestion, parse_question
@@ -266,8 +266,17 @@ def _compare_backends(
     pairs = tuple(
         compare.Pair(
             q,
-            one_row(catalog, setup, model_id, q, ctx, framework=query.framework, backend=query.backend),
-            one_row(catalog, setup, model_id, q, ctx, framework=query.framework, backend=query.other_backend),
+            one_row(
+                catalog, setup, model_id, q, ctx, RowAsk(framework=query.framework, backend=query.backend)
+            ),
+            one_row(
+                catalog,
+                setup,
+                model_id,
+                q,
+                ctx,
+                RowAsk(framework=query.framework, backend=query.other_backend),
+            ),
         )
         for q in quants
     )
@@ -320,7 +329,11 @@ def _ttft(query: AskQuery, catalog: Catalog) -> IntentReply:
         speed_of = (
             None
             if reference
-            else (lambda q: concurrent_for(setup, model, q, users, ctx, catalog, fw, backend=query.backend))
+            else (
+                lambda q: concurrent_for(
+                    Batch(setup, model, q, users, ctx, fw, backend=query.backend), catalog
+                )
+            )
         )
         doc = (*doc, *ttft.concurrency_lines(rows, query.users, ctx, lang, speed_of))
         figures = ttft.concurrency_json(rows, query.users, speed_of)

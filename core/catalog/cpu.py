@@ -8,8 +8,9 @@ spec figures into what llama.cpp reaches.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 CpuVendor = Literal["Intel", "AMD"]
 # desktop: AM4/AM5/LGA1200/1700/1851; hedt: Threadripper, Xeon W, X299; server: EPYC, Xeon Scalable / E5.
@@ -85,16 +86,15 @@ def decode_group(cpu: Cpu, ram_type: str) -> str:
     return f"{cpu.segment}_{kind}"
 
 
-def prefill_gflops(cpu: Cpu, sockets: int, efficiency: dict[str, Any], numa_gain: float) -> float:
+def prefill_gflops(cpu: Cpu, sockets: int, shares: Mapping[str, float], numa_gain: float) -> float:
     """The matrix rate a CPU-only prefill runs at: the vector peak x the fitted share its SIMD class
-    reaches (cpus.toml [efficiency.prefill]); a second socket adds only what NUMA-blind threads gain."""
-    table = efficiency.get("prefill", {})
-    share = float(table.get(cpu.simd, table.get("default", 0.25)))
+    reaches (`shares`: cpus.toml [efficiency.prefill]); a second socket adds only what NUMA-blind
+    threads gain."""
+    share = float(shares.get(cpu.simd, shares.get("default", 0.25)))
     return cpu.peak_gflops * share * (1 + numa_gain * (max(sockets, 1) - 1))
 
 
-def decode_scale(cpu: Cpu, ram_type: str, efficiency: dict[str, Any]) -> float:
-    """Multiplier on the host bandwidth a CPU-only decode reaches, by segment and memory kind (1.0,
-    today's figure, for a group no measured row covers)."""
-    table = efficiency.get("decode", {})
-    return float(table.get(decode_group(cpu, ram_type), table.get("default", 1.0)))
+def decode_scale(cpu: Cpu, ram_type: str, scales: Mapping[str, float]) -> float:
+    """Multiplier on the host bandwidth a CPU-only decode reaches, by segment and memory kind
+    (`scales`: cpus.toml [efficiency.decode]; 1.0, today's figure, for a group no row covers)."""
+    return float(scales.get(decode_group(cpu, ram_type), scales.get("default", 1.0)))

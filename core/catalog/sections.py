@@ -18,6 +18,15 @@ from typing import Any, TypeVar
 
 from core.cache.warm import per_catalog
 from core.catalog.loader import Catalog, CatalogError
+from core.catalog.pricing_sections import (
+    CalibrationFit,
+    ConcurrencySection,
+    CpusSection,
+    EagleDraftsSection,
+    EstimatorSection,
+    HostsSection,
+    SpeedSection,
+)
 
 T = TypeVar("T")
 
@@ -191,6 +200,14 @@ class Sections:
     backends: BackendsSection
     calibration: CalibrationMeta
     socket_words: dict[str, int]  # catalogs/cpus.toml [socket_words]: "双路" -> 2
+    # What the estimator prices with (core/catalog/pricing_sections.py).
+    estimator: EstimatorSection
+    speed: SpeedSection
+    fit: CalibrationFit  # catalogs/calibration.toml as a whole (`calibration` is what it says of itself)
+    concurrency: ConcurrencySection
+    hosts: HostsSection
+    cpus: CpusSection
+    eagle_drafts: EagleDraftsSection
 
 
 def _typed(kind: type[T], raw: Any, where: str) -> T:
@@ -222,4 +239,16 @@ def sections(catalog: Catalog) -> Sections:
         backends=_typed(BackendsSection, t.get("backends"), "backends.toml"),
         calibration=_calibration_meta(t.get("calibration", {})),
         socket_words=_typed(dict[str, int], t.get("cpus", {}).get("socket_words"), "cpus.toml socket_words"),
+        estimator=_typed(EstimatorSection, t.get("estimator"), "estimator.toml"),
+        speed=_typed(SpeedSection, t.get("speed"), "speed.toml"),
+        fit=_typed(CalibrationFit, t.get("calibration"), "calibration.toml"),
+        concurrency=_typed(ConcurrencySection, t.get("concurrency"), "concurrency.toml"),
+        hosts=_typed(HostsSection, t.get("hosts"), "hosts.toml"),
+        cpus=_typed(CpusSection, _cpu_settings(t.get("cpus", {})), "cpus.toml"),
+        eagle_drafts=_typed(EagleDraftsSection, t.get("eagle_drafts"), "eagle_drafts.toml"),
     )
+
+
+def _cpu_settings(table: dict[str, Any]) -> dict[str, Any]:
+    # The [[cpu]] entries are the loader's (Catalog.cpus); [socket_words] is read above.
+    return {k: v for k, v in table.items() if k in ("host_ram", "efficiency")}

@@ -30,10 +30,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from core.catalog.gpu import Gpu
 from core.catalog.kv_cache import FULL_PRECISION_KV, KvCacheType
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
+from core.catalog.pricing_sections import BatchTerms, FrameworkBatchTerms, PartialBand
+from core.catalog.sections import sections
 from core.estimator import speed
 from core.estimator.estimate import Estimate, Setup
 from core.estimator.memory import kv_read_bytes
@@ -90,14 +91,47 @@ def expert_share_read(model: Model, users: float) -> float:
     return 1.0 - math.pow(1.0 - k_over_e, users)
 
 
-def _params_from(raw: dict[str, Any], base: BatchParams) -> BatchParams:
+@dataclass(frozen=True, slots=True)
+class StepReads:
+    """What one decode step reads per user: `active_bytes` the weights one token reads (routed experts
+    pro rata, `WeightBreakdown.active_bytes_per_token`), `expert_bytes` all routed-expert bytes
+    (`WeightBreakdown.expert_bytes`, 0 for dense), `kv_bytes_per_user` each user's cache at `depth`."""
+
+    active_bytes: float
+    expert_bytes: float
+    kv_bytes_per_user: float
+    depth: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """N users decoding at once on a setup as the chat knows it: the model at one quant, each user's
+    cache at `depth` tokens, the framework and its KV cache type, the backend the question named
+    (None: the card's usual one)."""
+
+    setup: Setup
+    model: Model
+    quant: str
+    users: int
+    depth: int
+    framework: str = "llama.cpp"
+    kv_type: KvCacheType = FULL_PRECISION_KV
+    backend: str | None = None
+
+
+def _over(base: BatchParams, terms: BatchTerms | FrameworkBatchTerms) -> BatchParams:
+    """`base` with the terms one level of catalogs/concurrency.toml gives (None: not given there)."""
+
+    def pick(value: float | None, fallback: float) -> float:
+        return fallback if value is None else value
+
     return BatchParams(
-        batch_eff=float(raw.get("batch_eff", base.batch_eff)),
-        overlap=float(raw.get("overlap", base.overlap)),
-        seq_us=float(raw.get("seq_us", base.seq_us)),
-        routing=float(raw.get("routing", base.routing)),
-        low=float(raw.get("band", {}).get("low", base.low)),
-        high=float(raw.get("band", {}).get("high", base.high)),
+        batch_eff=pick(terms.batch_eff, base.batch_eff),
+        overlap=pick(terms.overlap, base.overlap),
+        seq_us=pick(terms.seq_us, base.seq_us),
+        routing=pick(terms.routing, base.routing),
+        low=pick(terms.band.low, base.low),
+        high=pick(terms.band.high, base.high),
     )
 
 
@@ -112,76 +146,81 @@ def group_key(framework: str, catalog: Catalog) -> str:
 def params_for(catalog: Catalog, framework: str, moe: bool) -> BatchParams:
     """catalogs/concurrency.toml: [default], over it [framework.<group>], over that
     [framework.<group>.moe] for a mixture of experts: a group the fit had no rows for is the default."""
-    table = catalog.tables.get("concurrency", {})
-    params = _params_from(table.get("default", {}), DEFAULT_PARAMS)
-    group = table.get("framework", {}).get(group_key(framework, catalog), {})
-    params = _params_from(group, params)
-    if moe and "moe" in group:
-        params = _params_from(group["moe"], params)
+    table = sections(catalog).concurrency
+    params = _over(DEFAULT_PARAMS, table.default)
+    group = table.framework.get(group_key(framework, catalog))
+    if group is None:
+        return params
+    params = _over(params, group)
+    if moe and group.moe is not None:
+        params = _over(params, group.moe)
     return params
 
 
 def _legacy_params(cal: speed.Calibration) -> BatchParams:
     """The parameters of a caller that passes none (calibration.toml [concurrency], the default else)."""
-    return _params_from(cal.concurrency, DEFAULT_PARAMS)
+    raw = cal.concurrency
+
+    def given(key: str) -> float | None:
+        return float(raw[key]) if key in raw else None
+
+    band = raw.get("band", {})
+    terms = BatchTerms(
+        batch_eff=given("batch_eff"),
+        overlap=given("overlap"),
+        seq_us=given("seq_us"),
+        routing=given("routing"),
+        band=PartialBand(
+            low=float(band["low"]) if "low" in band else None,
+            high=float(band["high"]) if "high" in band else None,
+        ),
+    )
+    return _over(DEFAULT_PARAMS, terms)
 
 
-def matmul_flops_per_s(
-    gpu: Gpu, backend: str, quant_id: str, moe: bool, cal: speed.Calibration, count: int, split: str,
-    framework: str,
-) -> float:  # fmt: skip
+def matmul_flops_per_s(rt: speed.Runtime, quant_id: str, moe: bool) -> float:
     """The calibrated prefill matmul rate of these kernels (as `speed.prefill_seconds` prices it):
     a decode batch runs the same matmuls with fewer rows."""
+    gpu, backend, cal = rt.gpu, rt.backend, rt.cal
     keys = speed.efficiency_keys(
-        backend, gpu.arch_family, speed.quant_kind(quant_id), moe, speed.is_hbm(gpu), framework,
+        backend,
+        gpu.arch_family,
+        speed.quant_kind(quant_id),
+        moe,
+        speed.is_hbm(gpu),
+        rt.framework,
         speed.is_full_rate_gddr(gpu),
-    )  # fmt: skip
+    )
     rate = speed.matrix_tflops(gpu, cal) * 1e12 * cal.prefill.efficiency(backend, keys)
-    if count > 1 and split == "tensor":
-        rate *= count * cal.tp_eff
+    if rt.count > 1 and rt.split == "tensor":
+        rate *= rt.count * cal.tp_eff
     return rate
 
 
 def concurrent_speed(
-    gpu: Gpu,
-    backend: str,
+    rt: speed.Runtime,
     model: Model,
     quant_id: str,
     users: int,
-    active_bytes: float,
-    expert_bytes: float,
-    kv_bytes_per_user: float,
-    cal: speed.Calibration,
-    framework: str = "llama.cpp",
-    count: int = 1,
-    split: str = "layer",
+    reads: StepReads,
     *,
     params: BatchParams | None = None,
-    depth: int = 0,
     run: ServingRun | None = None,
 ) -> ConcurrentSpeed:
-    """Aggregate and per-user decode tok/s for `users` parallel streams, from the seconds of one
-    decode step. `active_bytes`: weights one token reads (routed experts pro rata,
-    `WeightBreakdown.active_bytes_per_token`); `expert_bytes`: all routed-expert bytes
-    (`WeightBreakdown.expert_bytes`, 0 for dense); `kv_bytes_per_user` at the users' `depth`.
-    `run`: price a serving benchmark's whole run (prefills and the last wave) instead of the
-    steady state."""
+    """Aggregate and per-user decode tok/s for `users` parallel streams on `rt`, from the seconds of
+    one decode step reading `reads`. `run`: price a serving benchmark's whole run (prefills and the
+    last wave) instead of the steady state."""
     users = max(1, users)
-    p = params or _legacy_params(cal)
+    p = params or _legacy_params(rt.cal)
 
     def parts(n: int) -> tuple[float, float, float]:
-        return step_parts(
-            gpu, backend, model, quant_id, n, active_bytes, expert_bytes, kv_bytes_per_user, cal, framework,
-            count, split, p, depth,
-        )  # fmt: skip
+        return step_parts(rt, model, quant_id, n, reads, p)
 
     memory, compute, extra = parts(users)
     seconds = roofline(memory, compute, p.overlap) + extra
     aggregate = users / seconds
     if run is not None:
-        prefill = speed.prefill_seconds(
-            gpu, backend, model, quant_id, max(run.prompt, 1), 0, cal, count, split, framework
-        )
+        prefill = speed.prefill_seconds(rt, model, quant_id, max(run.prompt, 1), 0)
         aggregate = _serving_aggregate(users, run, prefill, parts, p.overlap)
         # Continuous batching: the other users' prefill chunks ride in every decoding user's steps
         # (TPOT holds them); their matmuls add to the compute side of the step.
@@ -208,23 +247,11 @@ def roofline(memory: float, compute: float, overlap: float) -> float:
 
 
 def step_parts(
-    gpu: Gpu,
-    backend: str,
-    model: Model,
-    quant_id: str,
-    users: int,
-    active_bytes: float,
-    expert_bytes: float,
-    kv_bytes_per_user: float,
-    cal: speed.Calibration,
-    framework: str,
-    count: int,
-    split: str,
-    params: BatchParams,
-    depth: int = 0,
+    rt: speed.Runtime, model: Model, quant_id: str, users: int, reads: StepReads, params: BatchParams
 ) -> tuple[float, float, float]:
     """(memory, compute, per-sequence) seconds of one decode step for `users` sequences (the module
     docstring's roofline); one user is the single-stream step, all memory."""
+    active_bytes, expert_bytes = reads.active_bytes, reads.expert_bytes
     # The part every token reads whatever it routes to, plus the experts the whole batch touches.
     # One user reads exactly what the single-stream row prices (the same float).
     shared = active_bytes - expert_bytes * expert_share_read(model, 1)
@@ -232,13 +259,12 @@ def step_parts(
     routed = expert_share_read(model, users**params.routing)
     weights_read = active_bytes if users == 1 else shared + expert_bytes * routed
     memory = speed.token_seconds(
-        gpu, backend, model.layers, weights_read + users * kv_bytes_per_user, 0.0, model.is_moe,
-        quant_id, cal, count, split, framework=framework,
-    )  # fmt: skip
+        rt, model.layers, weights_read + users * reads.kv_bytes_per_user, 0.0, model.is_moe, quant_id
+    )
     if users == 1:
         return memory, 0.0, 0.0
-    flops = users * (2.0 * model.active_params_b * 1e9 + speed.attention_flops_per_token(model, depth))
-    rate = matmul_flops_per_s(gpu, backend, quant_id, model.is_moe, cal, count, split, framework)
+    flops = users * (2.0 * model.active_params_b * 1e9 + speed.attention_flops_per_token(model, reads.depth))
+    rate = matmul_flops_per_s(rt, quant_id, model.is_moe)
     compute = flops / (rate * max(params.batch_eff, 1e-6))
     return memory, compute, (users - 1) * params.seq_us * 1e-6
 
@@ -272,31 +298,31 @@ def split_for(framework: str, count: int, catalog: Catalog) -> str:
 
 
 def concurrent_for(
-    setup: Setup,
-    model: Model,
-    quant_id: str,
-    users: int,
-    depth: int,
-    catalog: Catalog,
-    framework: str = "llama.cpp",
-    kv_type: KvCacheType = FULL_PRECISION_KV,
-    backend: str | None = None,
-    run: ServingRun | None = None,
-    params: BatchParams | None = None,
+    batch: Batch, catalog: Catalog, *, run: ServingRun | None = None, params: BatchParams | None = None
 ) -> ConcurrentSpeed:
     """`concurrent_speed` for a setup as the chat knows it: the backend the question named (checked
     against the card) or the card's usual one, the quant's weight breakdown and each user's KV cache
     read at `depth` tokens, the framework's fitted parameters and band (catalogs/concurrency.toml).
     The chat and scripts/concurrency_rows.py both price through here: one figure per cell;
     `params` overrides the catalog's (scripts/fit_concurrency.py trying values)."""
-    weights = weight_breakdown(model, catalog.quants[quant_id], catalog)
-    return concurrent_speed(
-        setup.gpu, speed.choose_backend(setup.gpu, setup.os, catalog, backend), model, quant_id, users,
-        float(weights.active_bytes_per_token), float(weights.expert_bytes),
-        kv_read_bytes(model, depth, kv_type, catalog), speed.calibration(catalog), framework, setup.count,
+    setup, model, framework = batch.setup, batch.model, batch.framework
+    weights = weight_breakdown(model, catalog.quants[batch.quant], catalog)
+    rt = speed.Runtime(
+        setup.gpu,
+        speed.choose_backend(setup.gpu, setup.os, catalog, batch.backend),
+        speed.calibration(catalog),
+        framework,
+        setup.count,
         split_for(framework, setup.count, catalog),
-        params=params or params_for(catalog, framework, model.is_moe), depth=depth, run=run,
-    )  # fmt: skip
+    )
+    reads = StepReads(
+        float(weights.active_bytes_per_token),
+        float(weights.expert_bytes),
+        kv_read_bytes(model, batch.depth, batch.kv_type, catalog),
+        batch.depth,
+    )
+    params = params or params_for(catalog, framework, model.is_moe)
+    return concurrent_speed(rt, model, batch.quant, batch.users, reads, params=params, run=run)
 
 
 def as_json(got: ConcurrentSpeed, quant: str) -> dict[str, Any]:
@@ -322,17 +348,10 @@ def estimate_concurrency(est: Estimate, users: int, catalog: Catalog) -> tuple[d
         if row.status == "no_fit" or req.offload or est.backend == "cpu":
             out.append(None)
             continue
-        got = concurrent_for(
-            req.setup,
-            req.model,
-            row.quant,
-            users,
-            row.depth,
-            catalog,
-            est.framework,
-            req.kv_type,
-            est.backend,
+        batch = Batch(
+            req.setup, req.model, row.quant, users, row.depth, est.framework, req.kv_type, est.backend
         )
+        got = concurrent_for(batch, catalog)
         total = row.total_gib + row.kv_gib * (users - 1)
         out.append(
             as_json(got, row.quant)

@@ -16,6 +16,8 @@ from core.catalog.gpu import Gpu
 from core.catalog.kv_cache import FULL_PRECISION_KV, KvCacheType
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
+from core.catalog.pricing_sections import Band
+from core.catalog.sections import sections
 from core.estimator import speed
 from core.estimator.memory import (
     GIB,
@@ -35,6 +37,7 @@ from core.estimator.memory_fit import (
     layer_plan,
 )
 from core.estimator.plan import pricing_framework
+from core.estimator.pricing import Pricing
 from core.estimator.token_bytes import decode_bytes
 from core.estimator.weights import WeightBreakdown, weight_breakdown
 from core.i18n import Note
@@ -123,17 +126,17 @@ class Estimate:
 
 
 def default_quants(model: Model, framework: str, catalog: Catalog) -> tuple[str, ...]:
-    ladder = catalog.tables["estimator"]["ladder"]
+    ladder = sections(catalog).estimator.ladder
     if framework in ("vllm", "sglang"):
-        names = list(ladder["serving"])
+        names = list(ladder.serving)
     elif framework == "ktransformers":
-        names = list(ladder.get("ktransformers", ladder["serving"]))
+        names = list(ladder.serving if ladder.ktransformers is None else ladder.ktransformers)
     elif framework == "mlx":
-        names = list(ladder["mlx"])
+        names = list(ladder.mlx)
     else:
-        names = list(ladder["gguf_large"] if model.params_b >= ladder["large_params_b"] else ladder["gguf"])
+        names = list(ladder.gguf_large if model.params_b >= ladder.large_params_b else ladder.gguf)
         native = catalog.quants.get(model.native_quant or "")
-        if native is not None and native.format == "gguf" and ladder.get("native_first", True):
+        if native is not None and native.format == "gguf" and ladder.native_first:
             # A release quantized natively in a GGUF type (gpt-oss MXFP4) is published in its own
             # format: a Q6_K / IQ3 "ladder" of it is the same bytes under other names. An FP8 release
             # (DeepSeek) is no GGUF: its GGUF table is the quants people make of it.
@@ -142,7 +145,7 @@ def default_quants(model: Model, framework: str, catalog: Catalog) -> tuple[str,
 
 
 def default_contexts(model: Model, catalog: Catalog) -> tuple[int, ...]:
-    ladder = [int(c) for c in catalog.tables["estimator"]["ladder"]["contexts"]]
+    ladder = list(sections(catalog).estimator.ladder.contexts)
     limit = max(model.max_context, model.rope_scaled_context or 0)
     out = [c for c in ladder if c <= limit] or [min(ladder)]
     if model.max_context not in out and model.max_context <= 1_048_576:
@@ -153,7 +156,7 @@ def default_contexts(model: Model, catalog: Catalog) -> tuple[int, ...]:
 def ram_usable(setup: Setup, catalog: Catalog) -> Usable:
     """A CPU-only run's usable memory: the system RAM less what the OS keeps ([host] os_reserve_gib),
     so a CPU-only row's total and usable figures are RAM figures, judged like a card's."""
-    reserve = float(catalog.tables["estimator"]["host"]["os_reserve_gib"])
+    reserve = sections(catalog).estimator.host.os_reserve_gib
     ram = setup.host.ram_gib
     return Usable(ram - reserve, 1, ram, (Note("assume.ram_reserve", {"gib": reserve, "ram": ram}),))
 
@@ -177,7 +180,7 @@ def framework_overhead_bytes(framework: str, catalog: Catalog) -> float:
 def _low_bit_quants(catalog: Catalog) -> frozenset[str]:
     """Quants below [remedy] low_bit_bpw (IQ2_*, IQ1_*, Q2_K): their rows say plainly that they answer
     worse."""
-    limit = float(catalog.tables["estimator"].get("remedy", {}).get("low_bit_bpw", 3.0))
+    limit = sections(catalog).estimator.remedy.low_bit_bpw
     return frozenset(q.id for q in catalog.quants.values() if q.bpw < limit)
 
 
@@ -215,14 +218,15 @@ def estimate(request: EstimateRequest, catalog: Catalog) -> Estimate:
         "tensor" if engine in ("vllm", "sglang", "exllamav2", "exllamav3") and setup.count > 1 else "layer"
     )
     fixed = _fixed(request, usable, backend, engine, framework, cal, catalog)
+    pricing = Pricing(
+        request, usable, speed.Runtime(gpu, backend, cal, framework, setup.count, split), catalog
+    )
     rows = []
     for quant_id in quants:
         quant = catalog.quants[quant_id]
         weights = weight_breakdown(model, quant, catalog)
         for ctx in contexts:
-            rows.append(
-                _row(request, usable, backend, split, fixed, framework, quant_id, weights, ctx, cal, catalog)
-            )
+            rows.append(_row(pricing, fixed, quant_id, weights, ctx))
     assumptions = list(usable.notes)
     # A backend the user named is said as theirs, not as something assumed.
     code = "assume.backend" if request.backend is None else "assume.backend_given"
@@ -252,8 +256,8 @@ class _Fixed:
     flash_attention: bool
     framework_overhead: float  # llama.cpp family: bytes beyond the compute buffers
     smooth_fraction: float
-    band: speed.Band
-    prefill_band: speed.Band
+    band: Band
+    prefill_band: Band
 
 
 def _fixed(
@@ -288,21 +292,9 @@ def _fixed(
     )
 
 
-def _row(
-    request: EstimateRequest,
-    usable: Usable,
-    backend: str,
-    split: str,
-    fixed: _Fixed,
-    framework: str,
-    quant_id: str,
-    weights: WeightBreakdown,
-    ctx: int,
-    cal: speed.Calibration,
-    catalog: Catalog,
-) -> Row:
-    setup, model = request.setup, request.model
-    gpu, count = setup.gpu, setup.count
+def _row(pricing: Pricing, fixed: _Fixed, quant_id: str, weights: WeightBreakdown, ctx: int) -> Row:
+    request, catalog, rt = pricing.request, pricing.catalog, pricing.runtime
+    model, count, framework = request.model, request.setup.count, rt.framework
     depth = ctx if request.depth is None else min(request.depth, ctx)
     kv: float = kv_cache_bytes(model, ctx, request.kv_type, catalog)
     notes: list[Note] = []
@@ -340,9 +332,7 @@ def _row(
     if request.offload == "cpu":
         # CPU only: every byte is in RAM, so the row's memory figures are the RAM the run needs
         # (weights + KV + compute buffer) against the usable RAM (`ram_usable`).
-        forced = forced_offload(
-            request, usable, backend, quant_id, weights, ctx, depth, catalog, split, framework
-        )
+        forced = forced_offload(pricing, quant_id, weights, ctx, depth)
         status, remedy = forced.status, forced.plan
         weights_gpu, total = weights.total_bytes, forced.host_bytes
         overhead = total - weights_gpu - kv
@@ -350,11 +340,9 @@ def _row(
             p_band = cpu_band(request, catalog, "prefill") or fixed.prefill_band
             decode, prefill, ttft = _forced_figures(forced, request.prompt, p_band)
         else:
-            remedy = cpu_remedy(request, usable, backend, quant_id, weights, ctx, catalog, forced, framework)
+            remedy = cpu_remedy(pricing, quant_id, weights, ctx, forced)
     elif request.offload:
-        forced = forced_offload(
-            request, usable, backend, quant_id, weights, ctx, depth, catalog, split, framework
-        )
+        forced = forced_offload(pricing, quant_id, weights, ctx, depth)
         status, remedy = forced.status, forced.plan
         weights_gpu, kv, total = forced.weights_gpu, forced.kv_gpu, forced.gpu_bytes
         overhead = total - weights_gpu - kv
@@ -362,35 +350,19 @@ def _row(
             decode, prefill, ttft = _forced_figures(forced, request.prompt, fixed.prefill_band)
     elif status != "no_fit":
         gpu_bytes = decode_bytes(model, weights, depth, request.kv_type, catalog)
-        seconds = speed.token_seconds(
-            gpu,
-            backend,
-            model.layers,
-            gpu_bytes,
-            0.0,
-            model.is_moe,
-            quant_id,
-            cal,
-            count,
-            split,
-            framework=framework,
-        )
+        seconds = speed.token_seconds(rt, model.layers, gpu_bytes, 0.0, model.is_moe, quant_id)
         mid = 1.0 / seconds
         band = fixed.band
         decode = Range(round(mid * band.low, 1), round(mid, 1), round(mid * band.high, 1))
-        p_seconds = speed.prefill_seconds(
-            gpu, backend, model, quant_id, request.prompt, depth, cal, count, split, framework
-        )
+        p_seconds = speed.prefill_seconds(rt, model, quant_id, request.prompt, depth)
         p_band = fixed.prefill_band
         pmid = request.prompt / p_seconds
         prefill = Range(round(pmid * p_band.low, 0), round(pmid, 0), round(pmid * p_band.high, 0))
         ttft = round(p_seconds, 2)
     else:
         # The offload plan is part of the way out too: worked out once for both.
-        plan = layer_plan(request, usable, weights, ctx, catalog)
-        remedy = find_remedy(
-            request, usable, backend, quant_id, weights, ctx, depth, catalog, plan, split, framework
-        )
+        plan = layer_plan(request, pricing.usable, weights, ctx, catalog)
+        remedy = find_remedy(pricing, quant_id, weights, ctx, depth, plan)
         if plan.layers_on_gpu == 0:
             notes.append(Note("row.no_gpu_layers"))
     return Row(
@@ -415,7 +387,7 @@ def _row(
 
 
 def _forced_figures(
-    forced: ForcedOffload, prompt: int, p_band: speed.Band
+    forced: ForcedOffload, prompt: int, p_band: Band
 ) -> tuple[Range | None, Range | None, float | None]:
     """(decode, prefill, time to first token) of a row run with the offload the user named."""
     plan = forced.plan

@@ -27,6 +27,7 @@ from core.catalog.model import Model
 from core.catalog.platforms import OsFamily
 from core.catalog.published_files import PublishedFile, published_file, published_repo
 from core.catalog.quant import Quant
+from core.catalog.sections import sections
 from core.i18n import Note
 
 OsName = OsFamily  # core/catalog/platforms.py
@@ -45,20 +46,41 @@ BACKEND_VENDORS: dict[str, tuple[str, ...]] = {
 # Every placeholder a command template may use (the catalog test checks templates against this).
 PLACEHOLDERS = frozenset(
     {
-        "ctx", "quant", "gpu_count",
+        "ctx",
+        "quant",
+        "gpu_count",
         # llama.cpp
-        "model_arg", "ngl", "fa_flags", "kv_flags", "moe_flags", "split_flags",
+        "model_arg",
+        "ngl",
+        "fa_flags",
+        "kv_flags",
+        "moe_flags",
+        "split_flags",
         # ik_llama.cpp (the llama.cpp values plus its own flags)
-        "ik_moe_flags", "ik_flags",
+        "ik_moe_flags",
+        "ik_flags",
         # vLLM / SGLang
-        "serve_model", "gpu_util", "tp_flags", "dtype_flags", "quant_flags", "kv_dtype_flags",
+        "serve_model",
+        "gpu_util",
+        "tp_flags",
+        "dtype_flags",
+        "quant_flags",
+        "kv_dtype_flags",
         # Ollama, LM Studio, MLX, ExLlama (TabbyAPI)
-        "ollama_env", "ollama_model", "lms_model", "lms_gpu", "mlx_repo",
-        "exl_model", "exl_cache", "exl_tp_flags",
+        "ollama_env",
+        "ollama_model",
+        "lms_model",
+        "lms_gpu",
+        "mlx_repo",
+        "exl_model",
+        "exl_cache",
+        "exl_tp_flags",
         # KTransformers (SGLang + KT-Kernel)
-        "repo", "local_dir", "kt_method",
+        "repo",
+        "local_dir",
+        "kt_method",
     }
-)  # fmt: skip
+)
 
 # Quants that are the released weights (served from the model's own repo, no quant flag); ids of
 # catalogs/quants.toml plus the plain spellings.
@@ -204,21 +226,21 @@ class BackendCheck:
 
 def backend_names(catalog: Catalog) -> dict[str, str]:
     """Backend id -> how a reply writes it (catalogs/backends.toml [names])."""
-    names = catalog.tables.get("backends", {}).get("names", {})
+    names = sections(catalog).backends.names
     return {b: str(names.get(b, b)) for b in BACKEND_VENDORS}
 
 
 def backend_id(text: str, catalog: Catalog) -> str | None:
     """A backend id from a name or alias as typed ("Vulkan", "hip" -> rocm); None when unknown."""
     key = text.strip().lower()
-    aliases = catalog.tables.get("backends", {}).get("aliases", {})
+    aliases = sections(catalog).backends.aliases
     key = str(aliases.get(key, key))
     return key if key in BACKEND_VENDORS else None
 
 
 def _windows_hip(gpu: Gpu, catalog: Catalog) -> bool:
     """Whether llama.cpp's Windows HIP build has kernels for this AMD card (unknown target: yes)."""
-    targets = catalog.tables.get("backends", {}).get("windows_hip", {}).get("gfx", ())
+    targets = sections(catalog).backends.windows_hip.get("gfx", ())
     return not targets or not gpu.gfx_target or gpu.gfx_target in targets
 
 
@@ -338,7 +360,7 @@ def _gguf_file(model: Model, quant: Quant) -> str:
 @cache
 def _checkpoints() -> dict[str, dict[str, str]]:
     """Published quantized checkpoints by base repo and quant (catalogs/estimator.toml [checkpoints])."""
-    table = default_catalog().tables.get("estimator", {}).get("checkpoints", {})
+    table = sections(default_catalog()).estimator.checkpoints
     return {repo: {k: v for k, v in row.items() if k != "source"} for repo, row in table.items()}
 
 

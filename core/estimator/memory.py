@@ -10,11 +10,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
+from core.catalog.architectures.parts import KvShape, full_kv_shape
+from core.catalog.architectures.registry import sizing_for
 from core.catalog.gpu import Gpu
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
+from core.catalog.sections import sections
 from core.i18n import Note
 
 GIB = 1024**3
@@ -43,41 +45,29 @@ class EstimatorConstants:
 
 @cache
 def constants(catalog: Catalog) -> EstimatorConstants:
-    table: dict[str, Any] = catalog.tables["estimator"]
-    llama = table["llama_cpp"]
-    oses = table["os"]
-    vllm = table["vllm"]
+    table = sections(catalog).estimator
+    llama, oses, vllm = table.llama_cpp, table.os, table.vllm
     return EstimatorConstants(
-        kv_bytes={k: float(v) for k, v in table["kv_types"].items()},
-        ctx_pad=int(llama["ctx_pad"]),
-        ubatch=int(llama["ubatch"]),
-        compute_base_bytes=float(llama["compute_base_mib"]) * MIB,
-        flash_attention=bool(llama["flash_attention"]),
-        driver_context_gib=float(table["driver"]["context_gib"]),
-        smooth_fraction=float(table["verdict"]["smooth_fraction"]),
-        os_reserve_gib={name: float(v["display_reserve_gib"]) for name, v in oses.items()},
-        mac_fraction_small=float(oses["macos"]["gpu_fraction_small"]),
-        mac_fraction_large=float(oses["macos"]["gpu_fraction_large"]),
-        mac_small_limit_gib=float(oses["macos"]["small_limit_gib"]),
-        unified_os_reserve_gib=float(table["unified"]["os_reserve_gib"]),
-        vllm_utilization=float(vllm["gpu_memory_utilization"]),
-        vllm_activation_gib=(float(vllm["activation_gib"][0]), float(vllm["activation_gib"][1])),
-        vllm_cuda_graph_gib=float(vllm["cuda_graph_gib"]),
-        vllm_nccl_per_gpu_gib=float(vllm["nccl_per_gpu_gib"]),
+        kv_bytes=dict(table.kv_types),
+        ctx_pad=llama.ctx_pad,
+        ubatch=llama.ubatch,
+        compute_base_bytes=llama.compute_base_mib * MIB,
+        flash_attention=llama.flash_attention,
+        driver_context_gib=table.driver.context_gib,
+        smooth_fraction=table.verdict.smooth_fraction,
+        os_reserve_gib={name: v.display_reserve_gib for name, v in oses.items()},
+        mac_fraction_small=oses["macos"].gpu_fraction_small,
+        mac_fraction_large=oses["macos"].gpu_fraction_large,
+        mac_small_limit_gib=oses["macos"].small_limit_gib,
+        unified_os_reserve_gib=table.unified.os_reserve_gib,
+        vllm_utilization=vllm.gpu_memory_utilization,
+        vllm_activation_gib=vllm.activation_gib,
+        vllm_cuda_graph_gib=vllm.cuda_graph_gib,
+        vllm_nccl_per_gpu_gib=vllm.nccl_per_gpu_gib,
     )
 
 
 # --- KV cache ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class KvShape:
-    """How a model's cache grows: values per token in growing layers, and in windowed layers."""
-
-    full_values_per_token: int  # summed over layers whose cache holds the whole context
-    swa_values_per_token: int  # summed over sliding-window layers (hold at most window + ubatch)
-    window: int  # sliding window in tokens (0 when none)
-    state_bytes: float  # constant recurrent state (linear attention), independent of context
 
 
 _KV_SHAPES: dict[int, tuple[Model, KvShape]] = {}
@@ -94,58 +84,9 @@ def kv_shape(model: Model) -> KvShape:
 
 
 def _kv_shape(model: Model) -> KvShape:
-    if model.attention == "csa" and model.kv_compress_ratios:
-        return _csa_kv_shape(model)
-    if model.attention == "mla":
-        # llama.cpp and vLLM cache the compressed latent plus the decoupled rope key per token;
-        # V is read from the same latent, so nothing else grows.
-        per_layer = (model.kv_lora_rank or 512) + (model.qk_rope_dim or 64)
-        return KvShape(per_layer * model.layers, 0, 0, 0.0)
-    per_layer = 2 * model.kv_heads * model.head_dim  # K and V
-    if model.attention == "swa_hybrid" and model.sliding_window and model.global_layers:
-        local = model.layers - model.global_layers
-        # Gemma 4: the global layers have their own KV head count and size.
-        per_global = 2 * (model.global_kv_heads or model.kv_heads) * (model.global_head_dim or model.head_dim)
-        return KvShape(per_global * model.global_layers, per_layer * local, model.sliding_window, 0.0)
-    if model.attention == "linear_hybrid":
-        full = model.global_layers or model.layers
-        if model.layer_pattern:
-            # Block-per-layer hybrids (Nemotron-H): only the "*" layers cache K/V, possibly none.
-            full = model.layer_pattern.count("*")
-        return KvShape(per_layer * full, 0, 0, (model.linear_state_mib or 0.0) * MIB)
-    # "full", and Mistral-7B-v0.1's all-layers window that llama.cpp runs as plain attention.
-    return KvShape(per_layer * model.layers, 0, 0, 0.0)
-
-
-def _csa_kv_shape(model: Model) -> KvShape:
-    """DeepSeek-V4: a layer of compress ratio r caches one head_dim entry per r tokens (ratio-4
-    layers also one index_head_dim indexer key per 4 tokens); every layer keeps its last
-    `sliding_window` tokens whole; the compressors' running pools (f32 kv + score, over 2r tokens
-    of twice the width for the overlapping r = 4) are constant per sequence. The growing part is
-    4,924 values per token for V4-Pro: 9.62 GiB at 1M tokens in BF16, vLLM's published figure."""
-    hd, index_dim = model.head_dim, model.dsa_index_head_dim or 0
-    ratios = model.kv_compress_ratios
-    growing = sum(hd // r + (index_dim // r if r == 4 else 0) for r in ratios if r)
-    state = sum(
-        2 * 4 * (2 * r * 2 * hd + (2 * r * 2 * index_dim if index_dim else 0)) if r == 4 else 2 * 4 * r * hd
-        for r in ratios
-        if r
-    )
-    return KvShape(growing, hd * model.layers, model.sliding_window or 0, float(state))
-
-
-def _csa_read_values(model: Model, depth: int) -> int:
-    """Cached values one DeepSeek-V4 token reads: the window in every layer, every compressed
-    entry of a ratio > 4 layer, but in a ratio-4 layer only the indexer keys in full and then the
-    `dsa_index_topk` entries the indexer picked."""
-    hd, index_dim, topk = model.head_dim, model.dsa_index_head_dim or 0, model.dsa_index_topk or 0
-    read = min(depth, model.sliding_window or 0) * hd * model.layers
-    for r in model.kv_compress_ratios:
-        if r == 4:
-            read += (depth // r) * index_dim + min(depth // r, topk or depth) * hd
-        elif r:
-            read += (depth // r) * hd
-    return read
+    """The shape rule of the model's attention kind (core/catalog/architectures/)."""
+    rule = sizing_for(model.attention).kv_shape or full_kv_shape
+    return rule(model)
 
 
 def padded_context(ctx: int, pad: int) -> int:
@@ -189,8 +130,10 @@ def kv_read_bytes(model: Model, depth: int, kv_type: str, catalog: Catalog) -> f
     """Bytes of cache one decoded token reads when `depth` tokens are already in the context."""
     value_bytes = constants(catalog).kv_bytes[kv_type]
     shape = kv_shape(model)
-    if model.attention == "csa" and model.kv_compress_ratios:
-        return _csa_read_values(model, depth) * value_bytes + shape.state_bytes
+    read_rule = sizing_for(model.attention).kv_read
+    values = read_rule(model, depth) if read_rule is not None else None
+    if values is not None:  # an attention kind that reads less than it caches (DeepSeek-V4)
+        return values * value_bytes + shape.state_bytes
     read = shape.full_values_per_token * depth * value_bytes
     if shape.swa_values_per_token:
         read += shape.swa_values_per_token * min(depth, shape.window) * value_bytes

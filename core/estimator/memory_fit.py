@@ -30,7 +30,9 @@ from core.catalog import cpu as cpu_spec
 from core.catalog.kv_cache import FULL_PRECISION_KV, QUANTIZED_KV_CACHE_TYPES, KvCacheType
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
+from core.catalog.pricing_sections import Band, RemedyRules
 from core.catalog.quant import Quant
+from core.catalog.sections import sections
 from core.estimator import speed
 from core.estimator.memory import (
     GIB,
@@ -41,6 +43,7 @@ from core.estimator.memory import (
     kv_cache_bytes,
     kv_read_bytes,
 )
+from core.estimator.pricing import Pricing
 from core.estimator.token_bytes import (
     TokenBytes,
     bytes_per_token,
@@ -118,7 +121,7 @@ def layer_plan(
 
 
 def _host_room(request: EstimateRequest, catalog: Catalog) -> float:
-    reserve = float(catalog.tables["estimator"]["host"]["os_reserve_gib"])
+    reserve = sections(catalog).estimator.host.os_reserve_gib
     return (request.setup.host.ram_gib - reserve) * GIB
 
 
@@ -138,7 +141,7 @@ class _NoFitRow(NamedTuple):
     """
 
     request: EstimateRequest
-    backend: str
+    rt: speed.Runtime  # the card(s), backend, framework and split the table's row runs on: the way outs too
     quant_id: str
     weights: WeightBreakdown
     ctx: int
@@ -151,50 +154,50 @@ class _NoFitRow(NamedTuple):
     total: float  # what the row needs as asked
     active_kv: float  # KV one token reads at `depth`
     full_read: float  # bytes one token reads with everything on the GPU(s)
-    cal: speed.Calibration
-    band: speed.Band  # the decode band for this card and backend, the same for every way out
-    split: str  # "layer" | "tensor": how the table's row spreads over the cards, the way outs alike
-    framework: str  # the table's framework: its fitted factor prices the way outs too
+    band: Band  # the decode band for this card and backend, the same for every way out
     cpu_band: bool = False  # `band` is the CPU fit's own (a CPU-only run on a named CPU): not widened
 
 
-def _no_fit_row(
-    request: EstimateRequest,
-    usable: Usable,
-    backend: str,
-    quant_id: str,
-    weights: WeightBreakdown,
-    ctx: int,
-    depth: int,
-    catalog: Catalog,
-    split: str = "layer",
-    framework: str = "llama.cpp",
-) -> _NoFitRow:
+def _no_fit_row(pricing: Pricing, quant_id: str, weights: WeightBreakdown, ctx: int, depth: int) -> _NoFitRow:
+    request, catalog, rt = pricing.request, pricing.catalog, pricing.runtime
     model = request.model
     const = constants(catalog)
-    cal = speed.calibration(catalog)
     buffer = compute_buffer_bytes(model, ctx, catalog, const.flash_attention)
     kv_bytes = kv_cache_bytes(model, ctx, request.kv_type, catalog)
     active_kv = kv_read_bytes(model, depth, request.kv_type, catalog)
     cpu = cpu_band(request, catalog, "decode")
     # Positional: this runs for every no-fit row, and keywords cost a third more here.
+    total = weights.gpu_bytes_full_offload + kv_bytes + buffer * request.setup.count
+    full_read = bytes_per_token(weights.active_bytes_per_token, active_kv)
+    band = cpu or speed.band_for(request.setup.gpu, rt.backend, rt.cal)
+    usable_bytes = pricing.usable.total_gib * GIB
     return _NoFitRow(
-        request, backend, quant_id, weights, ctx, depth, catalog,
-        usable.total_gib * GIB, const.smooth_fraction, buffer, kv_bytes,
-        weights.gpu_bytes_full_offload + kv_bytes + buffer * request.setup.count,
-        active_kv, bytes_per_token(weights.active_bytes_per_token, active_kv),
-        cal, cpu or speed.band_for(request.setup.gpu, backend, cal), split, framework, cpu is not None,
-    )  # fmt: skip
+        request,
+        rt,
+        quant_id,
+        weights,
+        ctx,
+        depth,
+        catalog,
+        usable_bytes,
+        const.smooth_fraction,
+        buffer,
+        kv_bytes,
+        total,
+        active_kv,
+        full_read,
+        band,
+        cpu is not None,
+    )
 
 
-def cpu_band(request: EstimateRequest, catalog: Catalog, phase: str) -> speed.Band | None:
+def cpu_band(request: EstimateRequest, catalog: Catalog, phase: str) -> Band | None:
     """A CPU-only run on a named CPU carries the CPU fit's range (cpus.toml [efficiency.band], the
     leave-one-CPU-out spread), not the GPU tiers' (whose "unseen" tier is Vulkan's and SYCL's spread);
     None for any other run."""
     if request.offload != "cpu" or not request.setup.host.cpu:
         return None
-    got = catalog.tables.get("cpus", {}).get("efficiency", {}).get("band", {}).get(phase)
-    return speed.Band(float(got["low"]), float(got["high"])) if got else None
+    return sections(catalog).cpus.efficiency.band.get(phase)
 
 
 def _decode(
@@ -208,10 +211,11 @@ def _decode(
     """(low, mid, high) tok/s for a way out whose token reads `gpu_bytes` from the card(s) and
     `host_bytes` from system RAM (a `TokenBytes` spread: `_decode(row, *reads)`), layer split."""
     setup, model = row.request.setup, row.request.model
+    rt = row.rt if not count else dataclasses.replace(row.rt, count=count)
+    host_bandwidth = setup.host.bandwidth_gbs * host_scale
     seconds = speed.token_seconds(
-        setup.gpu, row.backend, model.layers, gpu_bytes, host_bytes, model.is_moe, quant_id or row.quant_id,
-        row.cal, count or setup.count, row.split, setup.host.bandwidth_gbs * host_scale, row.framework,
-    )  # fmt: skip
+        rt, model.layers, gpu_bytes, host_bytes, model.is_moe, quant_id or row.quant_id, host_bandwidth
+    )
     band = row.band
     low, high = band.low, band.high
     if host_bytes and not row.cpu_band:
@@ -259,15 +263,21 @@ def _mac_wired_limit(row: _NoFitRow) -> Remedy | None:
             # A lower quant that needs the limit raised: named as the quant it is (the reply says
             # "IQ2_XXS -> ~N tok/s"), its command raising the limit first.
             return Remedy(
-                "lower_quant", mid, lo, hi, round(total / GIB, 2), quant=q.id,
-                wired_limit_mb=_wired_mb(row, total), quality_warning=q.bpw < rules.low_bit_bpw,
-            )  # fmt: skip
+                "lower_quant",
+                mid,
+                lo,
+                hi,
+                round(total / GIB, 2),
+                quant=q.id,
+                wired_limit_mb=_wired_mb(row, total),
+                quality_warning=q.bpw < rules.low_bit_bpw,
+            )
     return None
 
 
 @cache
 def _ladder_contexts(catalog: Catalog) -> tuple[int, ...]:
-    return tuple(sorted((int(c) for c in catalog.tables["estimator"]["ladder"]["contexts"]), reverse=True))
+    return tuple(sorted(sections(catalog).estimator.ladder.contexts, reverse=True))
 
 
 def _wired_mb(row: _NoFitRow, total: float | None = None) -> int:
@@ -395,17 +405,18 @@ class _HostRules(NamedTuple):
 
 @cache
 def _host_rules(catalog: Catalog) -> _HostRules:
-    raw = catalog.tables["estimator"].get("host", {})
-    eff = raw.get("offload_scale", {})
+    # Flattened once: the offload pricing reads these for every offloaded row.
+    host = sections(catalog).estimator.host
+    scale, kt = host.offload_scale, host.ktransformers
     return _HostRules(
-        float(eff.get("experts", 1.0)),
-        float(eff.get("layers", 1.0)),
-        float(eff.get("cpu", 1.0)),
-        float(raw.get("pcie_gbs", 25.0)),
-        float(raw.get("cpu_prefill_gflops", 400.0)),
-        int(raw.get("offload_ubatch", 512)),
-        int(raw.get("ktransformers", {}).get("prefill_chunk", 32768)),
-        int(raw.get("ktransformers", {}).get("hybrid_max_tokens", 4096)),
+        scale.experts,
+        scale.layers,
+        scale.cpu,
+        host.pcie_gbs,
+        host.cpu_prefill_gflops,
+        host.offload_ubatch,
+        kt.prefill_chunk,
+        kt.hybrid_max_tokens,
     )
 
 
@@ -422,24 +433,20 @@ class ForcedOffload(NamedTuple):
 
 
 def cpu_remedy(
-    request: EstimateRequest,
-    usable: Usable,
-    backend: str,
-    quant_id: str,
-    weights: WeightBreakdown,
-    ctx: int,
-    catalog: Catalog,
-    forced: ForcedOffload,
-    framework: str = "llama.cpp",
+    pricing: Pricing, quant_id: str, weights: WeightBreakdown, ctx: int, forced: ForcedOffload
 ) -> Remedy:
     """The ways out of a CPU-only row that doesn't fit in RAM, each priced as the table prices that
     run (`forced_offload` again): a quantized KV cache, a shorter context, a lower quant, or more
     RAM (the size the run needs, at the speed it then reaches). No card to offload to or add."""
     options: list[Remedy] = []
+    request, catalog = pricing.request, pricing.catalog
+    # Each way out is a CPU-only run of its own: no cards to split over.
+    layered = dataclasses.replace(pricing, runtime=dataclasses.replace(pricing.runtime, split="layer"))
 
     def runs(req: EstimateRequest, q: str, w: WeightBreakdown, c: int) -> ForcedOffload | None:
         depth = c if req.depth is None else min(req.depth, c)
-        f = forced_offload(req, usable, backend, q, w, c, depth, catalog, "layer", framework)
+        case = layered if req is request else dataclasses.replace(layered, request=req)
+        f = forced_offload(case, q, w, c, depth)
         return f if f.status != "no_fit" else None
 
     if request.kv_type == FULL_PRECISION_KV:
@@ -461,7 +468,7 @@ def cpu_remedy(
                 low_bit = q.bpw < _rules(catalog).low_bit_bpw
                 options.append(_cpu_option("lower_quant", f, quant=q.id, quality_warning=low_bit))
                 break
-    reserve = float(catalog.tables["estimator"]["host"]["os_reserve_gib"])
+    reserve = sections(catalog).estimator.host.os_reserve_gib
     need = math.ceil(forced.host_bytes / GIB + reserve)  # what the box must have, the OS's share too
     options.append(dataclasses.replace(_cpu_option("more_ram", forced), host_gib=float(need)))
     return _chosen(options, catalog)
@@ -478,28 +485,27 @@ def _cpu_option(
     """A CPU-only way out with the figures of its own run: total = the RAM it needs."""
     plan = forced.plan
     return Remedy(
-        kind, plan.decode_mid, plan.decode_low, plan.decode_high, round(forced.host_bytes / GIB, 2),
-        kv_type=kv_type, quant=quant, host_gib=round(forced.host_bytes / GIB, 1), context=context,
+        kind,
+        plan.decode_mid,
+        plan.decode_low,
+        plan.decode_high,
+        round(forced.host_bytes / GIB, 2),
+        kv_type=kv_type,
+        quant=quant,
+        host_gib=round(forced.host_bytes / GIB, 1),
+        context=context,
         quality_warning=quality_warning,
-    )  # fmt: skip
+    )
 
 
 def forced_offload(
-    request: EstimateRequest,
-    usable: Usable,
-    backend: str,
-    quant_id: str,
-    weights: WeightBreakdown,
-    ctx: int,
-    depth: int,
-    catalog: Catalog,
-    split: str = "layer",
-    framework: str = "llama.cpp",
+    pricing: Pricing, quant_id: str, weights: WeightBreakdown, ctx: int, depth: int
 ) -> ForcedOffload:
     """Price the row with the offload the request names; decode reads each part at its memory's
     bandwidth (token_bytes), prefill streams the RAM-resident weights to the GPU once per ubatch
     (llama.cpp offloads large-batch matmuls) or, CPU only, runs at the CPU's matrix rate."""
-    row = _no_fit_row(request, usable, backend, quant_id, weights, ctx, depth, catalog, split, framework)
+    row = _no_fit_row(pricing, quant_id, weights, ctx, depth)
+    request, usable, catalog = pricing.request, pricing.usable, pricing.catalog
     model, rules = request.model, _host_rules(catalog)
     mode = request.offload
     moe_layers = model.layers - (model.dense_layers or 0)
@@ -540,10 +546,16 @@ def forced_offload(
         kind = "host_short"
     lo, mid, hi = _decode(row, *reads, host_scale=scale)
     plan = Remedy(
-        kind, mid, lo, hi, round(gpu_total / GIB, 2), host_gib=round(host / GIB, 1),
-        cpu_moe_layers=extra.get("cpu_moe_layers", 0), layers_on_gpu=extra.get("layers_on_gpu", 0),
+        kind,
+        mid,
+        lo,
+        hi,
+        round(gpu_total / GIB, 2),
+        host_gib=round(host / GIB, 1),
+        cpu_moe_layers=extra.get("cpu_moe_layers", 0),
+        layers_on_gpu=extra.get("layers_on_gpu", 0),
         layers_total=extra["layers_total"],
-    )  # fmt: skip
+    )
     prefill = _forced_prefill(row, mode, host - (row.kv_bytes - kv_gpu), rules)
     return ForcedOffload(status, plan, gpu_total, weights_gpu, kv_gpu, prefill, host)
 
@@ -560,14 +572,11 @@ def _forced_status(
 
 def _forced_prefill(row: _NoFitRow, mode: str, host_weights: float, rules: _HostRules) -> float:
     request = row.request
-    model, setup, prompt = request.model, request.setup, request.prompt
+    model, prompt = request.model, request.prompt
     if mode == "cpu":
         return _cpu_prefill_seconds(row, prompt, rules)
-    gpu_seconds = speed.prefill_seconds(
-        setup.gpu, row.backend, model, row.quant_id, prompt, row.depth, row.cal, setup.count, row.split,
-        row.framework,
-    )  # fmt: skip
-    if row.framework == "ktransformers" and mode == "experts":
+    gpu_seconds = speed.prefill_seconds(row.rt, model, row.quant_id, prompt, row.depth)
+    if row.rt.framework == "ktransformers" and mode == "experts":
         return gpu_seconds + _kt_expert_prefill(row, prompt, max(host_weights, 0.0), rules)
     ubatches = math.ceil(prompt / rules.offload_ubatch)
     return gpu_seconds + ubatches * max(host_weights, 0.0) / (rules.pcie_gbs * 1e9)
@@ -594,8 +603,8 @@ def _cpu_prefill_seconds(row: _NoFitRow, prompt: int, rules: _HostRules) -> floa
     if _named_cpu(row) is None:
         return 2.0 * model.active_params_b * 1e9 * prompt / rate
     linear, attention = speed.prefill_flops_split(model, prompt, row.depth)
-    table = row.catalog.tables.get("cpus", {}).get("efficiency", {}).get("prefill", {})
-    return linear / rate + attention / (rate * float(table.get("attention", 1.0)))
+    shares = sections(row.catalog).cpus.efficiency.prefill
+    return linear / rate + attention / (rate * shares.get("attention", 1.0))
 
 
 def _named_cpu(row: _NoFitRow) -> cpu_spec.Cpu | None:
@@ -608,10 +617,9 @@ def _cpu_gflops(row: _NoFitRow, rules: _HostRules) -> float:
     cpu = _named_cpu(row)
     if cpu is None:
         return rules.cpu_prefill_gflops
-    host = row.request.setup.host
-    efficiency = row.catalog.tables.get("cpus", {}).get("efficiency", {})
-    gain = float(row.catalog.tables.get("hosts", {}).get("numa", {}).get("extra_socket_gain", 0.4))
-    return cpu_spec.prefill_gflops(cpu, host.sockets, efficiency, gain)
+    s = sections(row.catalog)
+    shares, gain = s.cpus.efficiency.prefill, s.hosts.numa.extra_socket_gain
+    return cpu_spec.prefill_gflops(cpu, row.request.setup.host.sockets, shares, gain)
 
 
 def _cpu_decode_scale(row: _NoFitRow) -> float:
@@ -620,28 +628,24 @@ def _cpu_decode_scale(row: _NoFitRow) -> float:
     cpu = _named_cpu(row)
     if cpu is None:
         return 1.0
-    efficiency = row.catalog.tables.get("cpus", {}).get("efficiency", {})
-    return cpu_spec.decode_scale(cpu, row.request.setup.host.ram_type, efficiency)
+    scales = sections(row.catalog).cpus.efficiency.decode
+    return cpu_spec.decode_scale(cpu, row.request.setup.host.ram_type, scales)
 
 
 def find_remedy(
-    request: EstimateRequest,
-    usable: Usable,
-    backend: str,
+    pricing: Pricing,
     quant_id: str,
     weights: WeightBreakdown,
     ctx: int,
     depth: int,
-    catalog: Catalog,
     plan: LayerPlan | None = None,
-    split: str = "layer",
-    framework: str = "llama.cpp",
 ) -> Remedy:
     """The best way out of a row that doesn't fit, with the others as its alternatives (ranked).
 
-    `plan`: this row's `layer_plan` when the caller already has it (the estimator does); `split`:
-    how the row's cards share the model, so each way out is priced the way the table prices it."""
-    row = _no_fit_row(request, usable, backend, quant_id, weights, ctx, depth, catalog, split, framework)
+    `plan`: this row's `layer_plan` when the caller already has it (the estimator does); each way out
+    runs on the row's own `pricing.runtime` (its split too), so it is priced the way the table prices it."""
+    row = _no_fit_row(pricing, quant_id, weights, ctx, depth)
+    request, usable, catalog = pricing.request, pricing.usable, pricing.catalog
     options = [_kv_quant(row)]
     if request.setup.gpu.unified_memory:
         # No system RAM apart from the GPU's to offload to, and no card to add.
@@ -708,24 +712,10 @@ def scaled_remedy(remedy: Remedy, factor_for: Callable[[str], float]) -> Remedy:
     return dataclasses.replace(one(remedy), alternatives=tuple(one(a) for a in remedy.alternatives))
 
 
-class _Rules(NamedTuple):
-    """[remedy] in catalogs/estimator.toml."""
-
-    low_bit_bpw: float  # below this a quant is "1-2-bit": last, with a quality warning
-    min_usable_tps: float  # an offload slower than this ranks after the lower quants
-    mac_wired_max_fraction: float  # the most of a Mac's memory the wired limit may be raised to
-    mac_wired_headroom_gib: float  # what the raised limit leaves above the run's own need
-
-
 @cache
-def _rules(catalog: Catalog) -> _Rules:
-    raw = catalog.tables["estimator"].get("remedy", {})
-    return _Rules(
-        float(raw.get("low_bit_bpw", 3.0)),
-        float(raw.get("min_usable_tps", 3.0)),
-        float(raw.get("mac_wired_max_fraction", 0.9)),
-        float(raw.get("mac_wired_headroom_gib", 2.0)),
-    )
+def _rules(catalog: Catalog) -> RemedyRules:
+    """[remedy] in catalogs/estimator.toml (kept per catalog: every way out reads it)."""
+    return sections(catalog).estimator.remedy
 
 
 # What people pick first, quality first: the order of the module docstring. A way out that changes
@@ -745,7 +735,7 @@ _LOW_BIT_TIER = 7.0
 _SLOW_OFFLOAD_TIER = 5.5  # after a >= 3-bit quant that fits, before buying cards
 
 
-def _tier(option: Remedy, rules: _Rules) -> float:
+def _tier(option: Remedy, rules: RemedyRules) -> float:
     if option.quality_warning:
         return _LOW_BIT_TIER
     tier = _TIER.get(option.kind, _LOW_BIT_TIER)
@@ -803,5 +793,5 @@ def _is_ladder_quant(quant_id: str, catalog: Catalog) -> bool:
 
 @cache
 def _ladder_quants(catalog: Catalog) -> frozenset[str]:
-    ladder = catalog.tables["estimator"]["ladder"]
-    return frozenset(ladder["remedy"]) | frozenset(ladder["serving"]) | frozenset(ladder["mlx"])
+    ladder = sections(catalog).estimator.ladder
+    return frozenset(ladder.remedy) | frozenset(ladder.serving) | frozenset(ladder.mlx)

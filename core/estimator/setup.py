@@ -8,15 +8,16 @@ named (catalogs/cpus.toml) stands in for the preset: its memory type, top speed 
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
+from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 from core.catalog.cpu import Cpu
 from core.catalog.gpu import Gpu
 from core.catalog.loader import Catalog
 from core.catalog.platforms import SETUP_OS_NAMES
+from core.catalog.pricing_sections import HostPreset
+from core.catalog.sections import sections
 from core.estimator.estimate import Host, Setup
 from core.estimator.memory import default_os
 
@@ -27,10 +28,29 @@ class SetupError(ValueError):
     """The setup asked for cannot exist (e.g. macOS on a GeForce card); message is user-facing."""
 
 
+# GiB of RAM per socket for a named CPU whose segment cpus.toml [host_ram] does not list.
+_HOST_RAM_FALLBACK_GIB = 64.0
+
+
+@dataclass(frozen=True, slots=True)
+class HostSpec:
+    """What the user said about the box around the card (None: not said): its RAM size and type
+    ("DDR5-6000"), memory channels per socket, sockets, and the CPU when they named one."""
+
+    ram_gib: float | None = None
+    ram_type: str | None = None
+    channels: int | None = None
+    sockets: int | None = None
+    cpu: Cpu | None = None
+
+
+NO_HOST_SPEC = HostSpec()
+
+
 @cache
-def _hosts(catalog: Catalog) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
-    table = catalog.tables.get("hosts", {})
-    return {h["id"]: h for h in table.get("host", [])}, dict(table.get("defaults", {}))
+def _hosts(catalog: Catalog) -> tuple[dict[str, HostPreset], dict[str, str]]:
+    table = sections(catalog).hosts
+    return {h.id: h for h in table.host}, dict(table.defaults)
 
 
 _RAM_TYPE = re.compile(r"^\s*((?:LP)?DDR\dX?)\s*[- ]?\s*(\d{3,5})?\s*(?:MT/?S|MHZ)?\s*$")
@@ -40,7 +60,7 @@ def parse_ram_type(text: str, catalog: Catalog) -> tuple[str, int]:
     """("DDR5", 6000) from "DDR5-6000", "ddr5 6000", "LPDDR5X-8533"; a bare type gets the speed most
     machines of that type run (hosts.toml [ram_types]). SetupError when it is no RAM type."""
     m = _RAM_TYPE.match(text.upper())
-    speeds: dict[str, int] = dict(catalog.tables.get("hosts", {}).get("ram_types", {}))
+    speeds = sections(catalog).hosts.ram_types
     if not m or m.group(1) not in speeds:
         raise SetupError(f"RAM type {text!r} is not like DDR4-3200, DDR5-6000 or LPDDR5X-8533")
     mt_s = int(m.group(2) or speeds[m.group(1)])
@@ -49,43 +69,33 @@ def parse_ram_type(text: str, catalog: Catalog) -> tuple[str, int]:
     return m.group(1), mt_s
 
 
-def _preset(gpu: Gpu, catalog: Catalog, ram_gib: float | None = None) -> dict[str, Any] | None:
+def _preset(gpu: Gpu, catalog: Catalog, ram_gib: float | None = None) -> HostPreset | None:
     hosts, defaults = _hosts(catalog)
     # A laptop card sits in a laptop whatever its segment says (hosts.toml [defaults] laptop).
     key = "laptop" if gpu.form == "laptop" and "laptop" in defaults else gpu.segment
     preset = hosts.get(defaults.get(key, "ddr4-2ch")) or next(iter(hosts.values()), None)
-    if preset is not None and ram_gib and ram_gib > float(preset.get("max_ram_gib", math.inf)):
+    if preset is not None and ram_gib and ram_gib > preset.max_ram_gib:
         # More RAM than that machine takes: a multi-channel server (hosts.toml [defaults] large_ram).
         preset = hosts.get(defaults.get("large_ram", ""), preset)
     return preset
 
 
-def default_host(
-    gpu: Gpu,
-    catalog: Catalog,
-    ram_gib: float | None = None,
-    ram_type: str | None = None,
-    channels: int | None = None,
-    sockets: int | None = None,
-    cpu: Cpu | None = None,
-) -> Host:
-    """The box around the card: the preset for its form / segment, with what the user said on top.
-    Bandwidth is the peak channels x MT/s x 8 bytes; a second socket counts only as far as a
-    NUMA-blind runtime gains from it (hosts.toml [numa]). A named `cpu` replaces the preset."""
-    if cpu is not None and not gpu.unified_memory:
-        return _cpu_host(cpu, catalog, ram_gib, ram_type, channels, sockets)
+def default_host(gpu: Gpu, catalog: Catalog, spec: HostSpec = NO_HOST_SPEC) -> Host:
+    """The box around the card: the preset for its form / segment, with what the user said (`spec`)
+    on top. Bandwidth is the peak channels x MT/s x 8 bytes; a second socket counts only as far as a
+    NUMA-blind runtime gains from it (hosts.toml [numa]). A named CPU replaces the preset."""
+    ram_gib, ram_type, channels, sockets = spec.ram_gib, spec.ram_type, spec.channels, spec.sockets
+    if spec.cpu is not None and not gpu.unified_memory:
+        return _cpu_host(spec.cpu, catalog, spec)
     preset = _preset(gpu, catalog, ram_gib if ram_type is None and channels is None else None)
     if gpu.unified_memory or preset is None:
         # Unified memory: the "host" is the same memory; offload has nowhere else to go.
         return Host(ram_gib or 0.0, gpu.bandwidth_gbs, "unified")
-    ram = float(ram_gib or preset["default_ram_gib"])
+    ram = float(ram_gib or preset.default_ram_gib)
     if ram_type is None and channels is None and sockets is None:
-        return Host(
-            ram, float(preset["bandwidth_gbs"]), preset["id"], preset["ram_type"], int(preset["mt_s"]),
-            int(preset["channels"]),
-        )  # fmt: skip
-    kind, mt_s = parse_ram_type(ram_type, catalog) if ram_type else (preset["ram_type"], int(preset["mt_s"]))
-    ch = int(channels or preset["channels"])
+        return Host(ram, preset.bandwidth_gbs, preset.id, preset.ram_type, preset.mt_s, preset.channels)
+    kind, mt_s = parse_ram_type(ram_type, catalog) if ram_type else (preset.ram_type, preset.mt_s)
+    ch = int(channels or preset.channels)
     n_sockets = _checked(ch, sockets)
     return Host(ram, _bandwidth(ch, mt_s, n_sockets, catalog), "custom", kind, mt_s, ch, n_sockets)
 
@@ -100,23 +110,17 @@ def _checked(channels: int, sockets: int | None) -> int:
 
 
 def numa_gain(catalog: Catalog) -> float:
-    return float(catalog.tables.get("hosts", {}).get("numa", {}).get("extra_socket_gain", 0.4))
+    return sections(catalog).hosts.numa.extra_socket_gain
 
 
 def _bandwidth(channels: int, mt_s: int, sockets: int, catalog: Catalog) -> float:
     return round(channels * mt_s * 8 / 1000 * (1 + numa_gain(catalog) * (sockets - 1)), 1)
 
 
-def _cpu_host(
-    cpu: Cpu,
-    catalog: Catalog,
-    ram_gib: float | None,
-    ram_type: str | None,
-    channels: int | None,
-    sockets: int | None,
-) -> Host:
+def _cpu_host(cpu: Cpu, catalog: Catalog, spec: HostSpec) -> Host:
     """The host a named CPU implies: what the user said, the rest from the CPU (its default memory
     at the top speed it supports, its channels per socket); RAM size by segment (cpus.toml [host_ram])."""
+    ram_gib, ram_type, channels, sockets = spec.ram_gib, spec.ram_type, spec.channels, spec.sockets
     if sockets is not None and sockets > cpu.max_sockets:
         raise SetupError(f"{cpu.name} is a single-socket CPU: it can't run {sockets} sockets")
     if ram_type:
@@ -128,8 +132,8 @@ def _cpu_host(
         kind, mt_s = cpu.default_memory
     ch = int(channels or cpu.channels)
     n_sockets = _checked(ch, sockets)
-    sizes = catalog.tables.get("cpus", {}).get("host_ram", {})
-    ram = float(ram_gib or sizes.get(cpu.segment, 64)) * (n_sockets if not ram_gib else 1)
+    sizes = sections(catalog).cpus.host_ram
+    ram = float(ram_gib or sizes.get(cpu.segment, _HOST_RAM_FALLBACK_GIB)) * (n_sockets if not ram_gib else 1)
     return Host(ram, _bandwidth(ch, mt_s, n_sockets, catalog), cpu.id, kind, mt_s, ch, n_sockets, cpu=cpu.id)
 
 
@@ -139,12 +143,10 @@ def build_setup(
     count: int = 1,
     memory_gib: float | None = None,
     os_name: str | None = None,
-    ram_gib: float | None = None,
-    ram_type: str | None = None,
-    ram_channels: int | None = None,
-    sockets: int | None = None,
-    cpu: Cpu | None = None,
+    host_spec: HostSpec = NO_HOST_SPEC,
 ) -> Setup:
+    """The setup of `count` cards of `memory_gib` each (None: the card's) on `os_name` (None: the
+    card's usual OS), in the box `host_spec` describes."""
     if count < 1 or count > 64:
         raise SetupError(f"card count must be between 1 and 64, not {count}")
     os_resolved = os_name or default_os(gpu)
@@ -164,9 +166,10 @@ def build_setup(
         raise SetupError(f"memory size {memory_gib} GiB is not plausible")
     if gpu.unified_memory:
         count = 1
-    host = default_host(
-        gpu, catalog, ram_gib if not gpu.unified_memory else memory, ram_type, ram_channels, sockets, cpu
-    )
+    # Unified memory: the "host" RAM is the card's own memory.
+    spec = dataclasses.replace(host_spec, ram_gib=memory) if gpu.unified_memory else host_spec
+    host = default_host(gpu, catalog, spec)
+    cpu = host_spec.cpu
     server_cpu = cpu is not None and cpu.segment == "server"
     if os_name is None and (server_cpu or host.name == _hosts(catalog)[1].get("large_ram")):
         # More RAM than a desktop holds, or a server CPU: a server, and servers run Linux (the GeForce
@@ -175,28 +178,28 @@ def build_setup(
     return Setup(gpu, count, memory, os_resolved, host, os_assumed=os_name is None)
 
 
-def cpu_only_setup(
-    catalog: Catalog,
-    os_name: str | None = None,
-    ram_gib: float | None = None,
-    ram_type: str | None = None,
-    ram_channels: int | None = None,
-    sockets: int | None = None,
-    cpu: Cpu | None = None,
-) -> Setup:
+def cpu_only_setup(catalog: Catalog, os_name: str | None = None, host_spec: HostSpec = NO_HOST_SPEC) -> Setup:
     """No GPU at all (a valid setup: `estimate --offload cpu` without --gpu): a stand-in card with no
     memory, so every byte is read from system RAM; the host is a desktop's unless the user says (or
     names the CPU: then its memory, and the card's name says which CPU)."""
+    cpu, sockets = host_spec.cpu, host_spec.sockets
     name = (
         "CPU only"
         if cpu is None
         else f"CPU only ({f'{sockets}x ' if sockets and sockets > 1 else ''}{cpu.name})"
     )
     host_probe = Gpu(
-        id="cpu-only", vendor="Intel", name=name, aliases=(), memory_gib=0.0, bandwidth_gbs=0.0,
-        arch="CPU", arch_family="cpu", segment="consumer",
-    )  # fmt: skip
-    host = default_host(host_probe, catalog, ram_gib, ram_type, ram_channels, sockets, cpu)
+        id="cpu-only",
+        vendor="Intel",
+        name=name,
+        aliases=(),
+        memory_gib=0.0,
+        bandwidth_gbs=0.0,
+        arch="CPU",
+        arch_family="cpu",
+        segment="consumer",
+    )
+    host = default_host(host_probe, catalog, host_spec)
     gpu = dataclasses.replace(host_probe, bandwidth_gbs=host.bandwidth_gbs)
     os_resolved = "linux" if os_name in (None, "macos", "mac") else os_name
     if os_resolved not in OS_NAMES:

@@ -17,6 +17,7 @@ from core.catalog.framework import SpecSupport
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.catalog.quant import Quant
+from core.catalog.sections import sections
 from core.estimator.frameworks import render_command
 from core.i18n import Note
 
@@ -80,8 +81,7 @@ def draft_candidates(model: Model, catalog: Catalog) -> tuple[tuple[Model, bool]
 @cache
 def _eagle_heads(catalog: Catalog) -> dict[str, str]:
     """Catalog model id -> its published EAGLE-3 head (catalogs/eagle_drafts.toml)."""
-    rows = catalog.tables.get("eagle_drafts", {}).get("eagle", [])
-    return {str(r["model"]): str(r["repo"]) for r in rows}
+    return {head.model: head.repo for head in sections(catalog).eagle_drafts.eagle}
 
 
 def eagle_head(model: Model, catalog: Catalog) -> str:
@@ -169,11 +169,17 @@ def _speculative_options(
             notes.append(gain)
             out.append(
                 SpecOption(
-                    "draft", fw.id, render_command(spec.draft, values), tuple(notes),
-                    draft_model=draft.id, draft_file=file, draft_repo=repo,
-                    extra_memory_gib=gib, inferred=inferred,
+                    "draft",
+                    fw.id,
+                    render_command(spec.draft, values),
+                    tuple(notes),
+                    draft_model=draft.id,
+                    draft_file=file,
+                    draft_repo=repo,
+                    extra_memory_gib=gib,
+                    inferred=inferred,
                 )
-            )  # fmt: skip
+            )
 
     head = eagle_head(model, catalog) if spec.eagle else ""
     if head:

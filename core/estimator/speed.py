@@ -29,14 +29,9 @@ from typing import Any
 from core.catalog.gpu import Gpu
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
+from core.catalog.pricing_sections import BackendChoice, Band, PhaseFit
+from core.catalog.sections import sections
 from core.estimator.memory import kv_shape  # memory imports nothing from here: no cycle
-
-
-@dataclass(frozen=True, slots=True)
-class Band:
-    low: float  # multiplier on mid for the low end (< 1)
-    high: float  # multiplier for the high end (> 1)
-
 
 # The terms whose product is an efficiency (decode: share of peak bandwidth; prefill: share of the
 # matrix TFLOPS), after the backend's base. scripts/fit_calibration.py fits one factor per key of each
@@ -133,22 +128,32 @@ class Calibration:
     layer_split_us: float  # per-token cost of handing activations to the next card (layer split)
     fp32_fallback_ratio: float  # matrix TFLOPS ~ ratio x bandwidth (GB/s) when the card lists none
     tensor_over_fp32: dict[str, float]  # arch family -> FP16 matrix rate / FP32 rate (catalog medians)
-    backend_choice: dict[str, Any]
+    backend_choice: BackendChoice
     concurrency: dict[str, Any]
 
 
-def _band(raw: dict[str, Any]) -> Band:
-    return Band(float(raw["low"]), float(raw["high"]))
+@dataclass(frozen=True, slots=True)
+class Runtime:
+    """What runs the tokens of one priced setup: the card(s), the llama.cpp backend, the framework,
+    how the cards share the model and the calibration that prices it. Built once per estimate (or
+    concurrency cell) and passed to every row and way out, instead of six loose arguments each."""
+
+    gpu: Gpu
+    backend: str
+    cal: Calibration
+    framework: str = "llama.cpp"
+    count: int = 1
+    split: str = "layer"  # "layer" | "tensor" (tensor parallel over `count` cards)
 
 
-def _phase(raw: dict[str, Any]) -> PhaseCalibration:
-    backends = raw.get("backend", {})
+def _phase(fit: PhaseFit) -> PhaseCalibration:
+    backends = fit.backend
     return PhaseCalibration(
-        eff={b: float(v["eff"]) for b, v in backends.items()},
-        us_per_layer={b: float(v["us_per_layer"]) for b, v in backends.items()},
-        factors={t: {k: float(v) for k, v in raw.get(t, {}).items()} for t in TERMS},
-        attention={b: float(v.get("attention", 1.0)) for b, v in backends.items()},
-        kv_tile={b: float(v["kv_tile"]) for b, v in backends.items() if "kv_tile" in v},
+        eff={b: v.eff for b, v in backends.items()},
+        us_per_layer={b: v.us_per_layer for b, v in backends.items()},
+        factors={t: dict(getattr(fit, t)) for t in TERMS},
+        attention={b: v.attention for b, v in backends.items()},
+        kv_tile={b: v.kv_tile for b, v in backends.items() if v.kv_tile is not None},
     )
 
 
@@ -163,37 +168,36 @@ def _tensor_ratios(catalog: Catalog, skip: frozenset[str]) -> dict[str, float]:
     return {arch: sorted(v)[len(v) // 2] for arch, v in ratios.items()}
 
 
+def _fitted(fitted: float | None, hand_set: float) -> float:
+    return hand_set if fitted is None else fitted
+
+
 @cache
 def calibration(catalog: Catalog) -> Calibration:
-    # Fitted values (calibration.toml, written by scripts/fit_calibration.py) over hand-set ones.
-    t = {**catalog.tables["speed"], **catalog.tables.get("calibration", {})}
-    seen = t.get("seen", {})
-    bands = t.get("band", {})
-    skip = frozenset(t["matrix"].get("no_tensor_families", ()))
-    # The fit writes the tensor-parallel terms; the layer-split hand-off stays hand-set in speed.toml.
-    multi_gpu = {
-        **catalog.tables["speed"]["multi_gpu"],
-        **catalog.tables.get("calibration", {}).get("multi_gpu", {}),
-    }
+    # Fitted values (calibration.toml, written by scripts/fit_calibration.py) over hand-set ones
+    # (speed.toml): the fit writes the tensor-parallel terms, the layer-split hand-off stays hand-set.
+    s = sections(catalog)
+    hand, fit = s.speed, s.fit
+    seen, bands, multi = fit.seen, fit.band, fit.multi_gpu
     return Calibration(
-        decode=_phase(t.get("decode", {})),
-        prefill=_phase(t.get("prefill", {})),
-        seen_decode_cards=frozenset(seen.get("decode_cards", ())),
-        seen_prefill_cards=frozenset(seen.get("prefill_cards", ())),
-        seen_decode=frozenset(seen.get("decode", ())),
-        seen_prefill=frozenset(seen.get("prefill", ())),
-        seen_decode_frameworks=frozenset(seen.get("decode_frameworks", ())),
-        seen_prefill_frameworks=frozenset(seen.get("prefill_frameworks", ())),
-        decode_band={k: _band(v) for k, v in bands.get("decode", {}).items()},
-        prefill_band={k: _band(v) for k, v in bands.get("prefill", {}).items()},
-        host_eff=float(t["offload"]["host_eff"]),
-        tp_us_per_layer=float(multi_gpu["tp_us_per_layer"]),
-        tp_eff=float(multi_gpu["tp_eff"]),
-        layer_split_us=float(multi_gpu["layer_split_us"]),
-        fp32_fallback_ratio=float(t["matrix"]["tflops_per_gbs_fallback"]),
-        tensor_over_fp32=_tensor_ratios(catalog, skip),
-        backend_choice=t["backend_choice"],
-        concurrency=dict(t.get("concurrency", {})),
+        decode=_phase(fit.decode),
+        prefill=_phase(fit.prefill),
+        seen_decode_cards=frozenset(seen.decode_cards),
+        seen_prefill_cards=frozenset(seen.prefill_cards),
+        seen_decode=frozenset(seen.decode),
+        seen_prefill=frozenset(seen.prefill),
+        seen_decode_frameworks=frozenset(seen.decode_frameworks),
+        seen_prefill_frameworks=frozenset(seen.prefill_frameworks),
+        decode_band=dict(bands.get("decode", {})),
+        prefill_band=dict(bands.get("prefill", {})),
+        host_eff=hand.offload.host_eff,
+        tp_us_per_layer=_fitted(multi.tp_us_per_layer, hand.multi_gpu.tp_us_per_layer),
+        tp_eff=_fitted(multi.tp_eff, hand.multi_gpu.tp_eff),
+        layer_split_us=_fitted(multi.layer_split_us, hand.multi_gpu.layer_split_us),
+        fp32_fallback_ratio=hand.matrix.tflops_per_gbs_fallback,
+        tensor_over_fp32=_tensor_ratios(catalog, frozenset(hand.matrix.no_tensor_families)),
+        backend_choice=hand.backend_choice,
+        concurrency=dict(fit.concurrency),
     )
 
 
@@ -203,10 +207,9 @@ def choose_backend(gpu: Gpu, os_name: str, catalog: Catalog, asked: str | None =
     if asked:
         return asked
     choice = calibration(catalog).backend_choice
-    by_gpu = choice.get("gpu", {})
-    if gpu.id in by_gpu:
-        return str(by_gpu[gpu.id])
-    vendor = choice["vendor"][gpu.vendor]
+    if gpu.id in choice.gpu:
+        return choice.gpu[gpu.id]
+    vendor = choice.vendor[gpu.vendor]
     if isinstance(vendor, str):
         return vendor
     return str(vendor.get(os_name.split("_")[0], vendor["default"]))
@@ -279,23 +282,20 @@ def is_full_rate_gddr(gpu: Gpu) -> bool:
 
 
 def token_seconds(
-    gpu: Gpu,
-    backend: str,
+    rt: Runtime,
     layers: int,
     gpu_bytes: float,
     host_bytes: float,
     moe: bool,
     quant_id: str,
-    cal: Calibration,
-    count: int = 1,
-    split: str = "layer",
     host_bandwidth_gbs: float = 0.0,
-    framework: str = "llama.cpp",
 ) -> float:
-    """Mid estimate of the seconds one token takes, reading `gpu_bytes` from the card(s) and
-    `host_bytes` from system RAM (`token_bytes`). Plain numbers, not an object: the estimator prices
-    a token per row and per way out, and building an inputs object cost as much as the arithmetic."""
-    eff = decode_efficiency(gpu, backend, quant_id, moe, cal, framework)
+    """Mid estimate of the seconds one token takes on `rt`, reading `gpu_bytes` from the card(s) and
+    `host_bytes` from system RAM (`token_bytes`). The per-token figures stay plain numbers: the
+    estimator prices a token per row and per way out, and building an inputs object per call cost as
+    much as the arithmetic (the `Runtime` is built once per estimate)."""
+    gpu, backend, cal, count, split = rt.gpu, rt.backend, rt.cal, rt.count, rt.split
+    eff = decode_efficiency(gpu, backend, quant_id, moe, cal, rt.framework)
     fixed = layers * cal.decode.fixed_us(backend) * 1e-6
     bandwidth = gpu.bandwidth_gbs * 1e9 * eff
     if count > 1 and split == "tensor":
@@ -403,21 +403,11 @@ def prefill_flops_split(model: Model, prompt: int, depth: int) -> tuple[float, f
 
 
 def prefill_seconds(
-    gpu: Gpu,
-    backend: str,
-    model: Model,
-    quant_id: str,
-    prompt: int,
-    depth: int,
-    cal: Calibration,
-    count: int = 1,
-    split: str = "layer",
-    framework: str = "llama.cpp",
-    ubatch: int = 512,
+    rt: Runtime, model: Model, quant_id: str, prompt: int, depth: int, ubatch: int = 512
 ) -> float:
-    flops_per_s, pp_us_per_layer = _prefill_rate(
-        gpu, backend, quant_id, model.is_moe, cal, count, split, framework
-    )
+    """Seconds to prefill `prompt` tokens on top of `depth` cached ones on `rt`."""
+    gpu, backend, cal, count, split = rt.gpu, rt.backend, rt.cal, rt.count, rt.split
+    flops_per_s, pp_us_per_layer = _prefill_rate(rt, quant_id, model.is_moe)
     fixed = math.ceil(prompt / ubatch) * model.layers * pp_us_per_layer * 1e-6
     linear, attention = prefill_flops_split(model, prompt, depth)
     seconds = (linear + attention / cal.prefill.attention_share(backend)) / flops_per_s + fixed
@@ -433,11 +423,10 @@ _PREFILL_RATES: dict[
 ] = {}
 
 
-def _prefill_rate(
-    gpu: Gpu, backend: str, quant_id: str, moe: bool, cal: Calibration, count: int, split: str, framework: str
-) -> tuple[float, float]:
+def _prefill_rate(rt: Runtime, quant_id: str, moe: bool) -> tuple[float, float]:
     """(FLOP/s a prefill reaches, fixed microseconds per layer and ubatch): the same for every row of
     a grid with this quant, so kept per identity like `decode_efficiency`."""
+    gpu, backend, cal, count, split, framework = rt.gpu, rt.backend, rt.cal, rt.count, rt.split, rt.framework
     key = (id(gpu), backend, quant_id, moe, count, split, framework, id(cal))
     hit = _PREFILL_RATES.get(key)
     if hit is not None and hit[1] is gpu and hit[2] is cal:

@@ -16,8 +16,16 @@ import operator
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
 
+from core.catalog.architectures.parts import Tensor as _Tensor
+from core.catalog.architectures.parts import expert_tensors as _experts
+from core.catalog.architectures.parts import ffn_tensors as _ffn
+from core.catalog.architectures.parts import gqa_tensors
+from core.catalog.architectures.parts import head_tensors as _head
+from core.catalog.architectures.parts import opt as _opt
+from core.catalog.architectures.parts import params as _params
+from core.catalog.architectures.parts import round64 as _round64
+from core.catalog.architectures.registry import Architecture, sizing_for
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.catalog.published_files import PublishedFile, published_file
@@ -31,9 +39,6 @@ GGUF_META_BASE_BYTES = 1 << 20
 # A published file whose tensors weigh this far from the per-tensor figure is no file of this model
 # under this quant (a mislabelled listing, a different variant): it is not used.
 PUBLISHED_PLAUSIBLE = (0.8, 1.25)
-
-# DeepSeek-V3/Kimi-K2 query LoRA rank when the catalog does not give one.
-_DEFAULT_Q_LORA_RANK = 1536
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,18 +74,6 @@ class WeightBreakdown:
     @property
     def bpw(self) -> float:
         return self.total_bytes * 8 / self.params if self.params else 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class _Tensor:
-    cls: str  # "attn_q", "ffn_down_exps", "token_embd", ...
-    category: str  # llama.cpp's tensor_category: attn_v also covers attn_qkv and attn_kv_b
-    layer: int  # -1 for non-repeating tensors
-    ne0: int  # row length: the block-size divisibility that llama.cpp checks
-    rows: int  # ne1 * ne2
-    expert: bool = False  # routed expert (3-D, ne2 = n_expert)
-    one_d: bool = False  # norms and other 1-D tensors: never quantized (F32 in GGUF)
-    router: bool = False  # ffn_gate_inp: kept F32 by convert_hf_to_gguf and llama-quantize
 
 
 _cache: dict[tuple[int, str, int], tuple[WeightBreakdown, Catalog, Model]] = {}
@@ -160,171 +153,24 @@ def bpw_bytes(model: Model, quant: Quant) -> int:
 # --------------------------------------------------------------------------------------------
 
 
-def _round64(x: float) -> int:
-    return max(64, int(round(x / 64.0)) * 64)
-
-
-def _opt(model: Model, name: str) -> Any:
-    """An architecture field that other work may add to Model later (None when absent)."""
-    return getattr(model, name, None)
-
-
-def _csa_attention(model: Model, layer: int) -> list[_Tensor]:
-    """DeepSeek-V4 attention of one layer, with the layer's hyper-connection mixers (see
-    core/catalog/config_readers/deepseek_v4.py for the layout). The compressor and indexer-weight
-    projections are BF16 in the FP8 checkpoint: typed like the router (kept unquantized)."""
-    h, nh, hd = model.hidden, model.heads, model.head_dim
-    q_rank, o_rank = model.q_lora_rank or _DEFAULT_Q_LORA_RANK, model.o_lora_rank or 0
-    groups, hc = model.o_groups or 1, model.hc_mult or 0
-    ratios = model.kv_compress_ratios
-    ratio = ratios[layer] if layer < len(ratios) else 0
-    mix = (2 + hc) * hc
-    out = [
-        _Tensor("attn_sinks", "other", layer, nh, 1, one_d=True),
-        _Tensor("attn_q_a", "other", layer, h, q_rank),
-        _Tensor("attn_q_a_norm", "other", layer, q_rank, 1, one_d=True),
-        _Tensor("attn_q_b", "other", layer, q_rank, nh * hd),
-        _Tensor("attn_kv", "other", layer, h, hd),
-        _Tensor("attn_kv_norm", "other", layer, hd, 1, one_d=True),
-        _Tensor("attn_output_a", "other", layer, nh * hd // groups, groups * o_rank),
-        _Tensor("attn_output", "attn_output", layer, groups * o_rank, h),
-        _Tensor("hc_mix", "other", layer, 2 * (mix * hc * h + mix + 3), 1, one_d=True),
-    ]
-    for width, index in ((hd, False), (model.dsa_index_head_dim or 0, True)):
-        if not ratio or (index and ratio != 4):
-            continue
-        wide = (2 if ratio == 4 else 1) * width
-        tag = "indexer_comp" if index else "attn_comp"
-        out += [
-            _Tensor(tag + "_kv_gate", "other", layer, h, 2 * wide, router=True),
-            _Tensor(tag + "_ape_norm", "other", layer, ratio * wide + width, 1, one_d=True),
-        ]
-    if ratio == 4:
-        heads, dim = model.dsa_index_heads or 0, model.dsa_index_head_dim or 0
-        out += [
-            _Tensor("indexer_q_b", "other", layer, q_rank, heads * dim),
-            _Tensor("indexer_weights", "other", layer, h, heads, router=True),
-        ]
-    if layer < model.hash_layers:  # token-id -> experts table (int32) instead of a score bias
-        table = model.vocab * (model.experts_active or 0)
-        out.append(_Tensor("ffn_hash_table", "other", layer, table, 1, one_d=True))
-    return out
-
-
-def _attention(model: Model, layer: int) -> list[_Tensor]:
-    """Softmax-attention tensors of one layer (GQA with explicit head_dim, or MLA)."""
-    h, nh, hd = model.hidden, model.heads, model.head_dim
-    if model.attention == "csa":
-        return _csa_attention(model, layer)
-    if model.attention == "mla" and model.kv_lora_rank:
-        rope = model.qk_rope_dim or 64
-        nope = _opt(model, "qk_nope_dim") or max(hd - rope, 0)
-        v_head = _opt(model, "v_head_dim") or nope or hd
-        q_lora = _opt(model, "q_lora_rank") or _DEFAULT_Q_LORA_RANK
-        kv_lora = model.kv_lora_rank
-        # attn_kv_b counts as attn_v for llama.cpp's rules (newer converters split it into
-        # attn_k_b/attn_v_b of the same total size).
-        return [
-            _Tensor("attn_q_a", "other", layer, h, q_lora),
-            _Tensor("attn_q_a_norm", "other", layer, q_lora, 1, one_d=True),
-            _Tensor("attn_q_b", "other", layer, q_lora, nh * (nope + rope)),
-            _Tensor("attn_kv_a_mqa", "other", layer, h, kv_lora + rope),
-            _Tensor("attn_kv_a_norm", "other", layer, kv_lora, 1, one_d=True),
-            _Tensor("attn_kv_b", "attn_v", layer, kv_lora, nh * (nope + v_head)),
-            _Tensor("attn_output", "attn_output", layer, nh * v_head, h),
-        ]
-    kv_heads = model.kv_heads
-    if model.attention == "swa_hybrid" and _is_global(model, layer):
-        # Gemma 4: the global layers have their own head size and KV head count.
-        hd, kv_heads = _opt(model, "global_head_dim") or hd, _opt(model, "global_kv_heads") or kv_heads
-    q_dim, kv_dim = nh * hd, kv_heads * hd
-    # Qwen3-Next style output gate: q_proj is twice as wide.
-    q_rows = q_dim * (2 if _opt(model, "attn_output_gate") else 1)
-    out = [
-        _Tensor("attn_q", "attn_q", layer, h, q_rows),
-        _Tensor("attn_k", "attn_k", layer, h, kv_dim),
-        _Tensor("attn_v", "attn_v", layer, h, kv_dim),
-        _Tensor("attn_output", "attn_output", layer, q_dim, h),
-    ]
-    if _opt(model, "attn_bias"):
-        out.append(_Tensor("attn_bias", "other", layer, q_rows + 2 * kv_dim, 1, one_d=True))
-    return out
-
-
-def _linear_attention(model: Model, layer: int) -> list[_Tensor] | None:
-    """Linear-attention layer tensors as llama.cpp names them; None when the shapes are unknown."""
-    h = model.hidden
-    kind = _opt(model, "linear_kind") or ""
-    if kind == "gated_deltanet":
-        kh, kd = _opt(model, "linear_key_heads"), _opt(model, "linear_key_head_dim")
-        vh, vd = _opt(model, "linear_value_heads"), _opt(model, "linear_value_head_dim")
-        if not (kh and kd and vh and vd):
-            return None
-        key_dim, value_dim = kh * kd, vh * vd
-        conv_dim = 2 * key_dim + value_dim
-        kernel = _opt(model, "linear_conv_kernel") or 4
-        # llama.cpp qwen3next: attn_qkv (an attn_v-like category for the quant rules), attn_gate (z),
-        # ssm_ba, ssm_conv1d (never quantized), ssm_a/ssm_dt/ssm_norm (1-D), ssm_out.
-        return [
-            _Tensor("attn_qkv", "attn_v", layer, h, conv_dim),
-            _Tensor("attn_gate", "other", layer, h, value_dim),
-            _Tensor("ssm_ba", "other", layer, h, 2 * vh),
-            _Tensor("ssm_conv1d", "other", layer, kernel * conv_dim, 1, one_d=True),
-            _Tensor("ssm_a_dt_norm", "other", layer, 2 * vh + vd, 1, one_d=True),
-            _Tensor("ssm_out", "other", layer, value_dim, h),
-        ]
-    if kind == "lightning":
-        # MiniMax-M1 lightning attention: fused qkv over all heads, an output gate, out projection.
-        q_dim = model.heads * model.head_dim
-        return [
-            _Tensor("attn_qkv", "attn_v", layer, h, 3 * q_dim),
-            _Tensor("attn_gate", "other", layer, h, q_dim),
-            _Tensor("attn_output", "attn_output", layer, q_dim, h),
-            _Tensor("attn_norm_linear", "other", layer, q_dim, 1, one_d=True),
-        ]
-    return None
-
-
-def _ffn(layer: int, h: int, width: int, suffix: str = "", gated: bool = True) -> list[_Tensor]:
-    if width <= 0:
-        return []
-    out = [_Tensor("ffn_gate" + suffix, "ffn_gate", layer, h, width)] if gated else []
-    return out + [
-        _Tensor("ffn_up" + suffix, "ffn_up", layer, h, width),
-        _Tensor("ffn_down" + suffix, "ffn_down", layer, width, h),
-    ]
-
-
-def _experts(layer: int, h: int, width: int, n: int, gated: bool = True) -> list[_Tensor]:
-    gate = [_Tensor("ffn_gate_exps", "ffn_gate", layer, h, width * n, expert=True)] if gated else []
-    return [
-        _Tensor("ffn_gate_inp", "other", layer, h, n, router=True),
-        *gate,
-        _Tensor("ffn_up_exps", "ffn_up", layer, h, width * n, expert=True),
-        _Tensor("ffn_down_exps", "ffn_down", layer, width, h * n, expert=True),
-    ]
-
-
-def _params(tensors: list[_Tensor]) -> int:
-    return sum(t.ne0 * t.rows for t in tensors)
-
-
 def _tensors(model: Model) -> tuple[list[_Tensor], list[str]]:
     """The model's tensors as llama.cpp names them; derive missing widths from params_b."""
     derived: list[str] = []
-    if _opt(model, "layer_pattern"):
-        return _pattern_tensors(model, derived), derived
+    arch = sizing_for(model.attention)  # the architecture module of its attention kind
+    whole = arch.tensors(model, derived) if arch.tensors is not None else None
+    if whole is not None:  # built block by block (Nemotron-H's layer_pattern)
+        return whole, derived
     gated = (_opt(model, "ffn_kind") or "gated") == "gated"
     head = _head(model)
-    per_layer_fixed, linear_unknown = _mixers(model)
+    per_layer_fixed, linear_unknown = _mixers(model, arch)
     fixed = _params(head) + sum(_params(t) for t in per_layer_fixed)
     if model.is_moe:
         layers_ffn = _moe_ffns(model, fixed, gated, derived)
     else:
         layers_ffn = _dense_ffns(model, fixed, gated, derived)
     layers = [per_layer_fixed[i] + layers_ffn[i] for i in range(model.layers)]
-    if linear_unknown:
-        _add_linear_remainder(model, head, layers, derived)
+    if linear_unknown and arch.rest is not None:
+        arch.rest(model, head, layers, derived)
     tensors = head + [t for layer in layers for t in layer]
     return tensors, derived
 
@@ -334,29 +180,18 @@ def _ffn_unit(model: Model, gated: bool) -> int:
     return (3 if gated else 2) * model.hidden
 
 
-def _head(model: Model) -> list[_Tensor]:
-    """Token embedding, output head (one tensor when tied) and the output norm."""
-    h, vocab, tied = model.hidden, model.vocab, model.tied_embeddings
-    head = [_Tensor("token_embd", "output" if tied else "token_embd", -1, h, vocab)]
-    if not tied:
-        head.append(_Tensor("output", "output", -1, h, vocab))
-    head.append(_Tensor("output_norm", "other", -1, h, 1, one_d=True))
-    return head
-
-
-def _mixers(model: Model) -> tuple[list[list[_Tensor]], bool]:
-    """Each layer's norms and token mixer (attention or linear attention); True as the second value
-    when some linear-attention shapes are missing and were modelled as softmax attention."""
+def _mixers(model: Model, arch: Architecture) -> tuple[list[list[_Tensor]], bool]:
+    """Each layer's norms and token mixer (attention or linear attention, `arch.mixer`); True as the
+    second value when some linear-attention shapes are missing and were modelled as softmax attention."""
     h = model.hidden
+    mixer_of = arch.mixer or gqa_tensors
     linear_unknown = False
     per_layer: list[list[_Tensor]] = []
     for i in range(model.layers):
-        mixer: list[_Tensor] | None = None
-        if model.attention == "linear_hybrid" and not _is_global(model, i):
-            mixer = _linear_attention(model, i)
-            linear_unknown = linear_unknown or mixer is None
+        mixer = mixer_of(model, i)
         if mixer is None:
-            mixer = _attention(model, i)
+            linear_unknown = True
+            mixer = gqa_tensors(model, i)
         per_layer.append(
             [
                 _Tensor("attn_norm", "other", i, h, 1, one_d=True),
@@ -413,127 +248,6 @@ def _moe_ffns(model: Model, fixed: int, gated: bool, derived: list[str]) -> list
         else _ffn(i, h, int(dense_ff or 0), gated=gated)
         for i in range(n_layer)
     ]
-
-
-def _add_linear_remainder(
-    model: Model, head: list[_Tensor], layers: list[list[_Tensor]], derived: list[str]
-) -> None:
-    """Linear-attention shapes not in the catalog: the linear layers were modelled as softmax
-    attention; add what params_b leaves over to them."""
-    h, target = model.hidden, model.params_b * 1e9
-    rest = target - _params(head) - sum(_params(t) for t in layers)
-    linear_ids = [i for i in range(model.layers) if not _is_global(model, i)]
-    if linear_ids and rest > 0.005 * target:
-        width = _round64(rest / (len(linear_ids) * h))
-        derived.append(f"linear-attention extra {width}x{h} per layer (from params_b)")
-        for i in linear_ids:
-            layers[i].append(_Tensor("ssm_proj", "other", i, h, width))
-
-
-# Mamba2Config's defaults (transformers), for a pattern model whose catalog entry lacks a shape.
-_MAMBA2_DEFAULTS = {"head_dim": 64, "state": 128, "groups": 1, "kernel": 4, "expand": 2}
-
-
-def _mamba2_shape(model: Model, derived: list[str]) -> tuple[int, int, int, int, int]:
-    """(heads, head_dim, groups, d_state, conv kernel) of the Mamba-2 layers."""
-    groups, state = model.linear_key_heads, model.linear_key_head_dim
-    heads, head_dim = model.linear_value_heads, model.linear_value_head_dim
-    kernel = model.linear_conv_kernel
-    if groups and state and heads and head_dim and kernel:
-        return heads, head_dim, groups, state, kernel
-    d = _MAMBA2_DEFAULTS
-    head_dim, state, groups, kernel = (
-        head_dim or d["head_dim"],
-        state or d["state"],
-        groups or d["groups"],
-        kernel or d["kernel"],
-    )
-    heads = heads or d["expand"] * model.hidden // head_dim
-    derived.append(
-        f"Mamba-2 {heads}x{head_dim} heads, d_state {state}, {groups} groups (Mamba2Config defaults)"
-    )
-    return heads, head_dim, groups, state, kernel
-
-
-def _mamba2(h: int, layer: int, shape: tuple[int, int, int, int, int]) -> list[_Tensor]:
-    """One Mamba-2 mixer as llama.cpp's nemotron_h / granite_hybrid hold it: ssm_in (x, z, B, C,
-    dt), ssm_conv1d (F32: convert_hf_to_gguf writes it so and llama-quantize skips it), its bias,
-    ssm_dt bias, ssm_a and ssm_d (one per head, not quantized), the gated norm, ssm_out."""
-    heads, head_dim, groups, state, kernel = shape
-    inner = heads * head_dim
-    conv_dim = inner + 2 * groups * state
-    return [
-        _Tensor("ssm_in", "other", layer, h, 2 * inner + 2 * groups * state + heads),
-        _Tensor("ssm_conv1d", "other", layer, kernel * conv_dim, 1, one_d=True),
-        _Tensor("ssm_conv1d_b", "other", layer, conv_dim, 1, one_d=True),
-        _Tensor("ssm_dt_a_d", "other", layer, 3 * heads, 1, one_d=True),
-        _Tensor("ssm_norm", "other", layer, inner, 1, one_d=True),
-        _Tensor("ssm_out", "other", layer, inner, h),
-    ]
-
-
-def _pattern_width(model: Model, char: str, derived: list[str]) -> int:
-    """FFN width of the pattern's "-" (dense) or "E" (expert) layers; when the entry lacks the
-    expert width, what params_b - active_params_b leaves over (as the mixer+FFN layout derives it)."""
-    given = model.moe_intermediate_size if char == "E" else model.intermediate_size
-    if given:
-        return int(given)
-    if char == "-":
-        raise ValueError(f"{model.id}: layer_pattern has dense MLP layers but no intermediate_size")
-    n = (_opt(model, "layer_ffn") or model.layer_pattern).count(char)
-    spread = (model.params_b - model.active_params_b) * 1e9
-    experts, k = int(model.experts or 1), int(model.experts_active or 1)
-    width = _round64(spread / max(n * (experts - k) * 2 * model.hidden, 1))
-    derived.append(f"moe_intermediate_size={width} (from params_b - active_params_b)")
-    return width
-
-
-def _pattern_tensors(model: Model, derived: list[str]) -> list[_Tensor]:
-    """A single-block-per-layer hybrid (Nemotron-H): each layer one norm and the block its pattern
-    character names. Nemotron-H's MLPs and experts are plain (relu2: up, down); the MoE has a sigmoid
-    router with a correction bias (ffn_exp_probs_b) and a shared expert."""
-    h, pattern = model.hidden, model.layer_pattern
-    ffns = _opt(model, "layer_ffn") or ""
-    gated = (_opt(model, "ffn_kind") or "gated") == "gated"
-    mamba = _mamba2_shape(model, derived) if "M" in pattern else (0, 0, 0, 0, 0)
-    dense_ff = _pattern_width(model, "-", derived) if "-" in pattern + ffns else 0
-    moe_ff = _pattern_width(model, "E", derived) if "E" in pattern + ffns else 0
-    n_exp = int(model.experts or 0)
-    shared_ff = int(model.shared_experts or 0) * moe_ff
-    out = _head(model)
-    for i, char in enumerate(pattern):
-        out.append(_Tensor("attn_norm", "other", i, h, 1, one_d=True))
-        if ffns:
-            # Granite 4.0-H: the mixer, then ffn_norm and the layer's FFN (router without a bias).
-            out += _mamba2(h, i, mamba) if char == "M" else _attention(model, i)
-            out.append(_Tensor("ffn_norm", "other", i, h, 1, one_d=True))
-            if ffns[i] == "E":
-                out += _experts(i, h, moe_ff, n_exp, gated)
-            out += _ffn(
-                i, h, shared_ff if ffns[i] == "E" else dense_ff, "_shexp" if ffns[i] == "E" else "", gated
-            )
-            continue
-        if char == "M":
-            out += _mamba2(h, i, mamba)
-        elif char == "*":
-            out += _attention(model, i)
-        elif char == "-":
-            out += _ffn(i, h, dense_ff, gated=gated)
-        elif char == "E":
-            out += _experts(i, h, moe_ff, n_exp, gated)
-            out.append(_Tensor("ffn_exp_probs_b", "other", i, n_exp, 1, one_d=True))
-            out += _ffn(i, h, shared_ff, "_shexp", gated)
-        else:
-            raise ValueError(f"{model.id}: layer_pattern character {char!r} is not one of M * - E")
-    return out
-
-
-def _is_global(model: Model, layer: int) -> bool:
-    n_global = int(model.global_layers or 0)
-    if n_global <= 0:
-        return False
-    period = max(model.layers // n_global, 1)
-    return layer % period == period - 1
 
 
 # --------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.catalog.loader import Catalog
+from core.catalog.sections import sections
 from core.estimator import speed
 from core.estimator.estimate import Estimate, Row, in_ram
 from core.estimator.memory_fit import Remedy
@@ -141,8 +142,7 @@ def method_line(est: Estimate, catalog: Catalog, lang: Lang) -> str:
     if in_ram(est) and est.request.setup.host.cpu in catalog.cpus:
         # A named CPU is priced by the CPU fit, which has seen CPU-only runs: say that, not "no data".
         return translate("reply.method_cpu", lang, low=band.low, high=band.high)
-    meta = catalog.tables.get("calibration", {}).get("meta", {})
-    rows = meta.get("rows") if isinstance(meta, dict) else None
+    rows = sections(catalog).calibration.rows
     code = "reply.method_n" if rows else "reply.method"
     line = translate(code, lang, low=band.low, high=band.high, n=rows)
     if not seen:

@@ -53,9 +53,16 @@ def _spread(s: AnchorSummary, lang: Lang) -> str:
 
 def exact_line(s: AnchorSummary, lang: Lang) -> str:
     prefill = translate("anchors.prefill", lang, prefill=num(s.median_prefill)) if s.median_prefill else ""
-    return translate("anchors.exact", lang, runs=_runs(s.count, lang), median=num(s.median_decode),
-                     spread=_spread(s, lang), prefill=prefill, credits=credits_text(s.credits, lang),
-                     setup=setup_label(s))  # fmt: skip
+    return translate(
+        "anchors.exact",
+        lang,
+        runs=_runs(s.count, lang),
+        median=num(s.median_decode),
+        spread=_spread(s, lang),
+        prefill=prefill,
+        credits=credits_text(s.credits, lang),
+        setup=setup_label(s),
+    )
 
 
 def _gpu_name(gpu_id: str, count: int, catalog: Catalog) -> str:

@@ -20,9 +20,17 @@ class ChartUnavailable(RuntimeError):
 
 # Fonts that draw Chinese, in the order they are preferred; a server usually has none of them.
 CJK_FONTS = (
-    "Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Micro Hei", "WenQuanYi Zen Hei",
-    "Microsoft YaHei", "SimHei", "PingFang SC", "Heiti SC", "Sarasa Gothic SC",
-)  # fmt: skip
+    "Noto Sans CJK SC",
+    "Noto Sans SC",
+    "Source Han Sans SC",
+    "WenQuanYi Micro Hei",
+    "WenQuanYi Zen Hei",
+    "Microsoft YaHei",
+    "SimHei",
+    "PingFang SC",
+    "Heiti SC",
+    "Sarasa Gothic SC",
+)
 
 
 @cache

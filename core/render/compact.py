@@ -234,9 +234,14 @@ def ram_line(est: Estimate, lang: Lang) -> str:
     host = est.request.setup.host
     mem = _ram_kind(est, lang)
     return translate(
-        "reply.usable_ram", lang, usable=est.usable.total_gib, total=host.ram_gib,
-        reserve=host.ram_gib - est.usable.total_gib, mem=mem, bw=host.bandwidth_gbs,
-    )  # fmt: skip
+        "reply.usable_ram",
+        lang,
+        usable=est.usable.total_gib,
+        total=host.ram_gib,
+        reserve=host.ram_gib - est.usable.total_gib,
+        mem=mem,
+        bw=host.bandwidth_gbs,
+    )
 
 
 def prefill_line(est: Estimate, row: Row, lang: Lang) -> str:
@@ -244,9 +249,14 @@ def prefill_line(est: Estimate, row: Row, lang: Lang) -> str:
     if row.prefill_tps is None or row.ttft_s is None:
         return ""
     return translate(
-        "reply.prefill_cpu", lang, pp=num(row.prefill_tps.mid), quant=row.quant, ctx=ctx_label(row.context),
-        prompt=est.request.prompt, ttft=num(row.ttft_s),
-    )  # fmt: skip
+        "reply.prefill_cpu",
+        lang,
+        pp=num(row.prefill_tps.mid),
+        quant=row.quant,
+        ctx=ctx_label(row.context),
+        prompt=est.request.prompt,
+        ttft=num(row.ttft_s),
+    )
 
 
 def _usable_line(est: Estimate, lang: Lang) -> str:

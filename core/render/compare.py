@@ -12,7 +12,7 @@ from core.estimator.estimate import Row, Setup
 from core.i18n import Lang, translate
 from core.render.doc import Doc, Para, Pre
 from core.render.fmt import NO_FIT, TIGHT, ctx_label, gib, num, table
-from core.render.intent_rows import one_row, runs
+from core.render.intent_rows import RowAsk, one_row, runs
 
 SAME = 1.1  # within 10 %: "about the same"
 
@@ -37,8 +37,8 @@ def compare_rows(
     return tuple(
         Pair(
             q,
-            one_row(catalog, a.setup, a.model_id, q, ctx, framework=framework),
-            one_row(catalog, b.setup, b.model_id, q, ctx, framework=framework),
+            one_row(catalog, a.setup, a.model_id, q, ctx, RowAsk(framework=framework)),
+            one_row(catalog, b.setup, b.model_id, q, ctx, RowAsk(framework=framework)),
         )
         for q in quants
     )

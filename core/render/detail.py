@@ -6,6 +6,7 @@ renders it for its target (`core.render.doc.render` / `truncate`).
 from __future__ import annotations
 
 from core.catalog.loader import Catalog
+from core.catalog.sections import sections
 from core.estimator.estimate import Estimate, Row, in_ram
 from core.estimator.plan import judged_options, plan_for
 from core.estimator.weights import weight_breakdown
@@ -77,12 +78,12 @@ def _usable(est: Estimate, lang: Lang) -> str:
 def _gpu_only_notes(catalog: Catalog) -> frozenset[str]:
     """Framework notes about the card (GPU Offload slider, layers Ollama puts on the GPU) that a
     CPU-only run has nothing to do with (catalogs/reply.toml [cpu_only] hide_notes)."""
-    return frozenset(catalog.tables.get("reply", {}).get("cpu_only", {}).get("hide_notes", ()))
+    return sections(catalog).reply.cpu_only.hide_notes
 
 
 def _said_instead(catalog: Catalog) -> dict[str, str]:
     """Notes a CPU-only run says its own way (catalogs/reply.toml [cpu_only.say_instead])."""
-    return dict(catalog.tables.get("reply", {}).get("cpu_only", {}).get("say_instead", {}))
+    return dict(sections(catalog).reply.cpu_only.say_instead)
 
 
 def _cpu_worded(notes: tuple[Note, ...], instead: dict[str, str]) -> tuple[Note, ...]:

@@ -44,8 +44,15 @@ def unhelpful_text(votes: list[Feedback], total: int, lang: Lang, target: str) -
         when = vote.at.strftime("%Y-%m-%d %H:%M")
         who = vote.voter.name or vote.voter.user_id
         version = vote.engine_version or "-"
-        item = translate("feedback.review.item", lang, when=when, platform=vote.voter.platform, who=who,
-                         question=vote.question, version=version)  # fmt: skip
+        item = translate(
+            "feedback.review.item",
+            lang,
+            when=when,
+            platform=vote.voter.platform,
+            who=who,
+            question=vote.question,
+            version=version,
+        )
         lines.append(item)
         lines += [f"    {line}" for line in vote.reply.splitlines()]
     return one(target, *lines)

@@ -26,11 +26,12 @@ class HelpEntry(Protocol):
 
 def command_line(spec: HelpEntry, lang: Lang) -> str:
     return translate(
-        "help.line", lang,
+        "help.line",
+        lang,
         usage=translate(spec.usage_key, lang),
         summary=translate(spec.summary_key, lang),
         example=translate(spec.example_key, lang),
-    )  # fmt: skip
+    )
 
 
 def help_doc(specs: Sequence[HelpEntry], lang: Lang, only: str | None = None) -> Doc:

@@ -5,6 +5,7 @@ for forty "doesn't fit" estimates (each searches its ways out)."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -12,7 +13,7 @@ from core.catalog.gpu import Gpu
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.estimator.estimate import EstimateRequest, Row, Setup, estimate
-from core.estimator.setup import build_setup
+from core.estimator.setup import HostSpec, build_setup
 from core.understanding.intent import intents_table
 
 GIB = 1024**3
@@ -63,27 +64,40 @@ def rough_weights_gib(model: Model, quant_bpw: float) -> float:
 def setup_for(
     catalog: Catalog, gpu_id: str, count: int, memory: float | None, os_name: str | None, ram: float | None
 ) -> Setup:
-    return build_setup(catalog.gpus[gpu_id], catalog, count, memory, os_name, ram)
+    return build_setup(catalog.gpus[gpu_id], catalog, count, memory, os_name, HostSpec(ram_gib=ram))
+
+
+@dataclass(frozen=True, slots=True)
+class RowAsk:
+    """What a one-row estimate asks beyond the card, model, quant and context: the prompt and the
+    depth its figures are read at (None: the context), the framework and backend (None: chosen)."""
+
+    prompt: int = 512
+    depth: int | None = None
+    framework: str | None = None
+    backend: str | None = None
+
+
+PLAIN_ROW = RowAsk()
 
 
 @lru_cache(maxsize=8192)
 def one_row(
-    catalog: Catalog,
-    setup: Setup,
-    model_id: str,
-    quant: str,
-    ctx: int,
-    prompt: int = 512,
-    depth: int | None = None,
-    framework: str | None = None,
-    backend: str | None = None,
+    catalog: Catalog, setup: Setup, model_id: str, quant: str, ctx: int, ask: RowAsk = PLAIN_ROW
 ) -> Row:
     """One quant × one context: the figures every intent table is made of (cached: chat groups ask
     the same cards and models over and over)."""
     model = catalog.models[model_id]
     ctx = min(ctx, max(model.max_context, model.rope_scaled_context or 0))
     request = EstimateRequest(
-        setup, model, (quant,), (ctx,), depth=depth, prompt=prompt, framework=framework, backend=backend
+        setup,
+        model,
+        (quant,),
+        (ctx,),
+        depth=ask.depth,
+        prompt=ask.prompt,
+        framework=ask.framework,
+        backend=ask.backend,
     )
     return estimate(request, catalog).rows[0]
 

@@ -30,11 +30,16 @@ def notice_target(platform: str) -> Target:
 
 def _measurement(p: dict[str, Any]) -> Measurement:
     return Measurement(
-        gpu_id=str(p.get("gpu_id", "?")), model_id=str(p.get("model_id", "?")),
-        quant=str(p.get("quant", "?")), decode_tps=float(p.get("decode_tps") or 0),
-        gpu_count=int(p.get("gpu_count") or 1), memory_gib=p.get("memory_gib"), context=p.get("context"),
-        framework=str(p.get("framework") or "llama.cpp"), prefill_tps=p.get("prefill_tps"),
-    )  # fmt: skip
+        gpu_id=str(p.get("gpu_id", "?")),
+        model_id=str(p.get("model_id", "?")),
+        quant=str(p.get("quant", "?")),
+        decode_tps=float(p.get("decode_tps") or 0),
+        gpu_count=int(p.get("gpu_count") or 1),
+        memory_gib=p.get("memory_gib"),
+        context=p.get("context"),
+        framework=str(p.get("framework") or "llama.cpp"),
+        prefill_tps=p.get("prefill_tps"),
+    )
 
 
 def notice_line(item: OutboxItem, catalog: Catalog) -> str:

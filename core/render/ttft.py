@@ -17,7 +17,7 @@ from core.estimator.estimate import Row, Setup
 from core.i18n import Lang, translate
 from core.render.doc import Doc, Para, Pre
 from core.render.fmt import NO_FIT, ctx_label, num, table
-from core.render.intent_rows import one_row, runs, short_card_label
+from core.render.intent_rows import RowAsk, one_row, runs, short_card_label
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +60,8 @@ def ttft_rows(
 ) -> tuple[TtftRow, ...]:
     """One row per quant; `backend`: the one the question named (already checked against the card)."""
     return tuple(
-        TtftRow(q, one_row(catalog, setup, model_id, q, ctx, prompt, 0, framework, backend)) for q in quants
+        TtftRow(q, one_row(catalog, setup, model_id, q, ctx, RowAsk(prompt, 0, framework, backend)))
+        for q in quants
     )
 
 
@@ -68,7 +69,7 @@ def reference_rows(
     catalog: Catalog, setups: tuple[Setup, ...], model_id: str, quant: str, prompt: int, ctx: int
 ) -> tuple[TtftRow, ...]:
     return tuple(
-        TtftRow(short_card_label(s.gpu), one_row(catalog, s, model_id, quant, ctx, prompt=prompt, depth=0))
+        TtftRow(short_card_label(s.gpu), one_row(catalog, s, model_id, quant, ctx, RowAsk(prompt, 0)))
         for s in setups
     )
 
@@ -141,7 +142,7 @@ def concurrency_lines(
                     agg_high=got.aggregate_high,
                     each_low=got.per_user_low,
                     each_high=got.per_user_high,
-                )  # fmt: skip
+                )
             )
         ]
     else:

@@ -16,7 +16,7 @@ from core.estimator.estimate import Row
 from core.i18n import Lang, translate
 from core.render.doc import NARROW, Doc, Para, Pre
 from core.render.fmt import ctx_label, gib, num, table, table_width
-from core.render.intent_rows import card_label, config, one_row, runs, setup_for
+from core.render.intent_rows import RowAsk, card_label, config, one_row, runs, setup_for
 
 MAX_CARDS = 64
 WORSE_BUYS = ("offload", "multi_card", "workstation")
@@ -77,7 +77,7 @@ def _with_cards(
 
     def row_on(count: int) -> Row:
         setup = setup_for(catalog, gpu_id, count, None, "linux", None)
-        return one_row(catalog, setup, model_id, quant, ctx, framework=framework)
+        return one_row(catalog, setup, model_id, quant, ctx, RowAsk(framework=framework))
 
     first = row_on(lo)
     if runs(first):
@@ -249,7 +249,7 @@ def cards_needed(
                 model_id,
                 quant,
                 ctx,
-                framework=framework,
+                RowAsk(framework=framework),
             )
             out.append(CardCount(quant, None, row.total_gib, None))
         else:

@@ -93,12 +93,13 @@ def test_efficiency_covers_every_class_with_a_plausible_figure() -> None:
     assert 0.0 < float(eff["prefill"]["attention"]) <= 1.0
     assert all(0.05 < float(v) < 3.0 for v in eff["decode"].values())
     for cpu in CPUS.values():
-        rate = prefill_gflops(cpu, 1, eff, 0.4)
+        rate = prefill_gflops(cpu, 1, eff["prefill"], 0.4)
         # Between a 4-core laptop and a 128-core Zen 5 server, never zero or absurd.
         assert 50 < rate < 60_000, cpu.id
     # A second socket adds only the NUMA gain.
     gold = CPUS["xeon-gold-6138"]
-    assert prefill_gflops(gold, 2, eff, 0.4) == pytest.approx(1.4 * prefill_gflops(gold, 1, eff, 0.4))
+    shares = eff["prefill"]
+    assert prefill_gflops(gold, 2, shares, 0.4) == pytest.approx(1.4 * prefill_gflops(gold, 1, shares, 0.4))
 
 
 def test_decode_groups_by_segment_and_memory_kind() -> None:

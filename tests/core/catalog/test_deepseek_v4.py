@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from core.catalog.config_readers.deepseek_v4 import stored_elements
+from core.catalog.architectures.deepseek_v4 import stored_elements
 from core.catalog.from_config import ConfigError, read_config
 from core.catalog.loader import default_catalog
 from core.estimator.memory import kv_cache_bytes, kv_read_bytes, kv_shape

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from core.catalog.config_readers.nemotron_h import read_nemotron_h
+from core.catalog.architectures.nemotron_h import read_nemotron_h
 from core.catalog.from_config import ConfigError, _placeholder, merge_into, read_config
 from core.catalog.loader import CATALOG_DIR, load_catalog
 

@@ -63,3 +63,25 @@ def test_a_bad_value_names_its_file_and_field() -> None:
     tables = {**CATALOG.tables, "anchors": {"nearest": {"max_distance": "far"}}}
     with pytest.raises(CatalogError, match=r"anchors\.toml: nearest\.max_distance"):
         sections(dataclasses.replace(CATALOG, tables=tables))
+
+
+def test_the_estimator_files_read_as_typed_sections_and_pickle_for_the_warm_cache() -> None:
+    import pickle
+
+    s = sections(CATALOG)
+    estimator = _file("estimator.toml")
+    assert s.estimator.ladder.contexts == tuple(estimator["ladder"]["contexts"])  # type: ignore[index]
+    assert s.estimator.host.os_reserve_gib == estimator["host"]["os_reserve_gib"]  # type: ignore[index]
+    assert s.fit.multi_gpu.tp_eff == _file("calibration.toml")["multi_gpu"]["tp_eff"]  # type: ignore[index]
+    assert s.speed.multi_gpu.layer_split_us == _file("speed.toml")["multi_gpu"]["layer_split_us"]  # type: ignore[index]
+    assert {h.id for h in s.hosts.host} == {h["id"] for h in _file("hosts.toml")["host"]}  # type: ignore[union-attr]
+    assert s.cpus.efficiency.band["decode"].low == _file("cpus.toml")["efficiency"]["band"]["decode"]["low"]  # type: ignore[index]
+    assert pickle.loads(pickle.dumps(s)) == s
+
+
+def test_a_catalog_without_the_estimator_files_still_prices() -> None:
+    from core.catalog.pricing_sections import EstimatorSection
+
+    bare = sections(dataclasses.replace(CATALOG, tables={}))
+    assert bare.estimator == EstimatorSection() and bare.estimator.host.os_reserve_gib == 4.0
+    assert bare.hosts.host == () and bare.fit.band == {}

@@ -53,7 +53,7 @@ def test_one_user_is_the_tables_single_stream_figure(
     row = estimate(req, CATALOG).rows[0]
     assert row.decode_tps is not None
     one = concurrency.concurrent_for(
-        req.setup, req.model, quant, 1, 1024, CATALOG, req.framework or framework
+        concurrency.Batch(req.setup, req.model, quant, 1, 1024, req.framework or framework), CATALOG
     )
     assert one.per_user_tps == one.aggregate_tps == row.decode_tps.mid
 
@@ -70,7 +70,7 @@ def test_parameters_and_band_come_from_the_catalog() -> None:
         table["default"]["batch_eff"]
     )
     req = _request("rtx 4090", "qwen3 8b", "Q4_K_M", "llama.cpp")
-    got = concurrency.concurrent_for(req.setup, req.model, "Q4_K_M", 8, 1024, CATALOG)
+    got = concurrency.concurrent_for(concurrency.Batch(req.setup, req.model, "Q4_K_M", 8, 1024), CATALOG)
     assert got.aggregate_low == round(got.aggregate_tps * band["low"], 1)
     assert got.per_user_high == pytest.approx(got.per_user_tps * band["high"], abs=0.15)
 
@@ -78,7 +78,8 @@ def test_parameters_and_band_come_from_the_catalog() -> None:
 def test_more_users_more_in_all_less_each_and_moe_batches_read_more_experts() -> None:
     req = _request("rtx 4090", "qwen3 30b a3b", "Q4_K_M", "llama.cpp")
     speeds = [
-        concurrency.concurrent_for(req.setup, req.model, "Q4_K_M", n, 1024, CATALOG) for n in (1, 4, 16)
+        concurrency.concurrent_for(concurrency.Batch(req.setup, req.model, "Q4_K_M", n, 1024), CATALOG)
+        for n in (1, 4, 16)
     ]
     assert speeds[0].aggregate_tps < speeds[1].aggregate_tps < speeds[2].aggregate_tps
     assert speeds[0].per_user_tps > speeds[1].per_user_tps > speeds[2].per_user_tps
@@ -92,9 +93,8 @@ def test_a_serving_run_holds_its_prefills_and_its_last_wave() -> None:
     req = _request("h100", "qwen3 8b", "FP8", "vllm")
 
     def agg(run: concurrency.ServingRun | None) -> float:
-        return concurrency.concurrent_for(
-            req.setup, req.model, "FP8", 32, 1536, CATALOG, "vllm", run=run
-        ).aggregate_tps
+        batch = concurrency.Batch(req.setup, req.model, "FP8", 32, 1536, "vllm")
+        return concurrency.concurrent_for(batch, CATALOG, run=run).aggregate_tps
 
     steady = agg(None)
     full_waves = agg(concurrency.ServingRun(1024, 1024, 96))
@@ -165,10 +165,11 @@ def test_bench_prices_each_concurrent_row_as_the_chat_does() -> None:
     for item in items:
         case = item.case
         got = case.price(CATALOG)
-        direct = concurrency.concurrent_for(
-            case.request.setup, case.request.model, case.quant, case.work.users, case.work.depth, CATALOG,
-            case.framework, backend=case.backend, run=case.work.run,
-        )  # fmt: skip
+        req, work = case.request, case.work
+        batch = concurrency.Batch(
+            req.setup, req.model, case.quant, work.users, work.depth, case.framework, backend=case.backend
+        )
+        direct = concurrency.concurrent_for(batch, CATALOG, run=work.run)
         assert got == direct
         if item.split == "train":
             errors.append(abs(got.aggregate_tps / case.row.tps - 1))

@@ -7,7 +7,7 @@ import pytest
 from core.ask.estimate_request import EstimateQuery, QueryError, resolve_request, run_query
 from core.catalog.loader import default_catalog
 from core.estimator.estimate import estimate
-from core.estimator.setup import SetupError, build_setup, cpu_only_setup, default_host
+from core.estimator.setup import HostSpec, SetupError, build_setup, cpu_only_setup, default_host
 
 CATALOG = default_catalog()
 CPUS = CATALOG.cpus
@@ -15,10 +15,10 @@ RTX_4090 = CATALOG.gpus["rtx-4090"]
 
 
 def test_the_cpu_sets_the_host_memory_when_the_user_gives_none() -> None:
-    host = default_host(RTX_4090, CATALOG, cpu=CPUS["ryzen-9-7950x"])
+    host = default_host(RTX_4090, CATALOG, HostSpec(cpu=CPUS["ryzen-9-7950x"]))
     assert (host.ram_type, host.mt_s, host.channels, host.sockets) == ("DDR5", 5200, 2, 1)
     assert host.bandwidth_gbs == 83.2 and host.cpu == "ryzen-9-7950x" and host.ram_gib == 64.0
-    epyc = default_host(RTX_4090, CATALOG, sockets=2, cpu=CPUS["epyc-9654"])
+    epyc = default_host(RTX_4090, CATALOG, HostSpec(sockets=2, cpu=CPUS["epyc-9654"]))
     # 12 channels x 4800 x 8 = 460.8 per socket; the second socket adds hosts.toml [numa] 0.4.
     assert (epyc.channels, epyc.mt_s, epyc.sockets) == (12, 4800, 2)
     assert epyc.bandwidth_gbs == pytest.approx(460.8 * 1.4, abs=0.1)
@@ -26,16 +26,18 @@ def test_the_cpu_sets_the_host_memory_when_the_user_gives_none() -> None:
 
 
 def test_what_the_user_says_wins_over_the_cpu() -> None:
-    host = default_host(RTX_4090, CATALOG, ram_gib=192, ram_type="DDR5-6000", cpu=CPUS["ryzen-9-7950x"])
+    host = default_host(
+        RTX_4090, CATALOG, HostSpec(ram_gib=192, ram_type="DDR5-6000", cpu=CPUS["ryzen-9-7950x"])
+    )
     assert (host.ram_gib, host.mt_s, host.channels) == (192.0, 6000, 2)
     # A bare type on a CPU that takes both: the top speed that CPU supports for it.
-    ddr4 = default_host(RTX_4090, CATALOG, ram_type="DDR4", cpu=CPUS["core-i7-12700h"])
+    ddr4 = default_host(RTX_4090, CATALOG, HostSpec(ram_type="DDR4", cpu=CPUS["core-i7-12700h"]))
     assert (ddr4.ram_type, ddr4.mt_s) == ("DDR4", 3200)
 
 
 def test_a_desktop_cpu_has_one_socket() -> None:
     with pytest.raises(SetupError, match="single-socket"):
-        default_host(RTX_4090, CATALOG, sockets=2, cpu=CPUS["ryzen-9-7950x"])
+        default_host(RTX_4090, CATALOG, HostSpec(sockets=2, cpu=CPUS["ryzen-9-7950x"]))
 
 
 def test_no_cpu_named_is_the_preset_as_before() -> None:
@@ -45,10 +47,10 @@ def test_no_cpu_named_is_the_preset_as_before() -> None:
 
 
 def test_a_server_cpu_means_linux_and_the_cpu_only_card_names_it() -> None:
-    setup = build_setup(RTX_4090, CATALOG, cpu=CPUS["epyc-9355"])
+    setup = build_setup(RTX_4090, CATALOG, host_spec=HostSpec(cpu=CPUS["epyc-9355"]))
     assert setup.os == "linux"
-    assert build_setup(RTX_4090, CATALOG, cpu=CPUS["ryzen-9-7950x"]).os == "windows"
-    assert cpu_only_setup(CATALOG, sockets=2, cpu=CPUS["xeon-gold-6138"]).gpu.name == (
+    assert build_setup(RTX_4090, CATALOG, host_spec=HostSpec(cpu=CPUS["ryzen-9-7950x"])).os == "windows"
+    assert cpu_only_setup(CATALOG, host_spec=HostSpec(sockets=2, cpu=CPUS["xeon-gold-6138"])).gpu.name == (
         "CPU only (2x Intel Xeon Gold 6138)"
     )
 

@@ -112,10 +112,10 @@ def test_ktransformers_prices_the_experts_in_ram() -> None:
     """Named as the framework, KTransformers is an expert-offload run (every routed expert on the
     CPU) priced from both memories; its grid is the native-precision checkpoints."""
     from core.estimator.estimate import EstimateRequest, estimate
-    from core.estimator.setup import build_setup
+    from core.estimator.setup import HostSpec, build_setup
 
     cat = default_catalog()
-    setup = build_setup(cat.gpus["rtx-4090"], cat, ram_gib=1024, ram_type="DDR5-4800", ram_channels=8)
+    setup = build_setup(cat.gpus["rtx-4090"], cat, host_spec=HostSpec(1024, "DDR5-4800", 8))
     est = estimate(
         EstimateRequest(setup, cat.models["deepseek-r1"], (), (4096,), framework="ktransformers"), cat
     )
@@ -130,10 +130,10 @@ def test_ktransformers_prefill_is_cpu_bound_short_and_layerwise_long() -> None:
     streams them to the GPU once per 32K chunk (layerwise: many times faster per token), as the
     KTransformers docs describe and its published runs show (~130 tok/s at 2K, 1000+ at 8K+)."""
     from core.estimator.estimate import EstimateRequest, estimate
-    from core.estimator.setup import build_setup
+    from core.estimator.setup import HostSpec, build_setup
 
     cat = default_catalog()
-    setup = build_setup(cat.gpus["rtx-5090"], cat, ram_gib=768, ram_type="DDR5-4800", ram_channels=12)
+    setup = build_setup(cat.gpus["rtx-5090"], cat, host_spec=HostSpec(768, "DDR5-4800", 12))
     model = cat.models["minimax-m2"]
 
     def prefill(prompt: int) -> float:

@@ -81,8 +81,9 @@ def test_prefill_at_depth_pays_for_the_cache_it_streams() -> None:
 
     def slowdown(model_id: str) -> float:
         model = catalog.models[model_id]
-        with_cache = speed.prefill_seconds(mi50, "rocm", model, "Q4_0", 2048, 32768, cal)
-        return with_cache / speed.prefill_seconds(mi50, "rocm", model, "Q4_0", 2048, 32768, flops_only)
+        with_cache = speed.prefill_seconds(speed.Runtime(mi50, "rocm", cal), model, "Q4_0", 2048, 32768)
+        without = speed.prefill_seconds(speed.Runtime(mi50, "rocm", flops_only), model, "Q4_0", 2048, 32768)
+        return with_cache / without
 
     assert slowdown("llama-2-7b") > 1.3
     assert slowdown("llama-2-7b") > slowdown("llama-3-8b")
@@ -105,9 +106,9 @@ def test_tensor_parallel_pays_an_all_reduce_per_layer() -> None:
     catalog = default_catalog()
     cal = speed.calibration(catalog)
     gpu = catalog.gpus["mi100"]
-    one = speed.token_seconds(gpu, "rocm", 48, 1.7e9, 0.0, True, "GPTQ-INT4", cal, 1, framework="vllm")
+    one = speed.token_seconds(speed.Runtime(gpu, "rocm", cal, "vllm"), 48, 1.7e9, 0.0, True, "GPTQ-INT4")
     four = speed.token_seconds(
-        gpu, "rocm", 48, 1.7e9, 0.0, True, "GPTQ-INT4", cal, 4, "tensor", framework="vllm"
+        speed.Runtime(gpu, "rocm", cal, "vllm", 4, "tensor"), 48, 1.7e9, 0.0, True, "GPTQ-INT4"
     )
     assert cal.tp_us_per_layer >= 60.0
     assert (

@@ -14,9 +14,8 @@ def _speed(model_id: str, users: int) -> concurrency.ConcurrentSpeed:
     gpu, model = catalog.gpus["rtx-4090"], catalog.models[model_id]
     weights = weight_breakdown(model, catalog.quants["Q4_K_M"], catalog)
     kv = kv_read_bytes(model, 2048, "f16", catalog)
-    return concurrency.concurrent_speed(
-        gpu, "cuda", model, "Q4_K_M", users, weights.active_bytes_per_token, weights.expert_bytes, kv, cal
-    )
+    reads = concurrency.StepReads(weights.active_bytes_per_token, weights.expert_bytes, kv)
+    return concurrency.concurrent_speed(speed.Runtime(gpu, "cuda", cal), model, "Q4_K_M", users, reads)
 
 
 def test_one_user_is_the_single_stream_speed() -> None:
@@ -26,7 +25,12 @@ def test_one_user_is_the_single_stream_speed() -> None:
     weights = weight_breakdown(model, catalog.quants["Q4_K_M"], catalog)
     kv = kv_read_bytes(model, 2048, "f16", catalog)
     single = speed.token_seconds(
-        gpu, "cuda", model.layers, weights.active_bytes_per_token + kv, 0.0, False, "Q4_K_M", cal
+        speed.Runtime(gpu, "cuda", cal),
+        model.layers,
+        weights.active_bytes_per_token + kv,
+        0.0,
+        False,
+        "Q4_K_M",
     )
     assert _speed("llama-3-8b", 1).per_user_tps == round(1 / single, 1)
 

@@ -9,7 +9,7 @@ import pytest
 
 from core.catalog.loader import default_catalog
 from core.estimator.estimate import Estimate, EstimateRequest, estimate
-from core.estimator.setup import build_setup, cpu_only_setup
+from core.estimator.setup import HostSpec, build_setup, cpu_only_setup
 from core.i18n import Lang
 from core.render.compact import compact_reply
 from core.render.detail import frameworks_view, quant_detail, speculative_view
@@ -23,7 +23,7 @@ CATALOG = default_catalog()
 def _cpu_estimate(
     cpu: str, ram: float, model: str, quants: tuple[str, ...] = (), sockets: int | None = None
 ) -> Estimate:
-    setup = cpu_only_setup(CATALOG, ram_gib=ram, sockets=sockets, cpu=CATALOG.cpus[cpu])
+    setup = cpu_only_setup(CATALOG, host_spec=HostSpec(ram_gib=ram, sockets=sockets, cpu=CATALOG.cpus[cpu]))
     request = EstimateRequest(setup, CATALOG.models[model], quants, (4096, 32768), offload="cpu")
     return estimate(request, CATALOG)
 

@@ -219,7 +219,7 @@ ISSUE_EXAMPLES = {
     "4090 mistral small 3.2": ("Mistral-Small-3.2", "answer"),
     "4090 glm-4.6": ("GLM-4.6", "answer"),
     "4090 qwen2.5-vl-32b": ("Qwen2.5-VL-32B-Instruct · Hugging Face", "answer"),
-    # In the catalog now (configs read by core/catalog/config_readers): answered from it.
+    # In the catalog now (configs read by core/catalog/architectures): answered from it.
     "4090 hunyuan a13b": ("Hunyuan-A13B-Instruct", "answer"),
     "4090 跑 seed-oss-36b": ("Seed-OSS-36B-Instruct", "answer"),
 }

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.catalog.config_readers.fields import (
+from core.catalog.architectures.fields import (
     Config,
     ConfigError,
     LayerwiseReading,
@@ -25,7 +25,8 @@ from core.catalog.config_readers.fields import (
     opt_int,
     shape_fields,
 )
-from core.catalog.config_readers.mamba2 import Mamba2, mamba2_fields
+from core.catalog.architectures.mamba2 import Mamba2, mamba2_fields
+from core.catalog.architectures.registry import Architecture, register
 
 _MIXER = {"mamba": "M", "attention": "*"}
 
@@ -106,3 +107,12 @@ def read_granite_hybrid(t: Config, mt: str) -> LayerwiseReading:
             **mamba2_fields(mixer, pattern.count("M")),
         )
     return LayerwiseReading(fields=fields, total=total, active=active)
+
+
+register(
+    Architecture(
+        "granite_hybrid",
+        model_types=frozenset({"granitemoehybrid"}),
+        read=lambda text, vision, mt: read_granite_hybrid(text, mt),
+    )
+)

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.catalog.config_readers.fields import Config, ConfigError, int_field, opt_int
+from core.catalog.architectures.fields import Config, ConfigError, int_field, opt_int
+from core.catalog.architectures.registry import Architecture, register
 
 ERNIE_TYPES = frozenset({"ernie4_5", "ernie4_5_moe"})
 
@@ -71,3 +72,14 @@ def normalise_ernie(t: Config, mt: str) -> dict[str, Any]:
         use_routing_bias=True,
     )
     return out
+
+
+# Keys normalised first; then read as the generic dense (0.3B) or MoE layout.
+register(
+    Architecture("ernie4_5", model_types=frozenset({"ernie4_5"}), normalise=normalise_ernie, base="dense")
+)
+register(
+    Architecture(
+        "ernie4_5_moe", model_types=frozenset({"ernie4_5_moe"}), normalise=normalise_ernie, base="moe"
+    )
+)

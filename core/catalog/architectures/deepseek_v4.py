@@ -32,7 +32,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.catalog.config_readers.fields import Config, ConfigError, LayerwiseReading, int_field, opt_int
+from core.catalog.architectures.fields import Config, ConfigError, LayerwiseReading, int_field, opt_int
+from core.catalog.architectures.parts import DEFAULT_Q_LORA_RANK, KvShape, Tensor, full_kv_shape
+from core.catalog.architectures.registry import Architecture, register
+from core.catalog.model import Model
 
 _QUANT_BLOCK = 128  # FP8 block scales: one per 128 x 128 weights
 _FP4_BLOCK = 32  # FP4 experts: one ue8m0 scale per 32 weights along the input
@@ -177,3 +180,102 @@ def read_deepseek_v4(t: Config, mt: str) -> LayerwiseReading:
     # The YaRN factor is already applied: max_position_embeddings (1M) = 64K x 16.
     fields["rope_scaled_context"] = fields["max_context"]
     return LayerwiseReading(fields=fields, total=total, active=active, mtp=mtp, extra={"mtp_layers": s.mtp})
+
+
+# ---------------------------------------------------------------- sizing (catalog rows of attention "csa")
+
+
+def _kv_shape(model: Model) -> KvShape:
+    if not model.kv_compress_ratios:
+        return full_kv_shape(model)
+    return _csa_kv_shape(model)
+
+
+def _csa_kv_shape(model: Model) -> KvShape:
+    """DeepSeek-V4: a layer of compress ratio r caches one head_dim entry per r tokens (ratio-4
+    layers also one index_head_dim indexer key per 4 tokens); every layer keeps its last
+    `sliding_window` tokens whole; the compressors' running pools (f32 kv + score, over 2r tokens
+    of twice the width for the overlapping r = 4) are constant per sequence. The growing part is
+    4,924 values per token for V4-Pro: 9.62 GiB at 1M tokens in BF16, vLLM's published figure."""
+    hd, index_dim = model.head_dim, model.dsa_index_head_dim or 0
+    ratios = model.kv_compress_ratios
+    growing = sum(hd // r + (index_dim // r if r == 4 else 0) for r in ratios if r)
+    state = sum(
+        2 * 4 * (2 * r * 2 * hd + (2 * r * 2 * index_dim if index_dim else 0)) if r == 4 else 2 * 4 * r * hd
+        for r in ratios
+        if r
+    )
+    return KvShape(growing, hd * model.layers, model.sliding_window or 0, float(state))
+
+
+def _csa_read_values(model: Model, depth: int) -> int:
+    """Cached values one DeepSeek-V4 token reads: the window in every layer, every compressed
+    entry of a ratio > 4 layer, but in a ratio-4 layer only the indexer keys in full and then the
+    `dsa_index_topk` entries the indexer picked."""
+    hd, index_dim, topk = model.head_dim, model.dsa_index_head_dim or 0, model.dsa_index_topk or 0
+    read = min(depth, model.sliding_window or 0) * hd * model.layers
+    for r in model.kv_compress_ratios:
+        if r == 4:
+            read += (depth // r) * index_dim + min(depth // r, topk or depth) * hd
+        elif r:
+            read += (depth // r) * hd
+    return read
+
+
+def _kv_read(model: Model, depth: int) -> int | None:
+    return _csa_read_values(model, depth) if model.kv_compress_ratios else None
+
+
+def _csa_attention(model: Model, layer: int) -> list[Tensor]:
+    """DeepSeek-V4 attention of one layer, with the layer's hyper-connection mixers (see
+    the module docstring for the layout). The compressor and indexer-weight
+    projections are BF16 in the FP8 checkpoint: typed like the router (kept unquantized)."""
+    h, nh, hd = model.hidden, model.heads, model.head_dim
+    q_rank, o_rank = model.q_lora_rank or DEFAULT_Q_LORA_RANK, model.o_lora_rank or 0
+    groups, hc = model.o_groups or 1, model.hc_mult or 0
+    ratios = model.kv_compress_ratios
+    ratio = ratios[layer] if layer < len(ratios) else 0
+    mix = (2 + hc) * hc
+    out = [
+        Tensor("attn_sinks", "other", layer, nh, 1, one_d=True),
+        Tensor("attn_q_a", "other", layer, h, q_rank),
+        Tensor("attn_q_a_norm", "other", layer, q_rank, 1, one_d=True),
+        Tensor("attn_q_b", "other", layer, q_rank, nh * hd),
+        Tensor("attn_kv", "other", layer, h, hd),
+        Tensor("attn_kv_norm", "other", layer, hd, 1, one_d=True),
+        Tensor("attn_output_a", "other", layer, nh * hd // groups, groups * o_rank),
+        Tensor("attn_output", "attn_output", layer, groups * o_rank, h),
+        Tensor("hc_mix", "other", layer, 2 * (mix * hc * h + mix + 3), 1, one_d=True),
+    ]
+    for width, index in ((hd, False), (model.dsa_index_head_dim or 0, True)):
+        if not ratio or (index and ratio != 4):
+            continue
+        wide = (2 if ratio == 4 else 1) * width
+        tag = "indexer_comp" if index else "attn_comp"
+        out += [
+            Tensor(tag + "_kv_gate", "other", layer, h, 2 * wide, router=True),
+            Tensor(tag + "_ape_norm", "other", layer, ratio * wide + width, 1, one_d=True),
+        ]
+    if ratio == 4:
+        heads, dim = model.dsa_index_heads or 0, model.dsa_index_head_dim or 0
+        out += [
+            Tensor("indexer_q_b", "other", layer, q_rank, heads * dim),
+            Tensor("indexer_weights", "other", layer, h, heads, router=True),
+        ]
+    if layer < model.hash_layers:  # token-id -> experts table (int32) instead of a score bias
+        table = model.vocab * (model.experts_active or 0)
+        out.append(Tensor("ffn_hash_table", "other", layer, table, 1, one_d=True))
+    return out
+
+
+register(
+    Architecture(
+        "deepseek_v4",
+        model_types=frozenset({"deepseek_v4"}),
+        attention=frozenset({"csa"}),
+        read=lambda text, vision, mt: read_deepseek_v4(text, mt),
+        kv_shape=_kv_shape,
+        kv_read=_kv_read,
+        mixer=_csa_attention,
+    )
+)

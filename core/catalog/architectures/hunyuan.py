@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.catalog.config_readers.fields import Config, ConfigError, int_field
+from core.catalog.architectures.fields import Config, ConfigError, int_field
+from core.catalog.architectures.registry import Architecture, register
 
 HUNYUAN_TYPES = frozenset({"hunyuan_v1_moe", "hunyuan"})
 
@@ -72,3 +73,7 @@ def normalise_hunyuan(t: Config, mt: str) -> dict[str, Any]:
         head_dim=head_dim,
     )
     return out
+
+
+# Per-layer lists normalised first; then read as the generic MoE layout.
+register(Architecture("hunyuan", model_types=HUNYUAN_TYPES, normalise=normalise_hunyuan, base="moe"))

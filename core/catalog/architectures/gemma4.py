@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from core.catalog.config_readers.fields import (
+from core.catalog.architectures.fields import (
     Config,
     ConfigError,
     LayerwiseReading,
@@ -30,6 +30,7 @@ from core.catalog.config_readers.fields import (
     opt_int,
     shape_fields,
 )
+from core.catalog.architectures.registry import Architecture, register
 
 
 def _layer_kinds(t: Config, mt: str, layers: int) -> list[bool]:
@@ -119,3 +120,6 @@ def read_gemma4(t: Config, vision: Mapping[str, Any] | None, mt: str) -> Layerwi
     fields["rope_scaled_context"] = fields["max_context"]
     tower = _vision(vision, h) if vision is not None else 0
     return LayerwiseReading(fields=fields, total=total, active=active, vision=tower)
+
+
+register(Architecture("gemma4", model_types=frozenset({"gemma4", "gemma4_text"}), read=read_gemma4))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.catalog.config_readers.fields import (
+from core.catalog.architectures.fields import (
     Config,
     ConfigError,
     LayerwiseReading,
@@ -21,7 +21,8 @@ from core.catalog.config_readers.fields import (
     opt_int,
     shape_fields,
 )
-from core.catalog.config_readers.mamba2 import mamba2_fields, mamba2_from
+from core.catalog.architectures.mamba2 import mamba2_fields, mamba2_from
+from core.catalog.architectures.registry import Architecture, register
 
 
 def _moe_block(t: Config, mt: str, h: int) -> tuple[int, int, dict[str, Any]]:
@@ -80,3 +81,12 @@ def read_nemotron_h(t: Config, mt: str) -> LayerwiseReading:
     )
     fields["rope_scaled_context"] = fields["max_context"]
     return LayerwiseReading(fields=fields, total=total, active=active)
+
+
+register(
+    Architecture(
+        "nemotron_h",
+        model_types=frozenset({"nemotron_h"}),
+        read=lambda text, vision, mt: read_nemotron_h(text, mt),
+    )
+)

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.catalog.config_readers.fields import Config, int_field, opt_int
+from core.catalog.architectures.fields import Config, int_field, opt_int
+from core.catalog.architectures.parts import Tensor
+from core.catalog.model import Model
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,3 +74,46 @@ def mamba2_fields(mixer: Mamba2, n_layers: int) -> dict[str, object]:
         "linear_conv_kernel": mixer.kernel,
         "linear_state_mib": n_layers * mixer.state_bytes() / 2**20,
     }
+
+
+# ---------------------------------------------------------------- weight tensors (catalog rows)
+
+_MAMBA2_DEFAULTS = {"head_dim": 64, "state": 128, "groups": 1, "kernel": 4, "expand": 2}
+
+
+def mamba2_tensor_shape(model: Model, derived: list[str]) -> tuple[int, int, int, int, int]:
+    """(heads, head_dim, groups, d_state, conv kernel) of the Mamba-2 layers."""
+    groups, state = model.linear_key_heads, model.linear_key_head_dim
+    heads, head_dim = model.linear_value_heads, model.linear_value_head_dim
+    kernel = model.linear_conv_kernel
+    if groups and state and heads and head_dim and kernel:
+        return heads, head_dim, groups, state, kernel
+    d = _MAMBA2_DEFAULTS
+    head_dim, state, groups, kernel = (
+        head_dim or d["head_dim"],
+        state or d["state"],
+        groups or d["groups"],
+        kernel or d["kernel"],
+    )
+    heads = heads or d["expand"] * model.hidden // head_dim
+    derived.append(
+        f"Mamba-2 {heads}x{head_dim} heads, d_state {state}, {groups} groups (Mamba2Config defaults)"
+    )
+    return heads, head_dim, groups, state, kernel
+
+
+def mamba2_tensors(h: int, layer: int, shape: tuple[int, int, int, int, int]) -> list[Tensor]:
+    """One Mamba-2 mixer as llama.cpp's nemotron_h / granite_hybrid hold it: ssm_in (x, z, B, C,
+    dt), ssm_conv1d (F32: convert_hf_to_gguf writes it so and llama-quantize skips it), its bias,
+    ssm_dt bias, ssm_a and ssm_d (one per head, not quantized), the gated norm, ssm_out."""
+    heads, head_dim, groups, state, kernel = shape
+    inner = heads * head_dim
+    conv_dim = inner + 2 * groups * state
+    return [
+        Tensor("ssm_in", "other", layer, h, 2 * inner + 2 * groups * state + heads),
+        Tensor("ssm_conv1d", "other", layer, kernel * conv_dim, 1, one_d=True),
+        Tensor("ssm_conv1d_b", "other", layer, conv_dim, 1, one_d=True),
+        Tensor("ssm_dt_a_d", "other", layer, 3 * heads, 1, one_d=True),
+        Tensor("ssm_norm", "other", layer, inner, 1, one_d=True),
+        Tensor("ssm_out", "other", layer, inner, h),
+    ]

@@ -1,0 +1,355 @@
+"""The settings files the estimator prices with, as typed sections (read by `core/catalog/sections.py`).
+
+estimator.toml (the memory model, the host side of an offload, the ways out, the default ladders),
+speed.toml (hand-set speed constants), calibration.toml (the fitted speed terms), concurrency.toml
+(the batched-decode fit), hosts.toml (host presets), cpus.toml's [host_ram] / [efficiency] and
+eagle_drafts.toml. Each default lives here once: a field the code used to read with `.get(key, x)`
+defaults to that `x`; a field the code required defaults to the shipped value, so a tiny catalog
+without the file still prices.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+Words = tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Band:
+    """A (low, high) range as multipliers on a mid figure (speed bands, the CPU fit's spread)."""
+
+    low: float  # multiplier on mid for the low end (< 1)
+    high: float  # multiplier for the high end (> 1)
+
+
+# --- estimator.toml ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LlamaCppRules:
+    ctx_pad: int = 256  # llama.cpp rounds the KV size up to a multiple of this many cells
+    ubatch: int = 512  # default physical batch: sizes the compute buffer and the SWA slack
+    compute_base_mib: float = 8.0
+    flash_attention: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class VllmRules:
+    gpu_memory_utilization: float = 0.92
+    activation_gib: tuple[float, float] = (2.2, 5.7)
+    cuda_graph_gib: float = 1.0
+    nccl_per_gpu_gib: float = 2.1
+
+
+@dataclass(frozen=True, slots=True)
+class DriverRules:
+    context_gib: float = 0.45
+
+
+@dataclass(frozen=True, slots=True)
+class VerdictRules:
+    smooth_fraction: float = 0.9
+
+
+@dataclass(frozen=True, slots=True)
+class OsRules:
+    """[os.<name>]: what the desktop takes; macOS also the share of memory Metal wires to the GPU."""
+
+    display_reserve_gib: float = 0.0
+    gpu_fraction_small: float = 0.667
+    gpu_fraction_large: float = 0.75
+    small_limit_gib: float = 36.0
+
+
+def _shipped_oses() -> dict[str, OsRules]:
+    return {"linux": OsRules(), "linux_desktop": OsRules(0.4), "windows": OsRules(1.0), "macos": OsRules()}
+
+
+@dataclass(frozen=True, slots=True)
+class UnifiedRules:
+    os_reserve_gib: float = 6.0
+
+
+@dataclass(frozen=True, slots=True)
+class OffloadScale:
+    """[host.offload_scale]: multiplier on the host bandwidth reached, per offload kind."""
+
+    experts: float = 1.0
+    layers: float = 1.0
+    cpu: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class KtransformersRules:
+    prefill_chunk: int = 32768  # tokens per layerwise pass over the CPU-held experts
+    hybrid_max_tokens: int = 4096  # up to this prompt length the CPU computes the experts instead
+
+
+@dataclass(frozen=True, slots=True)
+class HostRules:
+    """[host]: the box around the card when the user does not say, and how an offload is priced."""
+
+    os_reserve_gib: float = 4.0
+    pcie_gbs: float = 25.0
+    offload_ubatch: int = 512
+    cpu_prefill_gflops: float = 400.0
+    ktransformers: KtransformersRules = KtransformersRules()
+    offload_scale: OffloadScale = OffloadScale()
+
+
+@dataclass(frozen=True, slots=True)
+class RemedyRules:
+    """[remedy]: how the ways out of a row that doesn't fit are ranked."""
+
+    low_bit_bpw: float = 3.0
+    min_usable_tps: float = 3.0
+    mac_wired_max_fraction: float = 0.9
+    mac_wired_headroom_gib: float = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class Ladder:
+    """[ladder]: the quants and contexts a question that names none gets."""
+
+    gguf: Words = ()
+    large_params_b: float = 150.0
+    gguf_large: Words = ()
+    remedy: Words = ()
+    serving: Words = ()
+    mlx: Words = ()
+    ktransformers: Words | None = None  # None: the serving ladder
+    contexts: tuple[int, ...] = (4096, 16384, 32768, 65536, 131072)
+    native_first: bool = True
+
+
+def _shipped_kv_types() -> dict[str, float]:
+    # ggml block sizes: q8_0 = 34 bytes per 32 values, q4_0 = 18 per 32.
+    return {"f16": 2.0, "bf16": 2.0, "q8_0": 1.0625, "q4_0": 0.5625, "fp8": 1.0}
+
+
+@dataclass(frozen=True, slots=True)
+class EstimatorSection:
+    """catalogs/estimator.toml."""
+
+    kv_types: dict[str, float] = field(default_factory=_shipped_kv_types)  # bytes per cached value
+    llama_cpp: LlamaCppRules = LlamaCppRules()
+    vllm: VllmRules = VllmRules()
+    driver: DriverRules = DriverRules()
+    verdict: VerdictRules = VerdictRules()
+    os: dict[str, OsRules] = field(default_factory=_shipped_oses)
+    unified: UnifiedRules = UnifiedRules()
+    host: HostRules = HostRules()
+    remedy: RemedyRules = RemedyRules()
+    ladder: Ladder = Ladder()
+    # base repo -> quant id -> published checkpoint (and "source": where that was read)
+    checkpoints: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+# --- speed.toml and calibration.toml -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BackendChoice:
+    """[backend_choice]: the llama.cpp backend people run per vendor (a name, or per OS with a
+    default) and per card."""
+
+    vendor: dict[str, str | dict[str, str]] = field(default_factory=dict)
+    gpu: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class OffloadSpeed:
+    host_eff: float = 0.65  # share of host RAM bandwidth CPU-offloaded layers reach
+
+
+@dataclass(frozen=True, slots=True)
+class MultiGpu:
+    tp_us_per_layer: float = 40.0  # all-reduce cost per layer per token, tensor parallel
+    tp_eff: float = 0.85  # bandwidth efficiency kept per card under tensor parallel
+    layer_split_us: float = 150.0  # per-token hand-off between cards, layer split
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixRules:
+    no_tensor_families: Words = ()  # families without usable FP16 matrix units
+    tflops_per_gbs_fallback: float = 0.03  # matrix TFLOPS per GB/s for a card that lists none
+
+
+@dataclass(frozen=True, slots=True)
+class SpeedSection:
+    """catalogs/speed.toml: the hand-set speed constants."""
+
+    backend_choice: BackendChoice = BackendChoice()
+    offload: OffloadSpeed = OffloadSpeed()
+    multi_gpu: MultiGpu = MultiGpu()
+    matrix: MatrixRules = MatrixRules()
+
+
+@dataclass(frozen=True, slots=True)
+class BackendFit:
+    eff: float  # base efficiency
+    us_per_layer: float  # fixed cost per layer (per token, or per ubatch)
+    attention: float = 1.0  # prefill: attention's share of a matmul's efficiency
+    kv_tile: float | None = None  # prefill: query rows sharing one pass over the K/V cache
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseFit:
+    """[decode] / [prefill]: per-backend bases and one factor per key of each term (speed.TERMS)."""
+
+    backend: dict[str, BackendFit] = field(default_factory=dict)
+    arch: dict[str, float] = field(default_factory=dict)
+    backend_arch: dict[str, float] = field(default_factory=dict)
+    quant_kind: dict[str, float] = field(default_factory=dict)
+    backend_quant_kind: dict[str, float] = field(default_factory=dict)
+    moe: dict[str, float] = field(default_factory=dict)
+    moe_backend: dict[str, float] = field(default_factory=dict)
+    hbm: dict[str, float] = field(default_factory=dict)
+    framework: dict[str, float] = field(default_factory=dict)
+    framework_moe: dict[str, float] = field(default_factory=dict)
+    full_rate_tensor: dict[str, float] = field(default_factory=dict)
+    framework_hbm: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class FittedMultiGpu:
+    """calibration.toml [multi_gpu]: the fitted tensor-parallel terms over speed.toml's (None: not
+    fitted, the hand-set value stands)."""
+
+    tp_us_per_layer: float | None = None
+    tp_eff: float | None = None
+    layer_split_us: float | None = None
+    rows: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SeenFit:
+    """[seen]: what the fit had data for (cards, backend/arch pairs, non-llama.cpp frameworks)."""
+
+    decode: Words = ()
+    prefill: Words = ()
+    decode_cards: Words = ()
+    prefill_cards: Words = ()
+    decode_frameworks: Words = ()
+    prefill_frameworks: Words = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CalibrationFit:
+    """catalogs/calibration.toml, written by scripts/fit_calibration.py."""
+
+    meta: dict[str, Any] = field(default_factory=dict)
+    decode: PhaseFit = PhaseFit()
+    prefill: PhaseFit = PhaseFit()
+    multi_gpu: FittedMultiGpu = FittedMultiGpu()
+    concurrency: dict[str, Any] = field(default_factory=dict)  # the legacy single batch_eff
+    seen: SeenFit = SeenFit()
+    band: dict[str, dict[str, Band]] = field(default_factory=dict)  # phase -> tier -> band
+
+
+# --- concurrency.toml ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PartialBand:
+    low: float | None = None
+    high: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BatchTerms:
+    """Fitted batched-decode terms; None: not given at this level (the level below stands)."""
+
+    batch_eff: float | None = None
+    overlap: float | None = None
+    seq_us: float | None = None
+    routing: float | None = None
+    band: PartialBand = PartialBand()
+
+
+@dataclass(frozen=True, slots=True)
+class FrameworkBatchTerms:
+    """[framework.<group>], with its own [framework.<group>.moe] over it for a mixture of experts."""
+
+    batch_eff: float | None = None
+    overlap: float | None = None
+    seq_us: float | None = None
+    routing: float | None = None
+    band: PartialBand = PartialBand()
+    moe: BatchTerms | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ConcurrencySection:
+    """catalogs/concurrency.toml, written by scripts/fit_concurrency.py."""
+
+    default: BatchTerms = BatchTerms()
+    framework: dict[str, FrameworkBatchTerms] = field(default_factory=dict)
+
+
+# --- hosts.toml, cpus.toml, eagle_drafts.toml ----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class HostPreset:
+    """One [[host]]: a typical box's system RAM."""
+
+    id: str
+    ram_type: str
+    channels: int
+    mt_s: int
+    bandwidth_gbs: float
+    default_ram_gib: float
+    max_ram_gib: float = math.inf
+    name: str = ""
+    aliases: Words = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Numa:
+    extra_socket_gain: float = 0.4  # what a second socket adds for a NUMA-blind runtime
+
+
+@dataclass(frozen=True, slots=True)
+class HostsSection:
+    """catalogs/hosts.toml."""
+
+    host: tuple[HostPreset, ...] = ()
+    defaults: dict[str, str] = field(default_factory=dict)  # segment / form -> preset id
+    ram_types: dict[str, int] = field(default_factory=dict)  # MT/s a bare RAM type means
+    numa: Numa = Numa()
+
+
+@dataclass(frozen=True, slots=True)
+class CpuEfficiency:
+    """cpus.toml [efficiency]: the CPU fit (prefill shares per SIMD class and attention, decode
+    multipliers per segment x memory kind, each with a "default"; the range per phase)."""
+
+    prefill: dict[str, float] = field(default_factory=dict)
+    decode: dict[str, float] = field(default_factory=dict)
+    band: dict[str, Band] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class CpusSection:
+    """catalogs/cpus.toml beyond its [[cpu]] entries and [socket_words]."""
+
+    host_ram: dict[str, float] = field(default_factory=dict)  # segment -> GiB of RAM per socket
+    efficiency: CpuEfficiency = CpuEfficiency()
+
+
+@dataclass(frozen=True, slots=True)
+class EagleHead:
+    model: str  # catalog model id
+    repo: str  # the published EAGLE-3 head
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class EagleDraftsSection:
+    """catalogs/eagle_drafts.toml."""
+
+    eagle: tuple[EagleHead, ...] = ()
