@@ -15,6 +15,7 @@ from datetime import datetime
 from bot.settings import Settings
 from core.anchors.anchor_index import AnchorIndex
 from core.anchors.seed import published_anchors
+from core.cache import warm
 from core.catalog.loader import Catalog, default_catalog
 from core.commands.context import BotContext, BotLimits, FollowUps, utcnow
 from core.commands.router import CommandRouter
@@ -116,7 +117,9 @@ def build_app(
     catalog: Catalog | None = None,
     clock: Callable[[], datetime] = utcnow,  # a zero-argument callable returning an aware datetime
 ) -> App:
-    catalog = catalog or default_catalog()
+    if catalog is None:
+        warm.configure(settings.cache_dir)  # before the shipped catalog is first read
+        catalog = default_catalog()
     if storage is None:
         # PostgreSQL when TOKBOT_DATABASE_URL is set, else the SQLite file (checked here, so a bad
         # TOKBOT_DB_PATH is a sentence and exit 2 before anything starts).

@@ -46,6 +46,8 @@ class Settings(BaseSettings):
     # HF_ENDPOINT names a Hub or mirror. huggingface_hub's own HF_ENDPOINT / HF_TOKEN /
     # HF_HUB_OFFLINE / HF_HOME are read by the library from the process environment.
     hub: bool | None = None
+    # The warm cache's folder (core/cache/warm.py); "off" turns it off; None: $XDG_CACHE_HOME/tokbot.
+    cache_dir: str | None = None
 
     # Platform endpoints: the real APIs by default; tests point them at fakes on 127.0.0.1.
     telegram_api_url: str = "https://api.telegram.org/bot"

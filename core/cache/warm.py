@@ -65,6 +65,7 @@ class _State:
         self.path: Path | None = None  # the cache file; None when the cache is off
         self.dirty = False
         self.read_done = False  # the cache file was looked for (read or not there)
+        self.configured: str | None = None  # the settings' folder (configure), over the environment
 
 
 _STATE = _State()
@@ -122,9 +123,19 @@ def _reduce_proxy(
     return _proxy, (dict(view),)
 
 
+def configure(folder: str | None) -> None:
+    """The folder the deployment's settings name (TOKBOT_CACHE_DIR, also from .env); it counts only
+    before the cache file is first looked for, which the composition root does before the catalog."""
+    with _STATE.lock:
+        if _STATE.read_done:
+            log.debug("warm cache folder set after the cache was read; kept %s", _STATE.path)
+            return
+        _STATE.configured = folder
+
+
 def cache_dir() -> Path | None:
     """The folder of the cache file, or None when the cache is off."""
-    chosen = os.environ.get("TOKBOT_CACHE_DIR")
+    chosen = _STATE.configured if _STATE.configured is not None else os.environ.get("TOKBOT_CACHE_DIR")
     if chosen is not None:
         chosen = chosen.strip()
         return None if chosen.lower() in {"", "off", "0", "none"} else Path(chosen)

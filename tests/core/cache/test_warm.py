@@ -142,3 +142,27 @@ def test_per_catalog_builds_once_per_catalog_object() -> None:
 
     a, b = object(), object()
     assert (count(a), count(a), count(b), count(a)) == (1, 1, 2, 1)
+
+
+def test_the_settings_folder_counts_over_the_environment_before_the_first_read(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from core.cache import warm\n"
+        "warm.configure(sys.argv[1])\n"
+        "print(warm.cache_dir())\n"
+        "from core.catalog.loader import default_catalog\n"
+        "default_catalog()\n"
+        "warm.configure('off')  # too late: the file was already looked for\n"
+        "print(warm._STATE.path.parent)\n"
+    )
+    env = {**os.environ, "TOKBOT_CACHE_DIR": "off", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "set")],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert done.stdout.split() == [str(tmp_path / "set")] * 2
