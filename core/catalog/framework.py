@@ -3,7 +3,8 @@
 The hard facts (which OS, which backends, which quant formats, minimum CUDA compute) are plain
 fields; everything that depends on a combination ("FP8 below compute 8.9 runs weight-only",
 "BF16 on Volta needs --dtype half") is a `Rule` in the catalog, so a new caveat is a data edit with
-its source next to it, not a code change. See core/estimator/frameworks.py for how they are read.
+its source next to it, not a code change. See core/estimator/frameworks/ (gates.py, rules.py) for
+how they are read.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ class Framework:
     backends: tuple[str, ...]  # "cuda", "rocm", "metal", "vulkan", "sycl", "cpu", in preference order
     overhead_gib: tuple[float, float]  # runtime overhead beyond weights + KV + compute (low, high)
     os: tuple[str, ...]  # "linux", "windows", "macos"
-    command: str  # launch template with {placeholders} (see core/estimator/frameworks.py)
+    command: str  # launch template with {placeholders} (see core/estimator/frameworks/commands/)
     # Minimum NVIDIA compute capability for its CUDA backend (None = no CUDA backend).
     min_compute_capability: float | None = None
     notes: str = ""

@@ -448,8 +448,9 @@ def _ollama(text: str, ctx: _Context, catalog: Catalog) -> Pasted | None:
     if m := _OLLAMA_RUN.search(text):
         model, quant = ollama_tag(m.group(1))
         if quant is None:
-            # A library tag without a quant downloads the Q4_K_M build (core/estimator/frameworks.py
-            # _OLLAMA_DEFAULT_QUANT); said as an assumption so the moderator can check.
+            # A library tag without a quant downloads the Q4_K_M build (OLLAMA_DEFAULT_QUANT of
+            # core/estimator/frameworks/commands/ollama.py); said as an assumption so the moderator
+            # can check.
             quant = "Q4_K_M"
             caveats.append(QUANT_ASSUMED)
     if any(int(a) < int(b) for a, b in _OLLAMA_LAYERS.findall(text)) or ctx.partial:

@@ -1,4 +1,4 @@
-"""Gating, commands and recommendation of core/estimator/frameworks.py, on small inline objects."""
+"""Gating, commands and recommendation of core/estimator/frameworks/, on small inline objects."""
 
 from __future__ import annotations
 

@@ -1,0 +1,31 @@
+"""Ollama command values: the model to pull (a library tag or a Hugging Face GGUF) and the
+environment that sets its context and KV cache."""
+
+from __future__ import annotations
+
+from core.catalog.kv_cache import FULL_PRECISION_KV
+from core.estimator.frameworks.commands.sources import published_gguf
+from core.estimator.frameworks.quant_match import quant_in
+from core.estimator.frameworks.query import FrameworkQuery
+
+OLLAMA_DEFAULT_QUANT = "Q4_K_M"  # what a bare library tag downloads
+
+
+def ollama_values(q: FrameworkQuery) -> dict[str, str]:
+    """Ollama: a bare library tag downloads Q4_K_M; any other GGUF comes from Hugging Face."""
+    ollama_env = f"OLLAMA_CONTEXT_LENGTH={q.context} "
+    if q.kv_cache != FULL_PRECISION_KV:
+        ollama_env += f"OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE={q.kv_cache} "
+    return {"ollama_env": ollama_env, "ollama_model": _ollama_model(q)}
+
+
+def _ollama_model(q: FrameworkQuery) -> str:
+    model, quant = q.model, q.quant
+    published = published_gguf(model, quant)
+    if model.ollama_tag and quant_in(quant, (OLLAMA_DEFAULT_QUANT,)):
+        return model.ollama_tag
+    if published is not None:
+        return f"hf.co/{published.repo}:{quant.id}"
+    if model.gguf_repo:
+        return f"hf.co/{model.gguf_repo}:{quant.id}"
+    return model.ollama_tag or model.name

@@ -1,0 +1,88 @@
+"""vLLM and SGLang command values: what to serve (a published checkpoint, the original repo with
+online quantization, a GGUF file), tensor parallel, dtype and KV cache dtype."""
+
+from __future__ import annotations
+
+from core.catalog.framework import Framework
+from core.catalog.kv_cache import FULL_PRECISION_KV
+from core.catalog.published_files import published_repo
+from core.catalog.quant import Quant
+from core.estimator.frameworks.commands.sources import gguf_file, published_checkpoint
+from core.estimator.frameworks.quant_match import quant_in
+from core.estimator.frameworks.query import FrameworkQuery
+from core.i18n import Note
+
+# Quants that are the released weights (served from the model's own repo, no quant flag); ids of
+# catalogs/quants.toml plus the plain spellings.
+_UNQUANTIZED = frozenset({"HF-BF16", "HF-FP16", "HF-MXFP4", "FP16", "F16", "BF16", "FP32", "F32"})
+# Serving quants vLLM/SGLang create on the fly from the original repo.
+_ONLINE_QUANT_FLAGS = {
+    "FP8": "fp8",
+    "BNB-NF4": "bitsandbytes",
+    "BNB-INT8": "bitsandbytes",
+    "BITSANDBYTES": "bitsandbytes",
+}
+
+
+def serving_values(fw: Framework, q: FrameworkQuery, notes: list[Note]) -> dict[str, str]:
+    """vLLM / SGLang: what to serve, tensor parallel, dtype, online quantization, KV dtype."""
+    listed = published_repo(q.model, q.quant.id)  # an FP8 / AWQ repo the Hub listing found
+    online = _online_quant(q.quant, listed)
+    cc = q.gpu.compute_capability
+    return {
+        "serve_model": _serve_model(fw, q, listed, online, notes),
+        "gpu_util": f"{fw.gpu_memory_utilization:g}" if fw.gpu_memory_utilization else "",
+        "tp_flags": _tp_flags(fw, q.gpu_count),
+        "dtype_flags": " --dtype half" if q.gpu.vendor == "NVIDIA" and cc is not None and cc < 8.0 else "",
+        "quant_flags": f" --quantization {online}" if online else "",
+        "kv_dtype_flags": _kv_dtype_flags(fw, q),
+    }
+
+
+def _online_quant(quant: Quant, listed: str | None) -> str | None:
+    """The --quantization method that makes this quant on the fly; None for a published checkpoint,
+    which is already quantized and served as it is."""
+    online = next((flag for key, flag in _ONLINE_QUANT_FLAGS.items() if quant_in(quant, (key,))), None)
+    return None if listed and online else online
+
+
+def _serve_model(
+    fw: Framework, q: FrameworkQuery, listed: str | None, online: str | None, notes: list[Note]
+) -> str:
+    """What the command serves: a GGUF file with its tokenizer, a listed repo, the original repo
+    (released weights or online quantization) or a published checkpoint."""
+    model, quant = q.model, q.quant
+    repo = model.hf_repo or model.name
+    if quant.format == "gguf":
+        return f"./{gguf_file(model, quant)} --tokenizer {repo}"
+    if listed:
+        return listed
+    if quant.id.upper() in _UNQUANTIZED or quant_in(quant, _UNQUANTIZED) or online:
+        return repo
+    return _checkpoint(fw, quant, repo, notes)
+
+
+def _checkpoint(fw: Framework, quant: Quant, repo: str, notes: list[Note]) -> str:
+    """The published checkpoint of `repo` in this quant."""
+    published = published_checkpoint(repo, quant.id)
+    if fw.engine not in ("vllm", "sglang"):
+        return published or f"<{quant.id} checkpoint of {repo}>"
+    # No placeholder in a command people paste: a listed repo, or no command and a note saying none
+    # is listed (the caller drops a command whose model is "").
+    if not published:
+        notes.append(Note("fw.vllm.no_checkpoint", {"quant": quant.id, "repo": repo}))
+    return published
+
+
+def _tp_flags(fw: Framework, count: int) -> str:
+    """Tensor parallel over every card, in the engine's own spelling."""
+    if count <= 1 or not fw.tensor_parallel:
+        return ""
+    return f" --tp {count}" if fw.engine == "sglang" else f" --tensor-parallel-size {count}"
+
+
+def _kv_dtype_flags(fw: Framework, q: FrameworkQuery) -> str:
+    """A quantized KV cache: FP8, in the format each engine takes."""
+    if q.kv_cache == FULL_PRECISION_KV:
+        return ""
+    return " --kv-cache-dtype fp8_e5m2" if fw.engine == "sglang" else " --kv-cache-dtype fp8"

@@ -1,0 +1,48 @@
+"""Where a command's model comes from: the published GGUF file of a quant, its file name, a
+published quantized checkpoint of a base repo, the base repo's short name."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from core.catalog.loader import default_catalog
+from core.catalog.model import Model
+from core.catalog.published_files import PublishedFile, published_file
+from core.catalog.quant import Quant
+from core.catalog.sections import sections
+
+
+def published_gguf(model: Model, quant: Quant) -> PublishedFile | None:
+    """The published GGUF file of this quant (the Hub listing or catalogs/published_gguf.csv), for a
+    model whose catalog entry names no GGUF repo of its own (a Hub model): a curated repo stays the
+    one its commands name."""
+    if quant.format != "gguf" or model.gguf_repo or model.gguf_file_stem:
+        return None
+    return published_file(model, quant.id)
+
+
+def gguf_file(model: Model, quant: Quant) -> str:
+    """The GGUF file name a command loads: the published one when there is a single file, else the
+    catalog's stem (or the model name) and the quant id."""
+    published = published_gguf(model, quant)
+    if published is not None and len(published.files) == 1:
+        return published.files[0].rsplit("/", 1)[-1]  # the file's real name, not a guess
+    stem = model.gguf_file_stem or model.name
+    return f"{stem}-{quant.id}.gguf"
+
+
+@cache
+def _checkpoints() -> dict[str, dict[str, str]]:
+    """Published quantized checkpoints by base repo and quant (catalogs/estimator.toml [checkpoints])."""
+    table = sections(default_catalog()).estimator.checkpoints
+    return {repo: {k: v for k, v in row.items() if k != "source"} for repo, row in table.items()}
+
+
+def published_checkpoint(repo: str, quant_id: str) -> str:
+    """The listed checkpoint of `repo` in this quant, "" when none is listed."""
+    return _checkpoints().get(repo, {}).get(quant_id, "")
+
+
+def base_repo_name(model: Model) -> str:
+    """The model's repo name without its owner (the name people give local folders and quants)."""
+    return model.hf_repo.rsplit("/", 1)[-1] if model.hf_repo else model.name

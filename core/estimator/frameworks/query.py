@@ -1,0 +1,72 @@
+"""The value types of a framework answer: the setup asked about, one framework judged against it,
+and the framework to suggest. Plain frozen data, so answers can be cached and compared."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from core.catalog.gpu import Gpu
+from core.catalog.kv_cache import KvCacheType
+from core.catalog.model import Model
+from core.catalog.platforms import OsFamily
+from core.catalog.quant import Quant
+from core.i18n import Note
+
+OsName = OsFamily  # core/catalog/platforms.py
+
+
+@dataclass(frozen=True, slots=True)
+class FrameworkQuery:
+    """The setup and run configuration one answer is about."""
+
+    gpu: Gpu
+    model: Model
+    quant: Quant
+    context: int
+    os: OsName = "linux"
+    gpu_count: int = 1
+    kv_cache: KvCacheType = "f16"
+    fits_on_gpu: bool = True  # weights + KV + buffers fit in GPU memory
+    n_gpu_layers: int | Literal["all"] = "all"  # layers offloaded to the GPU(s)
+    # MoE: number of layers whose routed experts stay in CPU RAM (llama.cpp --n-cpu-moe);
+    # >= model.layers means all of them (--cpu-moe). None/0 = experts on the GPU.
+    n_cpu_moe: int | None = None
+    # The backend the user named (estimate --backend, "on vulkan"): a framework runs the setup only
+    # on that backend. None: each framework takes its first backend that drives the card.
+    backend: str | None = None
+    # CPU only (no GPU layers): the threads llama.cpp runs (-t N, the physical cores; 0 = its own
+    # default) and whether the RAM spans NUMA nodes (2+ sockets: --numa distribute).
+    cpu_only: bool = False
+    cpu_threads: int = 0
+    numa: bool = False
+
+    @property
+    def fully_on_gpu(self) -> bool:
+        layers_ok = self.n_gpu_layers == "all" or self.n_gpu_layers >= self.model.layers
+        return self.fits_on_gpu and layers_ok and not self.n_cpu_moe
+
+
+@dataclass(frozen=True, slots=True)
+class FrameworkOption:
+    """One framework judged against a query."""
+
+    framework: str  # Framework.id
+    runnable: bool
+    notes: tuple[Note, ...]  # why not / caveats / tips, most important first
+    overhead_gib: tuple[float, float]  # beyond weights + KV + compute buffer, all GPUs together
+    command: str  # filled launch command ("" when it can't run)
+    backend: str | None = None  # the backend it would use: "cuda", "rocm", "vulkan", ...
+    strengths: tuple[Note, ...] = ()
+    weaknesses: tuple[Note, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Recommendation:
+    """The framework to suggest for single-user chat on this setup."""
+
+    framework: str | None  # None when nothing runs
+    reason: Note
+    easy: str | None = None  # the point-and-click alternative (Ollama / LM Studio) when it runs
+    alternatives: tuple[str, ...] = ()  # other runnable frameworks, catalog order
+    hints: tuple[Note, ...] = ()
