@@ -27,8 +27,8 @@ from core.catalog.loader import Catalog
 from core.catalog.sections import AnchorCalibration, sections
 from core.estimator import speed
 from core.estimator.estimate import Estimate, EstimateRequest, Range, Row, estimate
-from core.estimator.memory_fit import scaled_remedy
 from core.estimator.setup import OS_NAMES, SetupError, build_setup
+from core.estimator.ways_out.scaled import scaled_remedy
 from core.i18n import Note
 from core.storage.records import Measurement, Submission
 from core.understanding.vocab import kv_spellings

@@ -17,7 +17,7 @@ from core.catalog.loader import Catalog
 from core.estimator.concurrency import Batch, concurrent_for
 from core.estimator.estimate import Estimate, in_ram
 from core.estimator.frameworks import backend_names
-from core.estimator.plan import LOCAL_WAYS_OUT
+from core.estimator.ways_out.registry import facts
 from core.i18n import Lang, translate
 from core.render import compare, ttft, which_hardware, which_model
 from core.render.advice import remedy_text
@@ -417,7 +417,7 @@ def fit_lead(est: Estimate, query: AskQuery) -> str:
         return translate(
             key + verdict, lang, total=gib(row.total_gib), tps=num(row.decode_tps.mid), **figures
         )
-    if row.remedy is not None and row.remedy.kind in LOCAL_WAYS_OUT and row.remedy.decode_mid:
+    if row.remedy is not None and facts(row.remedy.kind).runs_here and row.remedy.decode_mid:
         way = remedy_text(row.remedy, lang)
         return translate(key + "way_out", lang, total=gib(row.total_gib), way=way, **figures)
     column = [r for r in est.rows if r.context == row.context]

@@ -1,7 +1,7 @@
 """The estimator's front door: one GPU setup x one model x quants x contexts -> rows.
 
 Each row carries memory (weights, KV, overhead, total vs usable), the verdict, decode and prefill
-ranges, and when it doesn't fit, the best way out with its own figures (`memory_fit.py`). What to
+ranges, and when it doesn't fit, the best way out with its own figures (`ways_out/`). What to
 run a row with (framework, placement, launch command) is decided in `plan.py`. Everything a row
 assumed is a `Note`.
 """
@@ -27,18 +27,12 @@ from core.estimator.memory import (
     kv_cache_bytes,
     usable_memory,
 )
-from core.estimator.memory_fit import (
-    ForcedOffload,
-    Remedy,
-    cpu_band,
-    cpu_remedy,
-    find_remedy,
-    forced_offload,
-    layer_plan,
-)
+from core.estimator.memory_fit import ForcedOffload, cpu_band, forced_offload, layer_plan
 from core.estimator.plan import pricing_framework
 from core.estimator.pricing import Pricing
 from core.estimator.token_bytes import decode_bytes
+from core.estimator.ways_out.find import cpu_remedy, find_remedy
+from core.estimator.ways_out.remedy import Remedy
 from core.estimator.weights import WeightBreakdown, weight_breakdown
 from core.i18n import Note
 

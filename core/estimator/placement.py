@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Literal
 from core.catalog.loader import Catalog
 from core.catalog.platforms import framework_os
 from core.estimator.frameworks import FrameworkQuery
-from core.estimator.memory_fit import Remedy
+from core.estimator.ways_out.base import Placed
+from core.estimator.ways_out.registry import way_out
+from core.estimator.ways_out.remedy import Remedy
 
 if TYPE_CHECKING:  # estimate.py imports this module: only its types are needed here
     from core.estimator.estimate import EstimateRequest, FitStatus, Setup
@@ -27,26 +29,10 @@ def framework_query(
 ) -> FrameworkQuery:
     """The framework engine's view of one row, with the row's way out applied when it has one."""
     setup = request.setup
-    kv_type = request.kv_type
-    n_gpu_layers: int | Literal["all"] = "all"
-    n_cpu_moe: int | None = None
-    fits = status != "no_fit"
-    count = setup.count
+    at = Placed(quant_id, ctx, request.kv_type, "all", None, setup.count, status != "no_fit")
     if remedy is not None:
-        kind = remedy.kind
-        if kind == "kv_quant":
-            kv_type, fits = remedy.kv_type or kv_type, True
-        elif kind == "offload":
-            n_gpu_layers = remedy.layers_on_gpu
-        elif kind == "expert_offload":
-            n_cpu_moe, fits = remedy.cpu_moe_layers, True
-        elif kind == "cpu":
-            n_gpu_layers, fits = 0, True
-        elif kind in ("lower_quant", "mac_wired_limit", "shorter_ctx", "more_cards"):
-            fits = True
-            quant_id = remedy.quant or quant_id
-            ctx = remedy.context or ctx
-            count = remedy.cards or count
+        at = way_out(remedy.kind).placed(remedy, at)  # what the way out changes (its class says)
+    n_gpu_layers: int | Literal["all"] = at.n_gpu_layers
     threads, backend, cpu_only = 0, request.backend, request.offload == "cpu"
     if cpu_only:
         # CPU only: no layer on a card whatever the way out, one thread per physical core.
@@ -54,14 +40,14 @@ def framework_query(
     return FrameworkQuery(
         gpu=setup.gpu,
         model=request.model,
-        quant=catalog.quants[quant_id],
-        context=ctx,
+        quant=catalog.quants[at.quant],
+        context=at.context,
         os=framework_os(setup.os),  # linux_desktop is Linux to a framework
-        gpu_count=count,
-        kv_cache=kv_type,
-        fits_on_gpu=fits,
+        gpu_count=at.cards,
+        kv_cache=at.kv_type,
+        fits_on_gpu=at.fits,
         n_gpu_layers=n_gpu_layers,
-        n_cpu_moe=n_cpu_moe,
+        n_cpu_moe=at.n_cpu_moe,
         backend=backend,
         cpu_only=cpu_only,
         cpu_threads=threads,

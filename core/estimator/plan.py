@@ -13,21 +13,14 @@ from typing import TYPE_CHECKING, Literal
 
 from core.catalog.loader import Catalog
 from core.estimator.frameworks import FrameworkOption, FrameworkQuery, evaluate, framework_options, recommend
-from core.estimator.memory_fit import Remedy
 from core.estimator.placement import framework_query
+from core.estimator.ways_out.kind import WayOutKind
+from core.estimator.ways_out.registry import facts
+from core.estimator.ways_out.remedy import Remedy
 from core.i18n import Note
 
 if TYPE_CHECKING:  # estimate.py imports this module (pricing_framework): only its types are needed
     from core.estimator.estimate import Estimate, EstimateRequest, FitStatus, Row
-
-# Ways out that run on this very machine as it is (a quantized KV cache, layers or MoE experts in
-# RAM): the focus row and the fit verdict lead with a row that runs with one of these.
-LOCAL_WAYS_OUT = frozenset({"kv_quant", "offload", "expert_offload"})
-# A command is written for a row that fits, or whose way out runs on this machine: the local ones,
-# a lower quant's file or a shorter context (the way-out line names which), and on macOS the GPU
-# wired-memory limit raised first (the command starts with the `sudo sysctl`). A way out that needs
-# other hardware (more cards, more RAM) or none at all gets no command: pasted, it would not run.
-COMMAND_WAYS_OUT = LOCAL_WAYS_OUT | {"mac_wired_limit", "lower_quant", "shorter_ctx"}
 
 # How the framework was chosen; the chat's sentence says which (core/render/advice.py).
 PlanKind = Literal[
@@ -80,8 +73,11 @@ def pricing_framework(request: EstimateRequest, quants: tuple[str, ...], catalog
 
 
 def runs_here(row: Row) -> bool:
-    """The row gets a launch command: it fits, or its way out runs on this machine (COMMAND_WAYS_OUT)."""
-    return row.status != "no_fit" or (row.remedy is not None and row.remedy.kind in COMMAND_WAYS_OUT)
+    """The row gets a launch command: it fits, or its way out runs on this machine (`Facts.has_command`:
+    the ones that run here as it is, a lower quant's file or a shorter context, and on macOS the GPU
+    wired-memory limit raised first). A way out that needs other hardware (more cards, more RAM) or
+    none at all gets no command: pasted, it would not run."""
+    return row.status != "no_fit" or (row.remedy is not None and facts(row.remedy.kind).has_command)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +121,7 @@ def _launch(s: _Subject, option: FrameworkOption) -> tuple[str, tuple[Note, ...]
     """(command, why there is none) for a framework that runs (or runs under WSL2) on this row."""
     remedy = s.row.remedy
     if not runs_here(s.row):
-        if remedy is None or remedy.kind == "none":
+        if remedy is None or remedy.kind == WayOutKind.NONE:
             return "", ()  # no way out at all: the row's own verdict says it
         return "", (Note("plan.other_hardware", {"way": remedy.kind}),)
     if not option.command:

@@ -7,8 +7,8 @@ from typing import Any
 from core.catalog.loader import Catalog
 from core.estimator.estimate import Estimate, Range, Row
 from core.estimator.memory import GIB
-from core.estimator.memory_fit import Remedy
 from core.estimator.plan import plan_for
+from core.estimator.ways_out.remedy import Remedy
 from core.estimator.weights import WeightBreakdown, weight_breakdown
 from core.i18n import Lang
 

@@ -11,9 +11,9 @@ from core.catalog.loader import Catalog
 from core.catalog.sections import sections
 from core.estimator import speed
 from core.estimator.estimate import Estimate, Row, in_ram
-from core.estimator.memory_fit import Remedy
 from core.estimator.plan import Plan
 from core.estimator.speculative import SpecOption, speculative_options
+from core.estimator.ways_out.remedy import Remedy
 from core.i18n import Lang, Note, translate
 from core.render.fmt import ctx_label, num
 

@@ -11,7 +11,9 @@ from typing import TypeVar
 
 from core.catalog.loader import Catalog
 from core.estimator.estimate import Estimate, Row, in_ram
-from core.estimator.plan import LOCAL_WAYS_OUT, plan_for
+from core.estimator.plan import plan_for
+from core.estimator.ways_out.kind import WayOutKind
+from core.estimator.ways_out.registry import facts
 from core.i18n import Lang, translate
 from core.render.advice import Advice, advise, method_line, note_texts, spec_line, ways_out
 from core.render.doc import NARROW, Cmd, Doc, Para, Part, Pre, fits, render, truncate
@@ -87,7 +89,7 @@ def focus_context(contexts: list[int], asked: tuple[int, ...]) -> int:
 
 
 def _runs_here(row: Row) -> bool:
-    return row.status != "no_fit" or (row.remedy is not None and row.remedy.kind in LOCAL_WAYS_OUT)
+    return row.status != "no_fit" or (row.remedy is not None and facts(row.remedy.kind).runs_here)
 
 
 def focus_row(quants: list[str], ctx: int, cells: dict[tuple[str, int], Row], asked: tuple[str, ...]) -> Row:
@@ -283,7 +285,7 @@ def _cards_needed(row: Row, count: int, lang: Lang) -> str:
         cards = str(count)
     elif row.remedy is not None:
         options = (row.remedy, *row.remedy.alternatives)
-        more = next((o for o in options if o.kind == "more_cards"), None)
+        more = next((o for o in options if o.kind == WayOutKind.MORE_CARDS), None)
         cards = str(more.cards) if more else translate("reply.cards_too_many", lang)
     else:
         cards = translate("reply.cards_too_many", lang)

@@ -13,6 +13,7 @@ from typing import Any
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.estimator.estimate import Row
+from core.estimator.ways_out.registry import facts
 from core.i18n import Lang, translate
 from core.render.doc import NARROW, Doc, Para, Pre
 from core.render.fmt import ctx_label, gib, num, table, table_width
@@ -122,7 +123,7 @@ def _offload(catalog: Catalog, kind: dict[str, Any], model_id: str, quant: str, 
             if remedy is None:
                 continue
             ways = (remedy, *remedy.alternatives)
-            way = next((w for w in ways if w.kind in ("offload", "expert_offload") and w.decode_mid), None)
+            way = next((w for w in ways if facts(w.kind).in_ram and w.decode_mid), None)
             if way is not None and (way.decode_mid or 0.0) >= min_tps:
                 gpu = catalog.gpus[gpu_id]
                 return Option("offload", gpu_id, 1, gpu.memory_gib, ram, row.total_gib, way.decode_mid or 0.0)

@@ -11,6 +11,7 @@ from typing import Any
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.estimator.estimate import Row, Setup
+from core.estimator.ways_out.registry import facts
 from core.i18n import Lang, translate
 from core.render.doc import NARROW, Doc, Para, Pre
 from core.render.fmt import ctx_label, gib, num, table, table_width
@@ -100,7 +101,7 @@ def _next_up(
     quant = _ladder(model, ladder, catalog)[-1]
     row: Row = one_row(catalog, setup, model.id, quant, ctx)
     tps = None
-    if row.remedy is not None and row.remedy.kind in ("offload", "expert_offload"):
+    if row.remedy is not None and facts(row.remedy.kind).in_ram:
         tps = row.remedy.decode_mid
     return NextUp(model.id, quant, row.total_gib, tps)
 

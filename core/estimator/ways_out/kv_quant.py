@@ -1,0 +1,54 @@
+"""A quantized KV cache, the first of q8_0 / q4_0 that fits: the least quality lost (it needs flash
+attention, which every command that uses it turns on)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import ClassVar
+
+from core.catalog.kv_cache import FULL_PRECISION_KV, QUANTIZED_KV_CACHE_TYPES
+from core.estimator.memory import GIB, kv_cache_bytes
+from core.estimator.memory_fit import decode_range, fits
+from core.estimator.token_bytes import decode_bytes
+from core.estimator.ways_out.base import Facts, Placed, WayOut
+from core.estimator.ways_out.cases import CardCase, CpuCase, cpu_option
+from core.estimator.ways_out.kind import WayOutKind
+from core.estimator.ways_out.remedy import Remedy
+
+
+@dataclass(frozen=True, slots=True)
+class KvQuant(WayOut):
+    kind: ClassVar[WayOutKind] = WayOutKind.KV_QUANT
+    facts: ClassVar[Facts] = Facts(tier=0.0, runs_here=True, has_command=True, on_card=True)
+
+    def applies(self, case: CardCase) -> bool:
+        return case.row.request.kv_type == FULL_PRECISION_KV
+
+    def propose(self, case: CardCase) -> Remedy | None:
+        row = case.row
+        weights, model, cards = row.weights, row.request.model, row.request.setup.count
+        for kv_type in QUANTIZED_KV_CACHE_TYPES:
+            total = (
+                weights.gpu_bytes_full_offload
+                + kv_cache_bytes(model, row.ctx, kv_type, row.catalog)
+                + row.buffer * cards
+            )
+            if fits(total, row.usable_bytes, row.smooth_fraction):
+                lo, mid, hi = decode_range(row, decode_bytes(model, weights, row.depth, kv_type, row.catalog))
+                return Remedy(self.kind, mid, lo, hi, round(total / GIB, 2), kv_type=kv_type)
+        return None
+
+    def applies_cpu(self, case: CpuCase) -> bool:
+        return case.request.kv_type == FULL_PRECISION_KV
+
+    def propose_cpu(self, case: CpuCase) -> Remedy | None:
+        for kv_type in QUANTIZED_KV_CACHE_TYPES:
+            request = dataclasses.replace(case.request, kv_type=kv_type)
+            f = case.runs(request, case.quant_id, case.weights, case.ctx)
+            if f is not None:
+                return cpu_option(self.kind, f, kv_type=kv_type)
+        return None
+
+    def placed(self, remedy: Remedy, at: Placed) -> Placed:
+        return at._replace(kv_type=remedy.kv_type or at.kv_type, fits=True)

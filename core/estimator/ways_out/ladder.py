@@ -1,0 +1,65 @@
+"""The ladders a way out walks down: the contexts below the asked one, and the quants of the same
+format below the row's (each with its weights), the same for every no-fit row of a grid."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from core.catalog.loader import Catalog
+from core.catalog.model import Model
+from core.catalog.quant import Quant
+from core.catalog.sections import sections
+from core.estimator.weights import WeightBreakdown, weight_breakdown
+
+
+@cache
+def ladder_contexts(catalog: Catalog) -> tuple[int, ...]:
+    """The ladder's contexts, longest first."""
+    return tuple(sorted(sections(catalog).estimator.ladder.contexts, reverse=True))
+
+
+@cache
+def _lower_quants(quant_id: str, catalog: Catalog) -> tuple[Quant, ...]:
+    """Ladder quants of the same format below this one, best first (the same for every row)."""
+    current = catalog.quants[quant_id]
+    lower = (
+        q
+        for q in catalog.quants.values()
+        if q.format == current.format and q.quality < current.quality and _is_ladder_quant(q.id, catalog)
+    )
+    return tuple(sorted(lower, key=lambda q: -q.quality))
+
+
+Lower = tuple[tuple[Quant, WeightBreakdown], ...]
+_LOWER: dict[tuple[int, str, int], tuple[Lower, Model, Catalog]] = {}
+
+
+def lower_weights(model: Model, quant_id: str, catalog: Catalog) -> Lower:
+    """`_lower_quants` with each one's weights: every no-fit row of a quant walks this same list.
+    Kept per identity (see `weight_breakdown`); the entry keeps the model and catalog alive."""
+    key = (id(model), quant_id, id(catalog))
+    hit = _LOWER.get(key)
+    if hit is not None and hit[1] is model and hit[2] is catalog:
+        return hit[0]
+    pairs = tuple((q, weight_breakdown(model, q, catalog)) for q in _lower_quants(quant_id, catalog))
+    if len(_LOWER) >= 65536:
+        _LOWER.clear()
+    _LOWER[key] = (pairs, model, catalog)
+    return pairs
+
+
+def natively_gguf(model: Model, catalog: Catalog) -> bool:
+    """A release quantized natively in a GGUF type (gpt-oss MXFP4): its own format is the only one
+    published, so there is no lower quant of it to offer."""
+    native = catalog.quants.get(model.native_quant or "")
+    return native is not None and native.format == "gguf"
+
+
+def _is_ladder_quant(quant_id: str, catalog: Catalog) -> bool:
+    return quant_id in _ladder_quants(catalog)
+
+
+@cache
+def _ladder_quants(catalog: Catalog) -> frozenset[str]:
+    ladder = sections(catalog).estimator.ladder
+    return frozenset(ladder.remedy) | frozenset(ladder.serving) | frozenset(ladder.mlx)

@@ -1,0 +1,62 @@
+"""The best lower quant of the same format that fits: of 3 bits or more it ranks before buying cards;
+a 1-2-bit one is flagged `quality_warning` and ranks last (never the answer when anything else works)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from core.catalog.pricing_sections import RemedyRules
+from core.estimator.memory import GIB
+from core.estimator.memory_fit import decode_range
+from core.estimator.token_bytes import bytes_per_token
+from core.estimator.ways_out.base import WIRED_LOWER_QUANT_TIER, Facts, Placed, WayOut, remedy_rules, swapped
+from core.estimator.ways_out.cases import CardCase, CpuCase, cpu_option
+from core.estimator.ways_out.kind import WayOutKind
+from core.estimator.ways_out.ladder import lower_weights, natively_gguf
+from core.estimator.ways_out.remedy import Remedy
+
+
+@dataclass(frozen=True, slots=True)
+class LowerQuant(WayOut):
+    kind: ClassVar[WayOutKind] = WayOutKind.LOWER_QUANT
+    facts: ClassVar[Facts] = Facts(tier=5.0, has_command=True, on_card=True)
+
+    def applies(self, case: CardCase) -> bool:
+        return not natively_gguf(case.row.request.model, case.row.catalog)
+
+    def propose(self, case: CardCase) -> Remedy | None:
+        row = case.row
+        # fits() inlined: this loop walks up to a dozen quants for every no-fit row.
+        usable_bytes, kv_bytes = row.usable_bytes, row.kv_bytes
+        smooth_bytes = usable_bytes * row.smooth_fraction
+        buffers = row.buffer * row.request.setup.count
+        for q, w in lower_weights(row.request.model, row.quant_id, row.catalog):
+            total = w.gpu_bytes_full_offload + kv_bytes + buffers
+            if total <= smooth_bytes or total <= usable_bytes:
+                reads = bytes_per_token(w.active_bytes_per_token, row.active_kv)
+                lo, mid, hi = decode_range(row, reads, quant_id=q.id)
+                low_bit = q.bpw < remedy_rules(row.catalog).low_bit_bpw
+                return Remedy(
+                    self.kind, mid, lo, hi, round(total / GIB, 2), quant=q.id, quality_warning=low_bit
+                )
+        return None
+
+    def applies_cpu(self, case: CpuCase) -> bool:
+        return not natively_gguf(case.request.model, case.pricing.catalog)
+
+    def propose_cpu(self, case: CpuCase) -> Remedy | None:
+        catalog = case.pricing.catalog
+        for q, w in lower_weights(case.request.model, case.quant_id, catalog):
+            f = case.runs(case.request, q.id, w, case.ctx)
+            if f is not None:
+                low_bit = q.bpw < remedy_rules(catalog).low_bit_bpw
+                return cpu_option(self.kind, f, quant=q.id, quality_warning=low_bit)
+        return None
+
+    def placed(self, remedy: Remedy, at: Placed) -> Placed:
+        return swapped(remedy, at)
+
+    def tier(self, remedy: Remedy, rules: RemedyRules) -> float:
+        # A lower quant that also needs the wired limit raised (wired_limit.py): after one that doesn't.
+        return WIRED_LOWER_QUANT_TIER if remedy.wired_limit_mb else self.facts.tier

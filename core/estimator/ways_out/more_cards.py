@@ -1,0 +1,53 @@
+"""More discrete cards of the same kind, with the count (up to `MAX_CARDS`): other hardware, so no
+command, and after every way out that runs on this box."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from core.catalog.loader import Catalog
+from core.estimator.memory import GIB, constants, discrete_per_card_gib
+from core.estimator.memory_fit import decode_range, fits
+from core.estimator.ways_out.base import Facts, Placed, WayOut, swapped
+from core.estimator.ways_out.cases import CardCase
+from core.estimator.ways_out.kind import WayOutKind
+from core.estimator.ways_out.remedy import Remedy
+
+if TYPE_CHECKING:  # estimate.py reads the registry: only its types are needed here
+    from core.estimator.estimate import Setup
+
+MAX_CARDS = 16
+
+
+@dataclass(frozen=True, slots=True)
+class MoreCards(WayOut):
+    kind: ClassVar[WayOutKind] = WayOutKind.MORE_CARDS
+    facts: ClassVar[Facts] = Facts(tier=6.0, on_card=True)
+
+    def applies(self, case: CardCase) -> bool:
+        return not case.row.request.setup.gpu.unified_memory  # no card to add to unified memory
+
+    def propose(self, case: CardCase) -> Remedy | None:
+        row = case.row
+        weights_and_kv = row.weights.gpu_bytes_full_offload + row.kv_bytes
+        cards = _cards_that_fit(row.request.setup, weights_and_kv, row.buffer, row.catalog)
+        if not cards:
+            return None
+        total = weights_and_kv + row.buffer * cards
+        lo, mid, hi = decode_range(row, row.full_read, count=cards)
+        return Remedy(self.kind, mid, lo, hi, round(total / GIB, 2), cards=cards)
+
+    def placed(self, remedy: Remedy, at: Placed) -> Placed:
+        return swapped(remedy, at)
+
+
+def _cards_that_fit(setup: Setup, fixed: float, buffer: float, catalog: Catalog) -> int:
+    """The fewest discrete cards above the setup's count (up to MAX_CARDS) that fit `fixed` bytes
+    (weights + KV) plus one compute buffer per card; 0 when even MAX_CARDS don't."""
+    const = constants(catalog)
+    for cards in range(setup.count + 1, MAX_CARDS + 1):
+        per_card = discrete_per_card_gib(setup.memory_gib, cards, setup.os, const)
+        if fits(fixed + buffer * cards, per_card * cards * GIB, const.smooth_fraction):
+            return cards
+    return 0

@@ -1,0 +1,100 @@
+"""Offloads to system RAM, for a box with RAM apart from the card(s): MoE expert offload
+(`--n-cpu-moe N`: attention and shared weights stay on the GPU) and partial offload of whole layers
+(`-ngl N`: N layers on the GPU, the rest stream from system RAM). Either drops below the quants when
+slower than `[remedy] min_usable_tps` (catalogs/estimator.toml)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+from core.catalog.pricing_sections import RemedyRules
+from core.estimator.memory import GIB
+from core.estimator.memory_fit import decode_range, host_rules
+from core.estimator.token_bytes import expert_offload_bytes, layer_offload_bytes
+from core.estimator.ways_out.base import Facts, Placed, WayOut, offload_tier
+from core.estimator.ways_out.cases import CardCase
+from core.estimator.ways_out.kind import WayOutKind
+from core.estimator.ways_out.remedy import Remedy
+
+
+@dataclass(frozen=True, slots=True)
+class ExpertOffload(WayOut):
+    """The routed experts of the fewest layers that make room, in system RAM."""
+
+    kind: ClassVar[WayOutKind] = WayOutKind.EXPERT_OFFLOAD
+    facts: ClassVar[Facts] = Facts(tier=3.0, runs_here=True, has_command=True, in_ram=True)
+
+    def applies(self, case: CardCase) -> bool:
+        row = case.row
+        return case.host is not None and row.request.model.is_moe and bool(row.weights.expert_bytes)
+
+    def propose(self, case: CardCase) -> Remedy | None:
+        row, host = case.row, case.host
+        if host is None:
+            return None
+        model, weights = row.request.model, row.weights
+        moe_layers = model.layers - (model.dense_layers or 0)
+        per_layer = weights.expert_bytes / max(moe_layers, 1)
+        k = math.ceil(max(0.0, row.total - row.usable_bytes) / per_layer) if per_layer else moe_layers + 1
+        if k > moe_layers or k * per_layer > host.room:
+            return None
+        share_read = (model.experts_active or 1) / (model.experts or 1)
+        reads = expert_offload_bytes(weights, row.active_kv, k * per_layer * share_read)
+        lo, mid, hi = decode_range(row, *reads, host_scale=host_rules(row.catalog).experts)
+        return Remedy(
+            self.kind,
+            mid,
+            lo,
+            hi,
+            round((row.total - k * per_layer) / GIB, 2),
+            cpu_moe_layers=k,
+            layers_total=moe_layers,
+            host_gib=round(k * per_layer / GIB, 1),
+        )
+
+    def placed(self, remedy: Remedy, at: Placed) -> Placed:
+        return at._replace(n_cpu_moe=remedy.cpu_moe_layers, fits=True)
+
+    def tier(self, remedy: Remedy, rules: RemedyRules) -> float:
+        return offload_tier(self.facts, remedy, rules)
+
+
+@dataclass(frozen=True, slots=True)
+class LayerOffload(WayOut):
+    """Whole layers in system RAM: as many on the card(s) as fit next to the compute buffer."""
+
+    kind: ClassVar[WayOutKind] = WayOutKind.OFFLOAD
+    facts: ClassVar[Facts] = Facts(tier=4.0, runs_here=True, has_command=True, in_ram=True)
+
+    def applies(self, case: CardCase) -> bool:
+        return case.host is not None
+
+    def propose(self, case: CardCase) -> Remedy | None:
+        row, host = case.row, case.host
+        if host is None:
+            return None
+        model, plan = row.request.model, host.plan
+        # All layers "fitting" here means only the output head or buffers overflow: not an offload.
+        if not (0 < plan.layers_on_gpu < model.layers and 0 < plan.host_bytes <= host.room):
+            return None
+        reads = layer_offload_bytes(row.weights, row.active_kv, plan.layers_on_gpu / model.layers)
+        lo, mid, hi = decode_range(row, *reads, host_scale=host_rules(row.catalog).layers)
+        return Remedy(
+            self.kind,
+            mid,
+            lo,
+            hi,
+            round(plan.gpu_bytes / GIB, 2),
+            layers_on_gpu=plan.layers_on_gpu,
+            layers_total=model.layers,
+            host_gib=round(plan.host_bytes / GIB, 1),
+        )
+
+    def placed(self, remedy: Remedy, at: Placed) -> Placed:
+        # `fits` stays the row's own verdict: the engine still sees a model larger than the card(s).
+        return at._replace(n_gpu_layers=remedy.layers_on_gpu)
+
+    def tier(self, remedy: Remedy, rules: RemedyRules) -> float:
+        return offload_tier(self.facts, remedy, rules)

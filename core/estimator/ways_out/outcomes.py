@@ -1,0 +1,35 @@
+"""What a row's `remedy` can say that is no way out: nothing runs it (`none`), the offload the user
+asked for needs more system RAM than the box has (`host_short`), or the CPU-only run asked for
+(`cpu`). Registered beside the ways out so that every kind has its facts; none is ever proposed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from core.estimator.ways_out.base import LOW_BIT_TIER, Facts, Placed, WayOut
+from core.estimator.ways_out.kind import WayOutKind
+from core.estimator.ways_out.remedy import Remedy
+
+_NOT_RANKED = Facts(tier=LOW_BIT_TIER)  # never among one row's options: ranked last if it were
+
+
+@dataclass(frozen=True, slots=True)
+class NoWayOut(WayOut):
+    kind: ClassVar[WayOutKind] = WayOutKind.NONE
+    facts: ClassVar[Facts] = _NOT_RANKED
+
+
+@dataclass(frozen=True, slots=True)
+class HostShort(WayOut):
+    kind: ClassVar[WayOutKind] = WayOutKind.HOST_SHORT
+    facts: ClassVar[Facts] = _NOT_RANKED
+
+
+@dataclass(frozen=True, slots=True)
+class CpuOnly(WayOut):
+    kind: ClassVar[WayOutKind] = WayOutKind.CPU
+    facts: ClassVar[Facts] = _NOT_RANKED
+
+    def placed(self, remedy: Remedy, at: Placed) -> Placed:
+        return at._replace(n_gpu_layers=0, fits=True)  # no layer on a card

@@ -1,0 +1,59 @@
+"""A shorter context at the same quant and cache: the longest context of the ladder below the asked
+one that fits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from core.estimator.memory import GIB, compute_buffer_bytes, constants, kv_cache_bytes
+from core.estimator.memory_fit import decode_range, fits
+from core.estimator.token_bytes import decode_bytes
+from core.estimator.ways_out.base import Facts, Placed, WayOut, swapped
+from core.estimator.ways_out.cases import CardCase, CpuCase, cpu_option
+from core.estimator.ways_out.kind import WayOutKind
+from core.estimator.ways_out.ladder import ladder_contexts
+from core.estimator.ways_out.remedy import Remedy
+
+
+@dataclass(frozen=True, slots=True)
+class ShorterContext(WayOut):
+    kind: ClassVar[WayOutKind] = WayOutKind.SHORTER_CTX
+    facts: ClassVar[Facts] = Facts(tier=2.0, has_command=True, on_card=True)
+
+    def applies(self, case: CardCase) -> bool:
+        # The weights alone overflow on most no-fit rows: then no context is short enough.
+        row = case.row
+        return row.weights.gpu_bytes_full_offload + row.buffer * row.request.setup.count <= row.usable_bytes
+
+    def propose(self, case: CardCase) -> Remedy | None:
+        row = case.row
+        request, catalog = row.request, row.catalog
+        model, weights, cards = request.model, row.weights, request.setup.count
+        fa = constants(catalog).flash_attention
+        for ctx in ladder_contexts(catalog):
+            if ctx >= row.ctx:
+                continue
+            total = (
+                weights.gpu_bytes_full_offload
+                + kv_cache_bytes(model, ctx, request.kv_type, catalog)
+                + compute_buffer_bytes(model, ctx, catalog, fa) * cards
+            )
+            if fits(total, row.usable_bytes, row.smooth_fraction):
+                depth = min(row.depth, ctx)
+                lo, mid, hi = decode_range(row, decode_bytes(model, weights, depth, request.kv_type, catalog))
+                return Remedy(self.kind, mid, lo, hi, round(total / GIB, 2), context=ctx)
+        return None
+
+    def applies_cpu(self, case: CpuCase) -> bool:
+        return True
+
+    def propose_cpu(self, case: CpuCase) -> Remedy | None:
+        for c in (c for c in ladder_contexts(case.pricing.catalog) if c < case.ctx):
+            f = case.runs(case.request, case.quant_id, case.weights, c)
+            if f is not None:
+                return cpu_option(self.kind, f, context=c)
+        return None
+
+    def placed(self, remedy: Remedy, at: Placed) -> Placed:
+        return swapped(remedy, at)

@@ -1,0 +1,67 @@
+"""Apple: raise the GPU wired-memory limit (`sudo sysctl iogpu.wired_limit_mb=N`; macOS wires 2/3-3/4
+of memory to the GPU by default), at this quant or, failing that, the best lower one that fits under
+the raised limit (proposed as that lower quant, its command raising the limit first)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+from core.estimator.memory import GIB
+from core.estimator.memory_fit import NoFitRow, decode_range
+from core.estimator.token_bytes import bytes_per_token
+from core.estimator.ways_out.base import Facts, Placed, WayOut, remedy_rules, swapped
+from core.estimator.ways_out.cases import CardCase
+from core.estimator.ways_out.kind import WayOutKind
+from core.estimator.ways_out.ladder import lower_weights
+from core.estimator.ways_out.remedy import Remedy
+
+
+@dataclass(frozen=True, slots=True)
+class MacWiredLimit(WayOut):
+    kind: ClassVar[WayOutKind] = WayOutKind.MAC_WIRED_LIMIT
+    facts: ClassVar[Facts] = Facts(tier=1.0, has_command=True, on_card=True)
+
+    def applies(self, case: CardCase) -> bool:
+        setup = case.row.request.setup
+        return setup.gpu.unified_memory and setup.gpu.vendor == "Apple"
+
+    def propose(self, case: CardCase) -> Remedy | None:
+        row = case.row
+        setup = row.request.setup
+        rules = remedy_rules(row.catalog)
+        ceiling = setup.memory_gib * GIB * rules.mac_wired_max_fraction
+        if row.total <= ceiling:
+            lo, mid, hi = decode_range(row, row.full_read)
+            return Remedy(self.kind, mid, lo, hi, round(row.total / GIB, 2), wired_limit_mb=_wired_mb(row))
+        buffers = row.buffer * setup.count
+        for q, w in lower_weights(row.request.model, row.quant_id, row.catalog):
+            total = w.gpu_bytes_full_offload + row.kv_bytes + buffers
+            if total <= ceiling:
+                reads = bytes_per_token(w.active_bytes_per_token, row.active_kv)
+                lo, mid, hi = decode_range(row, reads, quant_id=q.id)
+                # Named as the quant it is (the reply says "IQ2_XXS -> ~N tok/s"), with the limit.
+                return Remedy(
+                    WayOutKind.LOWER_QUANT,
+                    mid,
+                    lo,
+                    hi,
+                    round(total / GIB, 2),
+                    quant=q.id,
+                    wired_limit_mb=_wired_mb(row, total),
+                    quality_warning=q.bpw < rules.low_bit_bpw,
+                )
+        return None
+
+    def placed(self, remedy: Remedy, at: Placed) -> Placed:
+        return swapped(remedy, at)
+
+
+def _wired_mb(row: NoFitRow, total: float | None = None) -> int:
+    """The `iogpu.wired_limit_mb` value: what the run needs plus headroom, in whole GiB, capped at
+    the share of memory the OS can spare."""
+    setup, rules = row.request.setup, remedy_rules(row.catalog)
+    need_gib = (row.total if total is None else total) / GIB + rules.mac_wired_headroom_gib
+    cap_gib = setup.memory_gib * rules.mac_wired_max_fraction
+    return int(min(math.ceil(need_gib), math.floor(cap_gib)) * 1024)
