@@ -53,6 +53,9 @@ class _Tables:
 
     def __init__(self) -> None:
         self.submissions: dict[int, Submission] = {}
+        # fingerprint -> submission ids in insertion order: the duplicate checks stay O(1) per
+        # insert (seeding 542 published anchors was a quadratic scan of every stored one)
+        self.by_fingerprint: dict[str, list[int]] = {}
         self.subscriptions: dict[int, Subscription] = {}
         self.outbox: dict[int, _OutboxRow] = {}
         self.outbox_keys: set[str] = set()
@@ -80,14 +83,14 @@ class _Tables:
         return self.submissions.get(submission_id)
 
     async def live_submission(self, fingerprint: str) -> Submission | None:
-        for sub_id in sorted(self.submissions):
+        for sub_id in self.by_fingerprint.get(fingerprint, ()):
             sub = self.submissions[sub_id]
-            if sub.fingerprint == fingerprint and sub.status in ("pending", "approved"):
+            if sub.status in ("pending", "approved"):
                 return sub
         return None
 
     async def fingerprint_stored(self, fingerprint: str) -> bool:
-        return any(s.fingerprint == fingerprint for s in self.submissions.values())
+        return fingerprint in self.by_fingerprint
 
     async def count_since(self, platform: str, user_id: str, since: datetime) -> int:
         return sum(
@@ -122,6 +125,8 @@ class _Tables:
             decided_at=created if status == "approved" else None,
         )
         self.submissions[sub_id] = sub
+        if sub.fingerprint:
+            self.by_fingerprint.setdefault(sub.fingerprint, []).append(sub_id)
         return sub
 
     async def find_submissions(self, where: Filters, limit: int | None) -> list[Submission]:
