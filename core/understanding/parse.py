@@ -57,6 +57,11 @@ def _remembered(raw: str, catalog: Catalog) -> ParsedQuestion:
     return _read(raw, catalog)
 
 
+def forget_text_readings() -> None:
+    """Forget the readings remembered by question text (benchmarks of questions never seen)."""
+    _remembered.cache_clear()
+
+
 def _read(raw: str, catalog: Catalog) -> ParsedQuestion:
     try:
         return _with_cpu(_parse(raw, catalog), catalog)
