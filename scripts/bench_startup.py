@@ -27,6 +27,8 @@ ROOT = Path(__file__).resolve().parents[1]
 _IMPORTS = """
 import sys, time
 t0 = time.perf_counter()
+from core.cache import dataclass_code  # as bot/__main__.py does first
+dataclass_code.install()
 import bot.cli.main, bot.runner, bot.app  # noqa: E401
 ms = (time.perf_counter() - t0) * 1000
 print(ms, len([m for m in sys.modules if m.split('.')[0] in ('bot', 'core')]))
@@ -35,6 +37,8 @@ print(ms, len([m for m in sys.modules if m.split('.')[0] in ('bot', 'core')]))
 _SERVICE = r"""
 import asyncio, json, socket, sys, time
 t0 = time.perf_counter()
+from core.cache import dataclass_code  # as bot/__main__.py does first
+dataclass_code.install()
 from bot.app import build_app
 from bot.runner import Service
 from bot.settings import load_settings
