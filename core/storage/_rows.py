@@ -187,6 +187,10 @@ def _user(row: Row) -> Actor:
     )
 
 
+def measurement_json(m: Measurement) -> str:
+    return json.dumps(asdict(m), ensure_ascii=False)
+
+
 def submission_values(new: NewSubmission, status: SubmissionStatus, origin: str) -> dict[str, Any]:
     """The column values of a new submission; times as aware datetimes (each backend formats them)."""
     m = new.measurement
@@ -196,7 +200,7 @@ def submission_values(new: NewSubmission, status: SubmissionStatus, origin: str)
         "model_id": m.model_id,
         "quant": m.quant,
         "decode_tps": m.decode_tps,
-        "measurement": json.dumps(asdict(m), ensure_ascii=False),
+        "measurement": measurement_json(m),
         "platform": new.submitter.platform,
         "user_id": new.submitter.user_id,
         "user_name": new.submitter.name,

@@ -100,6 +100,9 @@ class Store(Protocol):
     async def set_state(self, sub: rec.Submission) -> rec.Submission:
         """Write `sub`'s status, decider, decision time and reason; the submission as stored."""
 
+    async def set_measurement(self, sub: rec.Submission) -> None:
+        """Write `sub`'s measurement and source (a published row corrected at its source)."""
+
     # audit
     async def insert_audit(self, entry: rec.AuditEntry) -> None: ...
     async def count_refused(self, actor: rec.Actor, action: str, minute: datetime) -> bool:
@@ -213,6 +216,7 @@ class StorageRules(ABC):
             await store.lock("tokbot-published:", per_schema=True)
             for new in items:
                 if new.fingerprint and await store.fingerprint_stored(new.fingerprint):
+                    await _refresh_published(store, new)
                     continue
                 await store.insert_submission(new, "approved", "published")
                 added += 1
@@ -421,3 +425,16 @@ class StorageRules(ABC):
     async def cached_models(self, limit: int = 10000) -> list[tuple[str, str, datetime]]:
         async with self._query() as store:
             return await store.cached_models(limit)
+
+
+async def _refresh_published(store: Store, new: rec.NewSubmission) -> None:
+    """A published row already stored under this key takes the row's current measurement and
+    source: a row re-filed at its source (the modded 48 GB 4090 runs, issue 20) reaches databases
+    seeded before. A moderator's decision on it stands (only a live published row is refreshed), and
+    a community submission with the same fingerprint is never touched."""
+    stored = await store.live_submission(new.fingerprint)
+    if stored is None or stored.origin != "published":
+        return
+    fresh = replace(stored, measurement=new.measurement, source=new.source, source_date=new.source_date)
+    if fresh != stored:
+        await store.set_measurement(fresh)

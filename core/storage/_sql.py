@@ -187,6 +187,21 @@ class SqlStore:
         assert stored is not None
         return stored
 
+    async def set_measurement(self, sub: rec.Submission) -> None:
+        m = sub.measurement
+        await self.con.execute(
+            "UPDATE submissions SET gpu_id = ?, model_id = ?, quant = ?, decode_tps = ?, measurement = ?, "
+            "source = ?, source_date = ? WHERE id = ?",
+            m.gpu_id,
+            m.model_id,
+            m.quant,
+            m.decode_tps,
+            _rows.measurement_json(m),
+            sub.source,
+            sub.source_date,
+            sub.id,
+        )
+
     # --- audit -------------------------------------------------------------------------------
     async def insert_audit(self, entry: rec.AuditEntry) -> None:
         await self.con.execute(

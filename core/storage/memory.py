@@ -145,6 +145,9 @@ class _Tables:
         self.submissions[sub.id] = sub
         return sub
 
+    async def set_measurement(self, sub: Submission) -> None:
+        self.submissions[sub.id] = sub
+
     # --- audit -------------------------------------------------------------------------------
     async def insert_audit(self, entry: AuditEntry) -> None:
         self.audit_rows.append(replace(entry, id=self._new_id("audit")))

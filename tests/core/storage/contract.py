@@ -247,9 +247,33 @@ class StorageContract:
         assert (await storage.outbox_stats()).pending == 0
         assert await storage.audit_log() == []
 
+    async def test_a_published_row_corrected_at_its_source_is_corrected_where_it_was_seeded(
+        self, storage: Storage
+    ) -> None:
+        """Seeding is by the row's stable key: a row re-filed at its source (another card, its
+        memory) reaches a database seeded before, without a second row."""
+        seeded = new(Actor("console", "seed"), T0, fingerprint="pub-1", source="src", source_date="2025-09")
+        assert await storage.add_published([seeded]) == 1
+        m = seeded.measurement
+        refiled = replace(
+            seeded, measurement=replace(m, gpu_id="rtx-a4000", memory_gib=16.0), source="src#fixed"
+        )
+        assert await storage.add_published([refiled]) == 0
+        (stored,) = await storage.submissions(origin="published")
+        assert stored.measurement == refiled.measurement and stored.source == "src#fixed"
+        assert stored.status == "approved" and stored.created_at == seeded.created_at
+        assert await storage.add_published([refiled]) == 0  # nothing new: nothing written
+
     async def test_add_published_skips_fingerprint_of_a_community_submission(self, storage: Storage) -> None:
-        await storage.add_submission(new(fingerprint="same"))
-        assert await storage.add_published([new(fingerprint="same")]) == 0
+        community = await storage.add_submission(new(fingerprint="same"))
+        other = new(fingerprint="same")
+        assert (
+            await storage.add_published(
+                [replace(other, measurement=replace(other.measurement, quant="Q8_0"))]
+            )
+            == 0
+        )
+        assert await storage.get_submission(community.id) == community  # never rewritten by a seed
 
     # --- decisions -------------------------------------------------------------------------------
     async def test_approve_sets_state_audit_and_decision(self, storage: Storage) -> None:
