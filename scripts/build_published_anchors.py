@@ -48,16 +48,20 @@ EXTRA_CSVS = (
     REPO / "catalogs" / "measurements" / "published_extra.csv",
 )
 OUT_CSV = REPO / "catalogs" / "published_anchors.csv"
+# Rows of the read-only curated file whose gpu_id is not the card their label names (issue 20).
+REFILED_CSV = REPO / "catalogs" / "measurements" / "refiled.csv"
 
 COLUMNS = (
     "key", "gpu_id", "gpu_count", "model_id", "quant", "decode_tps", "prefill_tps", "prompt_tokens",
     "depth", "test", "framework", "backend", "flash_attn", "source_url", "source_label", "source_host",
-    "date", "gpu_label", "flags",
+    "date", "gpu_label", "flags", "gpu_memory_gib",
 )  # fmt: skip
 
 _URL = re.compile(r"https?://[^\s()]+")
 _TEST = re.compile(r"test=\s*(tg|pp)(\d+)?(?:\s*@\s*d(\d+))?")
 _PROMPT = re.compile(r"(\d+)-token prompt")
+# The per-card memory a source's device label names: "RTX 4090 48GB (modded)", "M2 Ultra ... 192GB".
+_LABEL_MEMORY = re.compile(r"(\d+(?:\.\d+)?)\s*GB", re.I)
 # Flags that stay visible on a shown anchor (the number is real but was converted or crowd-sourced).
 _KEEP_FLAGS = ("CONVERTED", "crowd-sourced")
 # Framework-benchmark labels that name one catalog quant without doubt (AutoAWQ/TinyChat "AWQ 4-bit",
@@ -127,6 +131,24 @@ def _test(row: dict[str, str]) -> tuple[str, int | None]:
 def _setup_key(row: dict[str, str], quant: str) -> tuple[str, ...]:
     return (row["source"], row["gpu"], row["gpu_id"], row["gpu_count"], row["model_id"], quant,
             row["framework"], row["backend"], row["flash_attn"], row["context_or_depth"])  # fmt: skip
+
+
+def label_memory(label: str) -> str:
+    """The memory size the device label names ("48" for "RTX 4090 48GB (modded)"), "" when none: the
+    card a row ran on, which a catalog id alone does not say for modded or unified-memory sizes."""
+    m = _LABEL_MEMORY.search(label)
+    return f"{float(m.group(1)):g}" if m else ""
+
+
+def refiled() -> dict[tuple[str, str], str]:
+    """(file name, device label) -> the catalog card the row ran on (catalogs/measurements/refiled.csv)."""
+    with REFILED_CSV.open(newline="", encoding="utf-8") as fh:
+        return {(r["file"], r["gpu"]): r["gpu_id"] for r in csv.DictReader(fh)}
+
+
+def _refile(rows: list[dict[str, str]], file: str) -> list[dict[str, str]]:
+    fixes = refiled()
+    return [{**r, "gpu_id": fixes.get((file, r["gpu"]), r["gpu_id"])} for r in rows]
 
 
 def _flags(notes: str) -> str:
@@ -223,6 +245,7 @@ def _anchor(r: dict[str, str], quant: str, pp: dict[str, str] | None) -> dict[st
         "date": r["date"],
         "gpu_label": r["gpu"],
         "flags": _flags(r["notes"] + (pp["notes"] if pp else "")),
+        "gpu_memory_gib": label_memory(r["gpu"]),
     }
     row["key"] = _key(row, r)
     return row
@@ -344,7 +367,7 @@ def main() -> int:
     catalog = default_catalog()
     skip = tuple(catalog.tables.get("anchors", {}).get("published", {}).get("skip_flags", ()))
     with args.source.open(newline="", encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh))
+        rows = _refile(list(csv.DictReader(fh)), args.source.name)
     text = render(build(rows, catalog, skip, extra_rows(catalog, skip)))
     if args.check:
         same = OUT_CSV.exists() and OUT_CSV.read_text(encoding="utf-8") == text

@@ -58,6 +58,7 @@ class AnchorSummary:
     ]  # contexts (or depths, when only that was given) that were stated, most used first
     anchor_ids: tuple[int, ...]
     community: int  # how many of the runs are community ones
+    memory_gib: float | None = None  # per card, as the runs recorded it (a modded 48 GB 4090)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +119,7 @@ def summarize(anchors: Sequence[Submission]) -> AnchorSummary:
         contexts=_most_used(c for c in (_run_context(a) for a in anchors) if c > 0),
         anchor_ids=tuple(a.id for a in newest),
         community=sum(1 for a in anchors if a.origin == "community"),
+        memory_gib=first.memory_gib,
     )
 
 
@@ -128,6 +130,31 @@ def _combo(sub: Submission) -> Combo:
 
 def _log_ratio(a: float, b: float) -> float:
     return abs(math.log(a / b)) if a > 0 and b > 0 else math.inf
+
+
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    """The setup a reply is about: card, count, model and per-card memory."""
+
+    gpu_id: str
+    gpu_count: int
+    model_id: str
+    memory_gib: float | None
+
+
+def _per_quant(subs: Sequence[Submission]) -> tuple[AnchorSummary, ...]:
+    """Runs summarized per quant, most runs first."""
+    by_quant: dict[str, list[Submission]] = {}
+    for sub in subs:
+        by_quant.setdefault(sub.measurement.quant, []).append(sub)
+    groups = sorted(by_quant.values(), key=lambda g: (-len(g), g[0].measurement.quant))
+    return tuple(summarize(g) for g in groups)
+
+
+def _pick(subs: Sequence[Submission], quant: str | None) -> AnchorSummary:
+    """The asked quant's runs of a setup when it has them, else its most measured quant's."""
+    groups = _per_quant(subs)
+    return next((g for g in groups if g.quant == quant), groups[0])
 
 
 class AnchorIndex:
@@ -234,89 +261,139 @@ class AnchorIndex:
             self._memo[key] = tuple(s for s in subs if origin is None or s.origin == origin)
         return self._memo[key]  # type: ignore[no-any-return]
 
-    def exact(self, gpu_id: str, gpu_count: int, model_id: str) -> tuple[Submission, ...]:
-        """The anchors for exactly this card, card count and model (any quant)."""
-        return self._by_combo.get((gpu_id, gpu_count, model_id), ())
+    def card_memory(self, sub: Submission) -> float | None:
+        """The per-card memory a run was on: as recorded, else the catalog card's."""
+        gpu = self.catalog.gpus.get(sub.measurement.gpu_id)
+        return sub.measurement.memory_gib or (gpu.memory_gib if gpu else None)
 
-    def summaries(self, gpu_id: str, gpu_count: int, model_id: str) -> tuple[AnchorSummary, ...]:
+    def _same_memory(self, gpu_id: str, a: float | None, b: float | None) -> bool:
+        """One card: unified-memory chips run a model the same whatever their size; a discrete card
+        of another size (the modded 48 GB 4090 for the 24 GB one) is another card."""
+        gpu = self.catalog.gpus.get(gpu_id)
+        if a is None or b is None or gpu is None or gpu.unified_memory:
+            return True
+        return abs(a - b) <= 0.05 * max(a, b)
+
+    def exact(
+        self, gpu_id: str, gpu_count: int, model_id: str, memory_gib: float | None = None
+    ) -> tuple[Submission, ...]:
+        """The anchors for exactly this card, card count and model (any quant); with `memory_gib`
+        (per card), only the runs on a card of that size."""
+        subs = self._by_combo.get((gpu_id, gpu_count, model_id), ())
+        if memory_gib is None:
+            return subs
+        return tuple(s for s in subs if self._same_memory(gpu_id, self.card_memory(s), memory_gib))
+
+    def summaries(
+        self, gpu_id: str, gpu_count: int, model_id: str, memory_gib: float | None = None
+    ) -> tuple[AnchorSummary, ...]:
         """The exact anchors summarized per quant, most runs first (a median across quants would mix
         a Q4 and an F16 speed into a number nobody measured)."""
-        key = ("summaries", gpu_id, gpu_count, model_id)
+        key = ("summaries", gpu_id, gpu_count, model_id, memory_gib)
         if key not in self._memo:
-            by_quant: dict[str, list[Submission]] = {}
-            for sub in self.exact(gpu_id, gpu_count, model_id):
-                by_quant.setdefault(sub.measurement.quant, []).append(sub)
-            groups = sorted(by_quant.values(), key=lambda g: (-len(g), g[0].measurement.quant))
-            self._memo[key] = tuple(summarize(g) for g in groups)
+            self._memo[key] = _per_quant(self.exact(gpu_id, gpu_count, model_id, memory_gib))
         return self._memo[key]  # type: ignore[no-any-return]
-
-    def _pick(self, combo: Combo, quant: str | None) -> AnchorSummary:
-        groups = self.summaries(*combo)
-        return next((g for g in groups if g.quant == quant), groups[0])
 
     def nearest(
-        self, gpu_id: str, gpu_count: int, model_id: str, limit: int = 3, quant: str | None = None
+        self,
+        gpu_id: str,
+        gpu_count: int,
+        model_id: str,
+        limit: int = 3,
+        quant: str | None = None,
+        memory_gib: float | None = None,
     ) -> tuple[NearAnchor, ...]:
-        """Runs close to the asked setup, closest first: the same card and model on another card
-        count; the same card with a model of similar size; the same model on a similar card. The
-        two kinds alternate so a reply shows one of each. `quant` picks which quant's runs stand for
-        a setup when it has several (the asked one when present)."""
-        key = ("nearest", gpu_id, gpu_count, model_id, limit, quant)
+        """Related runs, closest first: the same card and model on a close card count; the same card
+        (of the asked memory) with a model of the same kind and similar size; the same model on a
+        close card (catalogs/anchors.toml [nearest]). The two kinds alternate so a reply shows one of
+        each; nothing related, nothing shown. `quant` picks which quant's runs stand for a setup when
+        it has several (the asked one when present)."""
+        key = ("nearest", gpu_id, gpu_count, model_id, limit, quant, memory_gib)
         if key not in self._memo:
-            self._memo[key] = self._nearest(gpu_id, gpu_count, model_id, limit, quant)
+            gpu = self.catalog.gpus.get(gpu_id)
+            memory = memory_gib or (gpu.memory_gib if gpu else None)
+            self._memo[key] = self._nearest(_Asked(gpu_id, gpu_count, model_id, memory), limit, quant)
         return self._memo[key]  # type: ignore[no-any-return]
 
-    def _nearest(
-        self, gpu_id: str, gpu_count: int, model_id: str, limit: int, quant: str | None
-    ) -> tuple[NearAnchor, ...]:
-        cfg = sections(self.catalog).anchors.nearest
-        count_step = cfg.other_count_distance
-        models, gpus = self.catalog.models, self.catalog.gpus
-        model, gpu = models.get(model_id), gpus.get(gpu_id)
-        other_count: list[NearAnchor] = []
-        same_gpu: list[NearAnchor] = []
-        same_model: list[NearAnchor] = []
+    def _groups(self, combos: Iterable[Combo]) -> list[tuple[Combo, float | None, list[Submission]]]:
+        """The runs of each combination split by per-card memory (one group per card size)."""
+        out: list[tuple[Combo, float | None, list[Submission]]] = []
+        for combo in combos:
+            by_memory: dict[float | None, list[Submission]] = {}
+            for sub in self._by_combo.get(combo, ()):
+                mem = self.card_memory(sub)
+                found = next((m for m in by_memory if self._same_memory(combo[0], m, mem)), mem)
+                by_memory.setdefault(found, []).append(sub)
+            out.extend((combo, mem, subs) for mem, subs in by_memory.items())
+        return out
 
-        for combo in self._by_gpu.get(gpu_id, ()):
-            other = models.get(combo[2])
-            if combo[2] == model_id:
-                if combo[1] != gpu_count:
-                    d = count_step * abs(math.log(combo[1] / gpu_count))
-                    other_count.append(NearAnchor("other_count", d, self._pick(combo, quant)))
-                continue
-            if model is None or other is None:
-                continue
-            ratio = _log_ratio(other.params_b, model.params_b)
-            if ratio > math.log(cfg.max_params_ratio):
-                continue
-            d = ratio + (cfg.moe_penalty if other.is_moe != model.is_moe else 0.0)
-            d += count_step if combo[1] != gpu_count else 0.0
-            same_gpu.append(NearAnchor("same_gpu", d, self._pick(combo, quant)))
-
-        for combo in self._by_model.get(model_id, ()):
-            card = gpus.get(combo[0])
-            if combo[0] == gpu_id or card is None or gpu is None:
-                continue
-            d = _log_ratio(card.memory_gib, gpu.memory_gib) + _log_ratio(
-                card.bandwidth_gbs, gpu.bandwidth_gbs
-            )
-            if card.arch_family == gpu.arch_family:
-                d -= cfg.same_family_bonus
-            if card.vendor != gpu.vendor:
-                d += cfg.other_vendor_penalty
-            d += count_step if combo[1] != gpu_count else 0.0
-            if d <= cfg.max_distance:
-                same_model.append(NearAnchor("same_model", max(d, 0.0), self._pick(combo, quant)))
+    def _nearest(self, asked: _Asked, limit: int, quant: str | None) -> tuple[NearAnchor, ...]:
+        combos = dict.fromkeys((*self._by_gpu.get(asked.gpu_id, ()), *self._by_model.get(asked.model_id, ())))
+        found: dict[Relation, list[NearAnchor]] = {"other_count": [], "same_gpu": [], "same_model": []}
+        for combo, mem, subs in self._groups(combos):
+            near = self._relate(asked, combo, mem)
+            if near is not None:
+                relation, d = near
+                found[relation].append(NearAnchor(relation, d, _pick(subs, quant)))
 
         def order(items: list[NearAnchor]) -> list[NearAnchor]:
             return sorted(
                 items, key=lambda n: (n.distance, -n.summary.count, n.summary.gpu_id, n.summary.model_id)
             )
 
-        out = order(other_count)
-        for pair in itertools.zip_longest(order(same_gpu), order(same_model)):
+        out = order(found["other_count"])
+        for pair in itertools.zip_longest(order(found["same_gpu"]), order(found["same_model"])):
             out.extend(n for n in pair if n is not None)
         return tuple(out[:limit])
+
+    def _relate(self, asked: _Asked, combo: Combo, mem: float | None) -> tuple[Relation, float] | None:
+        """How a group of runs relates to the asked setup and how far it is, or None: unrelated."""
+        cfg = sections(self.catalog).anchors.nearest
+        gpu_id, count, model_id = combo
+        same_card = gpu_id == asked.gpu_id and self._same_memory(gpu_id, mem, asked.memory_gib)
+        if same_card and model_id == asked.model_id:
+            ratio = _log_ratio(count, asked.gpu_count)
+            if count == asked.gpu_count or ratio > math.log(cfg.max_count_ratio) + 1e-9:
+                return None
+            return "other_count", cfg.other_count_distance * ratio
+        if count != asked.gpu_count:
+            return None
+        if same_card:
+            d = self._model_distance(asked.model_id, model_id)
+            return None if d is None else ("same_gpu", d)
+        if model_id != asked.model_id:
+            return None
+        d = self._card_distance(asked, gpu_id, mem)
+        return None if d is None else ("same_model", d)
+
+    def _model_distance(self, asked_id: str, other_id: str) -> float | None:
+        """Another model on the same card: the same kind (dense vs MoE), within max_params_ratio."""
+        cfg = sections(self.catalog).anchors.nearest
+        model, other = self.catalog.models.get(asked_id), self.catalog.models.get(other_id)
+        if model is None or other is None or other.is_moe != model.is_moe:
+            return None
+        ratio = _log_ratio(other.params_b, model.params_b)
+        if ratio > math.log(cfg.max_params_ratio) + 1e-9:
+            return None
+        return max(ratio - (cfg.same_model_family_bonus if other.family == model.family else 0.0), 0.0)
+
+    def _card_distance(self, asked: _Asked, gpu_id: str, mem: float | None) -> float | None:
+        """The same model on another card (or another size of the same chip): related when the
+        memory is close and it is the same vendor and family or the bandwidth is close."""
+        cfg = sections(self.catalog).anchors.nearest
+        gpu, card = self.catalog.gpus.get(asked.gpu_id), self.catalog.gpus.get(gpu_id)
+        if gpu is None or card is None:
+            return None
+        memory = _log_ratio(mem or card.memory_gib, asked.memory_gib or gpu.memory_gib)
+        bandwidth = _log_ratio(card.bandwidth_gbs, gpu.bandwidth_gbs)
+        family = card.vendor == gpu.vendor and card.arch_family == gpu.arch_family
+        if memory > math.log(cfg.max_memory_ratio) + 1e-9:
+            return None
+        if not family and bandwidth > math.log(cfg.max_bandwidth_ratio) + 1e-9:
+            return None
+        d = memory + bandwidth - (cfg.same_family_bonus if family else 0.0)
+        d += cfg.other_vendor_penalty if card.vendor != gpu.vendor else 0.0
+        return max(d, 0.0) if d <= cfg.max_distance else None
 
     def __hash__(self) -> int:
         return hash(self.version)

@@ -60,6 +60,8 @@ def _row(row: dict[str, str], catalog: Catalog) -> NewSubmission | None:
         quant=quant,
         decode_tps=float(row["decode_tps"]),
         gpu_count=int(row["gpu_count"] or 1),
+        # The per-card size the source names (a modded 48 GB 4090 is the rtx-4090 row at 48 GB).
+        memory_gib=_float(row.get("gpu_memory_gib") or ""),
         depth=_int(row["depth"]),
         framework=row["framework"],
         backend=row["backend"] or None,

@@ -25,7 +25,7 @@ from core.estimator import speed
 from core.estimator.estimate import Estimate, EstimateRequest, Setup, estimate
 from core.estimator.frameworks import backend_names, check_backend
 from core.estimator.memory import default_os
-from core.estimator.setup import HostSpec, SetupError, build_setup, cpu_only_setup
+from core.estimator.setup import HostSpec, SetupError, build_setup, cpu_only_setup, is_serving
 from core.i18n import Lang, translate
 from core.render.anchors import anchor_section
 from core.render.candidates import candidate_names
@@ -56,6 +56,9 @@ class Reply:
     # looks up on the Hub before answering again (core/commands/model_lookup.py).
     hub: HubNeed | None = None
     model: tuple[str, str] | None = None  # (name, repo) of the model answered about
+    # A full answer's one recommended plan (core.estimator.serialize.plan_dict): its `command` is the
+    # reply's `$` line.
+    plan: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The stable JSON shape of `python -m bot ask --json`; an intent reply adds its `rows`."""
@@ -72,6 +75,8 @@ class Reply:
             out["model"] = {"name": self.model[0], "repo": self.model[1]}
         if self.hub is not None:
             out["hub"] = {"kind": self.hub.kind, "name": self.hub.name}
+        if self.plan is not None:
+            out["plan"] = self.plan
         return out
 
 
@@ -146,7 +151,7 @@ def _asked_backend(
     if backend is None or gpu_id is None:
         return backend, None
     gpu = catalog.gpus[gpu_id]
-    os_used = os_name or default_os(gpu)
+    os_used = os_name or default_os(gpu, catalog)
     names = backend_names(catalog)
     fw = catalog.frameworks.get(framework or "")
     if fw is not None and backend not in fw.backends:
@@ -274,14 +279,16 @@ def _estimate(catalog: Catalog, query: AskQuery) -> Estimate:
         setup = cpu_only_setup(catalog, query.os, box)
         return estimate(_request(setup, query, catalog), catalog)
     gpu = catalog.gpus[card.gpu_id]
+    serving = is_serving(query.framework, query.users, catalog)
     try:  # the DDR type the question said sets the offload bandwidth (DDR5 ~1.75x DDR4 at 2 channels)
         sockets = hw.cpu_sockets if cpu is not None else None
         box = HostSpec(hw.host_ram_gib, hw.host_ram_type, hw.host_ram_channels, sockets, cpu)
-        setup = build_setup(gpu, catalog, card.count, card.memory_gib, query.os, box)
+        setup = build_setup(gpu, catalog, card.count, card.memory_gib, query.os, box, serving)
     except SetupError:
         if hw.host_ram_type is None and hw.host_ram_channels is None and cpu is None:
             raise
-        setup = build_setup(gpu, catalog, card.count, card.memory_gib, query.os, HostSpec(hw.host_ram_gib))
+        plain = HostSpec(hw.host_ram_gib)
+        setup = build_setup(gpu, catalog, card.count, card.memory_gib, query.os, plain, serving)
     return estimate(_request(setup, query, catalog), catalog)
 
 
@@ -373,11 +380,11 @@ def _full_text(catalog: Catalog, query: AskQuery, reading: Reading, anchors: Anc
     # An anchor index hashes by its version, so an approved or withdrawn anchor is a new key.
     est = estimate_for(query, catalog)
     if anchors is None:
-        return with_fit_lead(est, query, compact_reply(est, catalog, query, reading))
+        return with_fit_lead(est, query, compact_reply(est, catalog, query, reading), catalog)
     est, calibration = calibrate(est, anchors, catalog)
     section = anchor_section(est, anchors, catalog, query.lang, calibration, query.quants)
     # A fit question ("will it run") leads with the verdict (core/ask/intent_answer.py).
-    return with_fit_lead(est, query, compact_reply(est, catalog, query, reading, anchors=section))
+    return with_fit_lead(est, query, compact_reply(est, catalog, query, reading, anchors=section), catalog)
 
 
 _seen_anchor_version = 0
@@ -537,6 +544,7 @@ def answer(
     candidates: dict[str, list[str]] = {"gpu": [], "model": []}
     rows: tuple[dict[str, Any], ...] = ()
     need: HubNeed | None = None
+    plan: dict[str, Any] | None = None
     try:
         parsed, need, query = _read_query(raw, catalog, chosen, target, default_os)
         candidates = _candidates(parsed)
@@ -550,10 +558,11 @@ def answer(
             status, reply = _decide(parsed, query, catalog, anchors)
             if status == "answer" and _cpu_only(query, catalog):
                 rows = _cpu_only_rows(query, catalog, anchors)
+            plan = _plan(query, catalog, anchors) if status == "answer" else None
     except Exception:  # noqa: BLE001 - a chat bot answers calmly, whatever went wrong inside
         status, reply = "error", _error_text(chosen, target)
     model = _model_named(query, catalog)
-    return Reply(status, query, candidates, _with_notes(query, status, reply), rows, need, model)
+    return Reply(status, query, candidates, _with_notes(query, status, reply), rows, need, model, plan)
 
 
 @lru_cache(maxsize=1024)
@@ -586,6 +595,19 @@ def _cpu_only_rows(
     if anchors is not None:
         est = calibrate(est, anchors, catalog)[0]
     return tuple(row_dict(est, r, catalog, query.lang) | {"memory": "ram"} for r in est.rows)
+
+
+def _plan(query: AskQuery, catalog: Catalog, anchors: AnchorIndex | None) -> dict[str, Any] | None:
+    """A full answer's plan for `ask --json`, from the estimate its text was rendered from (calibrated
+    the same way), so its command is the reply's `$` line; None for a reply with no estimate."""
+    from core.estimator.serialize import plan_dict
+
+    if not (query.complete or _cpu_only(query, catalog)):
+        return None
+    est = estimate_for(query, catalog)
+    if anchors is not None:
+        est = calibrate(est, anchors, catalog)[0]
+    return plan_dict(est, catalog, query.lang)
 
 
 def _model_step(parsed: ParsedQuestion, catalog: Catalog) -> tuple[ParsedQuestion, HubNeed | None]:

@@ -22,7 +22,7 @@ from core.catalog.platforms import os_from_word
 from core.catalog.quant import QuantTable, free_bpw_mentions, free_bpw_quant
 from core.estimator.estimate import Estimate, EstimateRequest, Setup, estimate
 from core.estimator.frameworks import BACKEND_VENDORS, backend_id, backend_names, check_backend
-from core.estimator.setup import HostSpec, SetupError, build_setup, cpu_only_setup
+from core.estimator.setup import HostSpec, SetupError, build_setup, cpu_only_setup, is_serving
 from core.understanding.cpu_words import resolve_cpu
 from core.understanding.resolution import Resolution
 from core.understanding.resolve import resolve_framework, resolve_gpu, resolve_model, resolve_quant
@@ -177,7 +177,8 @@ def _setup(query: EstimateQuery, catalog: Catalog) -> Setup:
         if gpu_res.best_id is None or not gpu_res.confident:
             raise _unknown("gpu", "GPU", query.gpu, gpu_res, catalog.gpus)
         gpu, memory = catalog.gpus[gpu_res.best_id], query.memory or gpu_res.memory_gib
-        return build_setup(gpu, catalog, query.count or 1, memory, query.os, box)
+        serving = is_serving((query.framework or "").lower(), query.users, catalog)
+        return build_setup(gpu, catalog, query.count or 1, memory, query.os, box, serving)
     except SetupError as exc:
         raise QueryError(str(exc)) from exc
 

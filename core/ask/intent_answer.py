@@ -13,15 +13,16 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from core.catalog.loader import Catalog
+from core.catalog.loader import Catalog, default_catalog
+from core.estimator.choice import choose
 from core.estimator.concurrency import Batch, concurrent_for
 from core.estimator.estimate import Estimate, in_ram
 from core.estimator.frameworks import backend_names
+from core.estimator.setup import is_serving
 from core.estimator.ways_out.registry import facts
 from core.i18n import Lang, translate
 from core.render import compare, ttft, which_hardware, which_model
 from core.render.advice import remedy_text
-from core.render.compact import focus_context, focus_row
 from core.render.doc import Doc, Para, fits, render
 from core.render.fmt import ctx_label, gib, num
 from core.render.intent_rows import RowAsk, card_label, config, one_row, setup_for
@@ -135,9 +136,9 @@ def _ctx(query: AskQuery) -> int:
 
 def _setup(query: AskQuery, card: CardSpec, catalog: Catalog) -> Any:
     assert card.gpu_id is not None
-    return setup_for(
-        catalog, card.gpu_id, card.count or 1, card.memory_gib, query.os, query.hardware.host_ram_gib
-    )
+    serving = is_serving(query.framework, query.users, catalog)
+    ram = query.hardware.host_ram_gib
+    return setup_for(catalog, card.gpu_id, card.count or 1, card.memory_gib, query.os, ram, serving)
 
 
 def _title(card: CardSpec, catalog: Catalog) -> str:
@@ -284,6 +285,13 @@ def _compare_backends(
     return IntentReply(doc, tuple(compare.compare_json(pairs)), "compare")
 
 
+def _os_line(setup: Any, lang: Lang) -> tuple[Para, ...]:
+    """A serving answer priced on Linux the user didn't name says so (issue 20)."""
+    if setup is None or not setup.os_assumed or not setup.os_server or setup.os_only:
+        return ()
+    return (Para(translate("intent.os_server", lang)),)
+
+
 def _ttft(query: AskQuery, catalog: Catalog) -> IntentReply:
     cfg = config(catalog, "ttft")
     lang = query.lang
@@ -295,6 +303,7 @@ def _ttft(query: AskQuery, catalog: Catalog) -> IntentReply:
     reference = card.gpu_id is None
     model_id = query.model_id or str(cfg.get("model", "qwen3-8b"))
     model = catalog.models[model_id]
+    setup: Any = None  # the named card's (the reference table of many cards has none)
     if reference:
         setups = tuple(
             setup_for(catalog, g, 1, None, None, None) for g in cfg.get("cards", ()) if g in catalog.gpus
@@ -336,6 +345,7 @@ def _ttft(query: AskQuery, catalog: Catalog) -> IntentReply:
             )
         )
         doc = (*doc, *ttft.concurrency_lines(rows, query.users, ctx, lang, speed_of))
+        doc = (*doc, *_os_line(setup, lang))
         figures = ttft.concurrency_json(rows, query.users, speed_of)
         if figures is not None:
             # On the row the line was priced on (an added key: the rows keep their shape).
@@ -394,18 +404,15 @@ def _reply(catalog: Catalog, query: AskQuery) -> IntentReply | None:
     return None
 
 
-def fit_lead(est: Estimate, query: AskQuery) -> str:
+def fit_lead(est: Estimate, query: AskQuery, catalog: Catalog | None = None) -> str:
     """The verdict a fit question ("will qwen3 32b run on my 3060", "3090 跑得动吗") is answered
     with before the table: yes (at which quant and context, how fast), yes with a way out (offload,
     a quantized KV cache), or no (even the smallest quant is too big). "" for other intents. The row
-    is the one the table's command is written for (core.render.compact.focus_row), so the line and
+    is the one the table's command is written for (core.estimator.choice.choose), so the line and
     the table never disagree."""
     if query.intent != "fit" or not est.rows:
         return ""
-    cells = {(r.quant, r.context): r for r in est.rows}
-    quants = list(dict.fromkeys(r.quant for r in est.rows))
-    contexts = sorted({r.context for r in est.rows})
-    row = focus_row(quants, focus_context(contexts, query.contexts), cells, query.quants)
+    row = choose(est, catalog or default_catalog()).row
     lang = query.lang
     figures = {"quant": row.quant, "ctx": ctx_label(row.context), "usable": gib(row.usable_gib)}
     # A CPU-only run says the same of the RAM the row needs against the usable RAM; when nothing fits
@@ -428,10 +435,10 @@ def fit_lead(est: Estimate, query: AskQuery) -> str:
     return translate(key + "no", lang, total=gib(smallest.total_gib), **figures)
 
 
-def with_fit_lead(est: Estimate, query: AskQuery, text: str) -> str:
+def with_fit_lead(est: Estimate, query: AskQuery, text: str, catalog: Catalog | None = None) -> str:
     """The answer with the fit verdict on top, when the question asked for one and it still fits
     one message of the chat."""
-    lead = fit_lead(est, query)
+    lead = fit_lead(est, query, catalog)
     if not lead:
         return text
     combined = f"{render((Para(lead),), query.target)}\n{text}"

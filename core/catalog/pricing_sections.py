@@ -111,6 +111,21 @@ class RemedyRules:
 
 
 @dataclass(frozen=True, slots=True)
+class ChoiceRules:
+    """[choice]: which row of an estimate the reply recommends (core/estimator/choice.py)."""
+
+    default_context: int = 32768  # the context the command is written for when the user names none
+    usable_tps: float = 5.0  # below this a chat reply says the pick is too slow for chat
+    comfortable_tps: float = 10.0  # a better quant is taken over a faster one at this pace or more
+    full_min_bpw: float = 4.0  # "runs fully on the GPU" means a quant of about 4 bits or more
+    experts_min_bpw: float = 4.5  # MoE experts in RAM: a ~4-5-bit quant (Q4_K_M .. Q5_K_M)
+    experts_max_bpw: float = 5.8
+    low_bit_bpw: float = 3.1  # IQ1_*, IQ2_*, Q2_K: only when nothing else runs, said plainly
+    min_context: int = 8192  # a shorter context is no way out below this
+    lossy_kv: Words = ("q4_0",)  # KV cache types taken only after smaller weights
+
+
+@dataclass(frozen=True, slots=True)
 class Ladder:
     """[ladder]: the quants and contexts a question that names none gets."""
 
@@ -143,6 +158,7 @@ class EstimatorSection:
     unified: UnifiedRules = UnifiedRules()
     host: HostRules = HostRules()
     remedy: RemedyRules = RemedyRules()
+    choice: ChoiceRules = ChoiceRules()
     ladder: Ladder = Ladder()
     # base repo -> quant id -> published checkpoint (and "source": where that was read)
     checkpoints: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -313,6 +329,30 @@ class Numa:
     extra_socket_gain: float = 0.4  # what a second socket adds for a NUMA-blind runtime
 
 
+def _os_by_segment() -> dict[str, str]:
+    return {
+        "consumer": "windows",
+        "workstation": "linux_desktop",
+        "datacenter": "linux",
+        "embedded": "linux",
+        "soc": "linux",
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class OsDefaults:
+    """hosts.toml [os]: the OS a card runs when the user names none, which cards run only one OS (no
+    switch is offered), and what makes a box a server (Linux assumed whatever the card)."""
+
+    by_segment: dict[str, str] = field(default_factory=_os_by_segment)
+    fallback: str = "windows"
+    one_os_segments: Words = ("datacenter", "embedded")
+    server_os: str = "linux"
+    server_ram_gib: float = 256.0
+    server_cards: int = 4
+    serving_frameworks: Words = ("vllm", "sglang")
+
+
 @dataclass(frozen=True, slots=True)
 class HostsSection:
     """catalogs/hosts.toml."""
@@ -321,6 +361,7 @@ class HostsSection:
     defaults: dict[str, str] = field(default_factory=dict)  # segment / form -> preset id
     ram_types: dict[str, int] = field(default_factory=dict)  # MT/s a bare RAM type means
     numa: Numa = Numa()
+    os: OsDefaults = OsDefaults()
 
 
 @dataclass(frozen=True, slots=True)

@@ -71,11 +71,14 @@ class AnchorNearest:
     """catalogs/anchors.toml [nearest]: which measured runs are shown as the nearest ones."""
 
     max_params_ratio: float = 3.0
-    moe_penalty: float = 0.5
+    same_model_family_bonus: float = 0.2
     same_family_bonus: float = 0.3
     other_vendor_penalty: float = 0.7
     max_distance: float = 2.5
+    max_memory_ratio: float = 1.5
+    max_bandwidth_ratio: float = 1.5
     other_count_distance: float = 0.2
+    max_count_ratio: float = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +203,7 @@ class Sections:
     backends: BackendsSection
     calibration: CalibrationMeta
     socket_words: dict[str, int]  # catalogs/cpus.toml [socket_words]: "双路" -> 2
+    cpu_family_words: dict[str, str]  # catalogs/cpus.toml [family_words]: "至强" -> a typical Xeon's id
     # What the estimator prices with (core/catalog/pricing_sections.py).
     estimator: EstimatorSection
     speed: SpeedSection
@@ -239,6 +243,9 @@ def sections(catalog: Catalog) -> Sections:
         backends=_typed(BackendsSection, t.get("backends"), "backends.toml"),
         calibration=_calibration_meta(t.get("calibration", {})),
         socket_words=_typed(dict[str, int], t.get("cpus", {}).get("socket_words"), "cpus.toml socket_words"),
+        cpu_family_words=_typed(
+            dict[str, str], t.get("cpus", {}).get("family_words"), "cpus.toml family_words"
+        ),
         estimator=_typed(EstimatorSection, t.get("estimator"), "estimator.toml"),
         speed=_typed(SpeedSection, t.get("speed"), "speed.toml"),
         fit=_typed(CalibrationFit, t.get("calibration"), "calibration.toml"),

@@ -21,7 +21,7 @@ from core.commands import help as help_cmd
 from core.commands.context import BotContext
 from core.commands.spec import ActionSpec, Arg, ArgKind, CommandSpec, arg_text
 from core.commands.types import Button, Invocation, Response, to_asker
-from core.estimator.memory import default_os
+from core.estimator.memory import default_os, runs_one_os
 from core.i18n import Lang, translate
 from core.render.detail import focus_quant
 from core.render.message import one
@@ -47,12 +47,21 @@ def _answer(bot: BotContext, text: str, lang: Lang, target: str) -> Reply:
 
 
 def _current_os(query: AskQuery, catalog: Catalog) -> str:
-    """The OS family the answer is for: the asked one, else the one its card assumes."""
+    """The OS family the answer is for, when the reply offers to switch it ("" when not): the asked
+    one, else the one its setup assumed (a server's Linux, the card's usual OS). A card that runs one
+    OS (an Apple chip, a datacenter board, a Jetson module) gets no switch, nor does a CPU-only
+    answer (its figures don't move with the OS)."""
+    if query.gpu_id is None:
+        return ""
+    gpu = catalog.gpus[query.gpu_id]
+    if runs_one_os(gpu, catalog):
+        return ""
     if query.os:
         return os_family(query.os)
-    if query.gpu_id is None:
-        return ""  # a CPU-only answer: its figures don't move with the OS, so no OS switch
-    return os_family(default_os(catalog.gpus[query.gpu_id]))
+    try:
+        return os_family(estimate_for(query, catalog).request.setup.os)
+    except Exception:  # noqa: BLE001 - a query the estimate can't price: the card's usual OS
+        return os_family(default_os(gpu, catalog))
 
 
 def _has_views(query: AskQuery, catalog: Catalog) -> bool:

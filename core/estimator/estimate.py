@@ -59,6 +59,8 @@ class Setup:
     os: str
     host: Host
     os_assumed: bool = True
+    os_server: bool = False  # assumed: Linux because the box is a server (core/estimator/setup.py)
+    os_only: bool = False  # the card runs this OS only (Apple, datacenter, Jetson): no OS switch
 
 
 @dataclass(frozen=True, slots=True)

@@ -193,16 +193,25 @@ class Usable:
         return self.per_card_gib * self.count
 
 
-def default_os(gpu: Gpu) -> str:
-    """What to assume when the user did not say: Macs run macOS, datacenter cards run headless
-    Linux (or TCC), GeForce/Radeon desktop cards run Windows with the desktop on them."""
+def default_os(gpu: Gpu, catalog: Catalog) -> str:
+    """What to assume when the user did not say (hosts.toml [os] by_segment): Macs run macOS,
+    datacenter cards and Jetson modules headless Linux, workstation cards a Linux desktop,
+    GeForce/Radeon desktop cards Windows with the desktop on them."""
     if gpu.vendor == "Apple":
         return "macos"
-    if gpu.segment in ("datacenter", "embedded", "soc"):
-        return "linux"
-    if gpu.segment == "workstation":
-        return "linux_desktop"
-    return "windows"
+    rules = sections(catalog).hosts.os
+    return rules.by_segment.get(gpu.segment, rules.fallback)
+
+
+def runs_one_os(gpu: Gpu, catalog: Catalog) -> bool:
+    """A card that runs one OS in practice (an Apple chip: macOS; SXM / datacenter boards and Jetson
+    modules: Linux): a reply offers no OS switch for it and doesn't ask which OS it runs."""
+    return gpu.vendor == "Apple" or gpu.segment in sections(catalog).hosts.os.one_os_segments
+
+
+def server_os(catalog: Catalog) -> str:
+    """The OS a server runs whatever card it holds (hosts.toml [os] server_os)."""
+    return sections(catalog).hosts.os.server_os
 
 
 def usable_memory(gpu: Gpu, memory_gib: float, count: int, os_name: str, catalog: Catalog) -> Usable:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from core.catalog.loader import Catalog
+from core.estimator.choice import Choice, choose
 from core.estimator.estimate import Estimate, Range, Row
 from core.estimator.memory import GIB
-from core.estimator.plan import plan_for
+from core.estimator.plan import Plan, plan_for
 from core.estimator.ways_out.remedy import Remedy
 from core.estimator.weights import WeightBreakdown, weight_breakdown
 from core.i18n import Lang
@@ -91,6 +92,52 @@ def row_dict(est: Estimate, row: Row, catalog: Catalog, lang: Lang = "en") -> di
     }
 
 
+def _placement(plan: Plan, choice: Choice) -> dict[str, Any]:
+    q = plan.placement
+    out: dict[str, Any] = {"kind": choice.place, "gpus": q.gpu_count}
+    if q.n_cpu_moe:
+        out["cpu_moe_layers"] = q.n_cpu_moe
+    if q.n_gpu_layers != "all":
+        out["gpu_layers"] = q.n_gpu_layers
+        out["layers_total"] = q.model.layers
+    if q.cpu_only:
+        out["kind"] = "cpu"
+    return out
+
+
+def _decode(choice: Choice) -> dict[str, float] | None:
+    row, remedy = choice.row, choice.row.remedy
+    if row.status != "no_fit" or remedy is None:
+        return _range(row.decode_tps)
+    if remedy.decode_mid is None:
+        return None
+    return {"low": remedy.decode_low or 0.0, "mid": remedy.decode_mid, "high": remedy.decode_high or 0.0}
+
+
+def plan_dict(est: Estimate, catalog: Catalog, lang: Lang = "en") -> dict[str, Any]:
+    """The one plan an answer recommends (core/estimator/choice.py picks the row, plan.py its
+    command): what the chat's `$` line runs, with its figures, assumptions and why."""
+    choice = choose(est, catalog)
+    plan = plan_for(est, choice.row, catalog, est.request.framework)
+    fits = choice.row.status != "no_fit"
+    return {
+        "framework": plan.framework,
+        "quant": plan.quant,
+        "context": plan.context,
+        "kv_type": plan.placement.kv_cache,
+        "placement": _placement(plan, choice),
+        "command": plan.command,
+        "decode_tps": _decode(choice),
+        "prefill_tps": _range(choice.row.prefill_tps) if fits else None,
+        "ttft_s": choice.row.ttft_s if fits else None,
+        "assumptions": [n.text(lang) for n in est.assumptions],
+        "why": choice.why.text(lang),
+        "step": choice.step,
+        "said_plainly": [n.text(lang) for n in choice.notes],
+        "notes": [n.text(lang) for n in plan.notes],
+    }
+
+
 def estimate_dict(est: Estimate, catalog: Catalog, lang: Lang = "en") -> dict[str, Any]:
     setup, model = est.request.setup, est.request.model
     return {
@@ -126,4 +173,5 @@ def estimate_dict(est: Estimate, catalog: Catalog, lang: Lang = "en") -> dict[st
         **({"memory": "ram"} if est.request.offload == "cpu" else {}),
         "assumptions": [n.text(lang) for n in est.assumptions],
         "rows": [row_dict(est, r, catalog, lang) for r in est.rows],
+        "plan": plan_dict(est, catalog, lang),
     }

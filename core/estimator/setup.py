@@ -19,7 +19,7 @@ from core.catalog.platforms import SETUP_OS_NAMES
 from core.catalog.pricing_sections import HostPreset
 from core.catalog.sections import sections
 from core.estimator.estimate import Host, Setup
-from core.estimator.memory import default_os
+from core.estimator.memory import default_os, runs_one_os, server_os
 
 OS_NAMES = SETUP_OS_NAMES  # core/catalog/platforms.py
 
@@ -144,12 +144,14 @@ def build_setup(
     memory_gib: float | None = None,
     os_name: str | None = None,
     host_spec: HostSpec = NO_HOST_SPEC,
+    serving: bool = False,
 ) -> Setup:
     """The setup of `count` cards of `memory_gib` each (None: the card's) on `os_name` (None: the
-    card's usual OS), in the box `host_spec` describes."""
+    card's usual OS, or a server's: see `_assumed_os`), in the box `host_spec` describes; `serving`:
+    the question is about serving (vLLM / SGLang named, or N concurrent users)."""
     if count < 1 or count > 64:
         raise SetupError(f"card count must be between 1 and 64, not {count}")
-    os_resolved = os_name or default_os(gpu)
+    os_resolved = os_name or default_os(gpu, catalog)
     if os_resolved == "mac":
         os_resolved = "macos"
     if os_resolved not in OS_NAMES:
@@ -169,13 +171,35 @@ def build_setup(
     # Unified memory: the "host" RAM is the card's own memory.
     spec = dataclasses.replace(host_spec, ram_gib=memory) if gpu.unified_memory else host_spec
     host = default_host(gpu, catalog, spec)
-    cpu = host_spec.cpu
-    server_cpu = cpu is not None and cpu.segment == "server"
-    if os_name is None and (server_cpu or host.name == _hosts(catalog)[1].get("large_ram")):
-        # More RAM than a desktop holds, or a server CPU: a server, and servers run Linux (the GeForce
-        # default of Windows would take the desktop's share of VRAM and rule out vLLM / KTransformers).
-        os_resolved = "linux"
-    return Setup(gpu, count, memory, os_resolved, host, os_assumed=os_name is None)
+    server = os_name is None and _is_server(gpu, catalog, count, host, host_spec, serving)
+    if server:
+        # A server CPU, server RAM, 4+ cards or a serving question: a server, and servers run Linux
+        # (the GeForce default of Windows would take the desktop's share of VRAM and rule out
+        # vLLM / SGLang / KTransformers).
+        os_resolved = server_os(catalog)
+    only = runs_one_os(gpu, catalog)
+    return Setup(
+        gpu, count, memory, os_resolved, host, os_assumed=os_name is None, os_server=server, os_only=only
+    )
+
+
+def _is_server(gpu: Gpu, catalog: Catalog, count: int, host: Host, spec: HostSpec, serving: bool) -> bool:
+    """Whether the box is a server (hosts.toml [os]): a server CPU named, RAM past `server_ram_gib`
+    (or more than a desktop takes), `server_cards` cards or more, or a serving question. An Apple
+    chip is never one: it runs macOS."""
+    if gpu.vendor == "Apple":
+        return False
+    rules = sections(catalog).hosts.os
+    server_cpu = spec.cpu is not None and spec.cpu.segment == "server"
+    big_ram = not gpu.unified_memory and (
+        host.ram_gib >= rules.server_ram_gib or host.name == _hosts(catalog)[1].get("large_ram")
+    )
+    return server_cpu or big_ram or count >= rules.server_cards or serving
+
+
+def is_serving(framework: str | None, users: int | None, catalog: Catalog) -> bool:
+    """A serving question: a serving framework named (hosts.toml [os] serving_frameworks), or users."""
+    return bool(users) or (framework or "") in sections(catalog).hosts.os.serving_frameworks
 
 
 def cpu_only_setup(catalog: Catalog, os_name: str | None = None, host_spec: HostSpec = NO_HOST_SPEC) -> Setup:

@@ -65,10 +65,14 @@ def exact_line(s: AnchorSummary, lang: Lang) -> str:
     )
 
 
-def _gpu_name(gpu_id: str, count: int, catalog: Catalog) -> str:
-    gpu = catalog.gpus.get(gpu_id)
-    name = gpu.name if gpu else gpu_id
-    return f"{count}× {name}" if count > 1 else name
+def _gpu_name(s: AnchorSummary, catalog: Catalog) -> str:
+    """The card's name, with the runs' memory where they ran on another size of a discrete card
+    ("GeForce RTX 4090 48GB" for the modded one)."""
+    gpu = catalog.gpus.get(s.gpu_id)
+    name = gpu.name if gpu else s.gpu_id
+    if gpu is not None and s.memory_gib and not gpu.unified_memory and s.memory_gib != gpu.memory_gib:
+        name = f"{name} {s.memory_gib:g}GB"
+    return f"{s.gpu_count}× {name}" if s.gpu_count > 1 else name
 
 
 def near_line(n: NearAnchor, catalog: Catalog, lang: Lang) -> str:
@@ -78,7 +82,7 @@ def near_line(n: NearAnchor, catalog: Catalog, lang: Lang) -> str:
         f"anchors.near.{n.relation}",
         lang,
         model=model.name if model else s.model_id,
-        gpu=_gpu_name(s.gpu_id, s.gpu_count, catalog),
+        gpu=_gpu_name(s, catalog),
         median=num(s.median_decode),
         runs=_runs(s.count, lang),
         credits=credits_text(s.credits, lang),
@@ -115,7 +119,7 @@ def anchor_section(
     """
     setup, model = est.request.setup, est.request.model
     order = (*quants, *(r.quant for r in est.rows))
-    exact = _ordered(index.summaries(setup.gpu.id, setup.count, model.id), order)
+    exact = _ordered(index.summaries(setup.gpu.id, setup.count, model.id, setup.memory_gib), order)
     parts: list[Part] = []
     if exact:
         parts.extend(Para(exact_line(s, lang)) for s in exact[:limit])
@@ -125,7 +129,9 @@ def anchor_section(
         parts.append(Para(calibration_line(info, lang)))
     if not exact:
         quant = order[0] if order else None
-        near = index.nearest(setup.gpu.id, setup.count, model.id, limit=limit, quant=quant)
+        near = index.nearest(
+            setup.gpu.id, setup.count, model.id, limit=limit, quant=quant, memory_gib=setup.memory_gib
+        )
         for i, n in enumerate(near):
             line = near_line(n, catalog, lang)
             parts.append(Para(translate("anchors.near.first", lang, line=line) if i == 0 else line))

@@ -10,22 +10,18 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from core.catalog.loader import Catalog
+from core.estimator.choice import Choice, choose
 from core.estimator.estimate import Estimate, Row, in_ram
 from core.estimator.plan import plan_for
 from core.estimator.ways_out.kind import WayOutKind
-from core.estimator.ways_out.registry import facts
 from core.i18n import Lang, translate
 from core.render.advice import Advice, advise, method_line, note_texts, spec_line, ways_out
+from core.render.assumptions import os_assumed, uses_host_ram
 from core.render.doc import NARROW, Cmd, Doc, Para, Part, Pre, fits, render, truncate
 from core.render.fmt import NO_FIT, OVER, ROPE, TIGHT, ctx_label, gib, num, speed_range, table, table_width
 from core.understanding.query import AskQuery
 
 T = TypeVar("T")
-
-FOCUS_CONTEXT = 32768  # the context the launch command is written for when the user names none
-# A way out slower than this is no answer worth leading with when a better quant gets past it:
-# about reading pace (a word a second is roughly 1.5-2 tokens; people call < 5 tok/s unusable).
-USABLE_TPS = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,51 +75,6 @@ def _grid(est: Estimate) -> tuple[list[str], list[int], dict[tuple[str, int], Ro
             contexts.append(row.context)
         cells[(row.quant, row.context)] = row
     return quants, sorted(contexts), cells
-
-
-def focus_context(contexts: list[int], asked: tuple[int, ...]) -> int:
-    if asked:
-        return asked[0]
-    below = [c for c in contexts if c <= FOCUS_CONTEXT]
-    return below[-1] if below else contexts[0]
-
-
-def _runs_here(row: Row) -> bool:
-    return row.status != "no_fit" or (row.remedy is not None and facts(row.remedy.kind).runs_here)
-
-
-def focus_row(quants: list[str], ctx: int, cells: dict[tuple[str, int], Row], asked: tuple[str, ...]) -> Row:
-    """The row the command is for: the asked quant, else the best quant that runs smoothly there,
-    else the fastest way out that runs on this setup, looking at shorter contexts when needed."""
-    if asked and (asked[0], ctx) in cells:
-        return cells[(asked[0], ctx)]
-    contexts = sorted({c for _, c in cells})
-    for c in [ctx] + [c for c in reversed(contexts) if c < ctx]:
-        column = [cells[(q, c)] for q in quants if (q, c) in cells]
-        for status in ("smooth", "tight"):
-            for row in column:
-                if row.status == status:
-                    return row
-        local = [r for r in column if _runs_here(r)]
-        if local:
-            return _best_way_out(local)
-    column = [cells[(q, ctx)] for q in quants if (q, ctx) in cells]
-    return _best_way_out(column)
-
-
-def _way_out_tps(row: Row) -> float:
-    return (row.remedy.decode_mid or 0.0) if row.remedy else 0.0
-
-
-def _best_way_out(rows: list[Row]) -> Row:
-    """Quality first among rows that run only with a way out (offload, KV quant): the best quant
-    (rows come best first) that is no 1-2-bit quant and still decodes at a usable pace; else the
-    fastest that is no 1-2-bit quant; a 1-2-bit quant leads only when nothing else runs here."""
-    fine = [r for r in rows if not any(n.code == "row.low_bit" for n in r.notes)]
-    usable = [r for r in fine if _way_out_tps(r) >= USABLE_TPS]
-    if usable:
-        return usable[0]
-    return max(fine or rows, key=_way_out_tps)
 
 
 def _cell(row: Row | None, memory: bool, ranges: bool) -> str:
@@ -275,9 +226,12 @@ def _usable_line(est: Estimate, lang: Lang) -> str:
         host = setup.host
         mem = _ram_kind(est, lang)
         line += translate("reply.host_cpu", lang, cpu=cpu, ram=host.ram_gib, mem=mem, bw=host.bandwidth_gbs)
-    if setup.os_assumed:
-        line += translate("reply.os_assumed", lang)
-    return line
+    elif uses_host_ram(est):
+        # An offload figure rests on the system RAM: say which (issue 20), assumed or as told.
+        host = setup.host
+        mem = _ram_kind(est, lang)
+        line += translate("reply.host_ram", lang, ram=host.ram_gib, mem=mem, bw=host.bandwidth_gbs)
+    return line + os_assumed(setup, lang)
 
 
 def _cards_needed(row: Row, count: int, lang: Lang) -> str:
@@ -324,6 +278,12 @@ def _ways_out(est: Estimate, row: Row, shown_q: list[str], shown_c: list[int], l
     return [Para(translate("reply.ways_out", lang, items=" · ".join(outs)))] if outs else []
 
 
+def _said_plainly(choice: Choice, lang: Lang) -> list[Part]:
+    """A 1-2-bit or too-slow pick, said plainly above its command (core/estimator/choice.py)."""
+    texts = note_texts(choice.notes, lang)
+    return [Para(" ".join(texts))] if texts else []
+
+
 def _advice(
     est: Estimate, advice: Advice, catalog: Catalog, lang: Lang, level: _Level, row: Row | None = None
 ) -> list[Part]:
@@ -353,8 +313,8 @@ def compact_doc(
     the tightest level keeps only the first of them."""
     lang = query.lang
     quants, contexts, cells = _grid(est)
-    focus_ctx = focus_context(contexts, query.contexts)
-    row = focus_row(quants, focus_ctx, cells, query.quants)
+    choice = choose(est, catalog)
+    row = choice.row
     shown_q = thin(quants, level.max_quants, (*query.quants, row.quant))
     shown_c = thin(contexts, level.max_contexts, (*query.contexts, row.context))
     memory = query.intent == "memory"
@@ -371,6 +331,7 @@ def compact_doc(
         parts += _ways_out(est, row, shown_q, shown_c, lang)
     if query.intent == "cards_needed":
         parts.append(Para(_cards_needed(row, est.request.setup.count, lang)))
+    parts += _said_plainly(choice, lang)
     parts += _advice(est, advice, catalog, lang, level, row)
     if level.method:
         parts.append(Para(method_line(est, catalog, lang)))

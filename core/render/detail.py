@@ -5,38 +5,43 @@ renders it for its target (`core.render.doc.render` / `truncate`).
 
 from __future__ import annotations
 
-from core.catalog.loader import Catalog
+from core.catalog.loader import Catalog, default_catalog
 from core.catalog.sections import sections
+from core.estimator.choice import choose, focus_context
 from core.estimator.estimate import Estimate, Row, in_ram
 from core.estimator.plan import judged_options, plan_for
 from core.estimator.weights import weight_breakdown
 from core.i18n import Lang, Note, translate
 from core.render.advice import advise, note_texts, remedy_text
-from core.render.compact import focus_context, focus_row, prefill_line, ram_line, setup_title
+from core.render.compact import prefill_line, ram_line, setup_title
 from core.render.doc import Cmd, Doc, Para, Part, Pre
 from core.render.fmt import ROPE, ctx_label, gib, speed_range, table
 
 _STATUS = {"smooth": "ok", "tight": "tight", "no_fit": "no"}
 
 
-def _rows_of(est: Estimate, quant: str | None) -> tuple[str, list[Row]]:
+def _rows_of(est: Estimate, quant: str | None, catalog: Catalog) -> tuple[str, list[Row]]:
     quants = list(dict.fromkeys(r.quant for r in est.rows))
-    contexts = sorted({r.context for r in est.rows})
-    cells = {(r.quant, r.context): r for r in est.rows}
     if quant not in quants:
-        ctx = focus_context(contexts, ())
-        quant = focus_row(quants, ctx, cells, ()).quant
+        quant = choose(est, catalog).row.quant
     return quant, [r for r in est.rows if r.quant == quant]
 
 
-def focus_quant(est: Estimate) -> str:
+def focus_quant(est: Estimate, catalog: Catalog | None = None) -> str:
     """The quant a reply's command is for when none was asked (the one "in full" shows)."""
-    return _rows_of(est, None)[0]
+    return choose(est, catalog or default_catalog()).row.quant
 
 
-def _focus(est: Estimate, quant: str | None) -> Row:
-    quant, rows = _rows_of(est, quant)
-    ctx = focus_context([r.context for r in rows], ())
+def _focus(est: Estimate, quant: str | None, catalog: Catalog) -> Row:
+    """The row a view is for: the reply's own choice (core/estimator/choice.py), or the asked quant
+    at the reply's context."""
+    choice = choose(est, catalog)
+    if quant is None or quant == choice.row.quant:
+        return choice.row
+    rows = [r for r in est.rows if r.quant == quant]
+    if not rows:
+        return choice.row
+    ctx = focus_context([r.context for r in rows], (), catalog)
     return next((r for r in rows if r.context == ctx), rows[0])
 
 
@@ -92,7 +97,7 @@ def _cpu_worded(notes: tuple[Note, ...], instead: dict[str, str]) -> tuple[Note,
 
 def quant_detail(est: Estimate, quant: str | None, catalog: Catalog, lang: Lang) -> Doc:
     """Every context for one quant: KV, total, verdict, speed range; ways out; framework + command."""
-    quant, rows = _rows_of(est, quant)
+    quant, rows = _rows_of(est, quant, catalog)
     body = []
     for r in rows:
         speed = speed_range(r.decode_tps) if r.decode_tps is not None and r.status != "no_fit" else "-"
@@ -109,7 +114,7 @@ def quant_detail(est: Estimate, quant: str | None, catalog: Catalog, lang: Lang)
         Pre(table(["ctx", "KV", "total", "fit", "tok/s"], body)),
         Para(_usable(est, lang)),
     ]
-    focus = _focus(est, quant)
+    focus = _focus(est, quant, catalog)
     if in_ram(est) and prefill_line(est, focus, lang):
         parts.append(Para(prefill_line(est, focus, lang)))
     for r in rows:
@@ -127,7 +132,7 @@ def quant_detail(est: Estimate, quant: str | None, catalog: Catalog, lang: Lang)
 
 def frameworks_view(est: Estimate, quant: str | None, catalog: Catalog, lang: Lang) -> Doc:
     """Every framework for the focus row: runs or why not, overhead, its filled launch command."""
-    row = _focus(est, quant)
+    row = _focus(est, quant, catalog)
     # Every framework judged on the placement the plan's command uses (the row's way out applied).
     judged = judged_options(plan_for(est, row, catalog, est.request.framework), catalog)
     ram = in_ram(est)
@@ -168,7 +173,7 @@ def speculative_view(est: Estimate, quant: str | None, catalog: Catalog, lang: L
     """The speculative-decoding routes for the recommended (or asked) framework, with their flags."""
     from core.estimator.speculative import speculative_options
 
-    plan = plan_for(est, _focus(est, quant), catalog, est.request.framework)
+    plan = plan_for(est, _focus(est, quant, catalog), catalog, est.request.framework)
     framework = plan.framework or est.framework
     fw = catalog.frameworks.get(framework)
     parts: list[Part] = [

@@ -62,9 +62,17 @@ def rough_weights_gib(model: Model, quant_bpw: float) -> float:
 
 @lru_cache(maxsize=512)
 def setup_for(
-    catalog: Catalog, gpu_id: str, count: int, memory: float | None, os_name: str | None, ram: float | None
+    catalog: Catalog,
+    gpu_id: str,
+    count: int,
+    memory: float | None,
+    os_name: str | None,
+    ram: float | None,
+    serving: bool = False,
 ) -> Setup:
-    return build_setup(catalog.gpus[gpu_id], catalog, count, memory, os_name, HostSpec(ram_gib=ram))
+    """`serving`: a serving question (vLLM / SGLang, N users): Linux assumed (core/estimator/setup.py)."""
+    gpu = catalog.gpus[gpu_id]
+    return build_setup(gpu, catalog, count, memory, os_name, HostSpec(ram_gib=ram), serving)
 
 
 @dataclass(frozen=True, slots=True)

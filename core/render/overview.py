@@ -29,7 +29,8 @@ def _cards(catalog: Catalog) -> tuple[tuple[Gpu, float], ...]:
     for gid in sections(catalog).reply.model_only.cards:
         gpu = catalog.gpus.get(gid)
         if gpu is not None:
-            out.append((gpu, usable_memory(gpu, gpu.memory_gib, 1, default_os(gpu), catalog).total_gib))
+            usable = usable_memory(gpu, gpu.memory_gib, 1, default_os(gpu, catalog), catalog)
+            out.append((gpu, usable.total_gib))
     return tuple(sorted(out, key=lambda g: g[0].memory_gib))
 
 

@@ -42,9 +42,10 @@ def _measured(est: Estimate, index: AnchorIndex | None) -> list[Credit]:
     if index is None:
         return []
     setup, model = est.request.setup, est.request.model
-    summaries = list(index.summaries(setup.gpu.id, setup.count, model.id))
+    summaries = list(index.summaries(setup.gpu.id, setup.count, model.id, setup.memory_gib))
     if not summaries:
-        summaries = [n.summary for n in index.nearest(setup.gpu.id, setup.count, model.id, limit=3)]
+        near = index.nearest(setup.gpu.id, setup.count, model.id, limit=3, memory_gib=setup.memory_gib)
+        summaries = [n.summary for n in near]
     seen: set[str] = set()
     out: list[Credit] = []
     for credit in (c for s in summaries for c in s.credits):

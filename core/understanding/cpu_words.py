@@ -87,7 +87,8 @@ def _sockets(text: str, start: int, end: int, catalog: Catalog) -> int | None:
 
 
 def find_cpus(text: str, catalog: Catalog) -> tuple[CpuMention, ...]:
-    """Every CPU the text names, in order, with the sockets said next to it."""
+    """Every CPU the text names, in order, with the sockets said next to it; with none named, a bare
+    family word ("至强", "xeon", "EPYC") as the family's typical part (cpus.toml [family_words])."""
     if not catalog.cpus:
         return ()
     pattern, by_compact = _index(catalog)
@@ -97,7 +98,25 @@ def find_cpus(text: str, catalog: Catalog) -> tuple[CpuMention, ...]:
         cpu_id = by_compact.get(compact)
         if cpu_id is not None:
             out.append(CpuMention(cpu_id, _sockets(text, m.start(), m.end(), catalog), m.start(), m.end()))
-    return tuple(out)
+    return tuple(out) or _family_mention(text, catalog)
+
+
+@per_catalog("understanding.cpu_families")
+def _family_index(catalog: Catalog) -> tuple[re.Pattern[str] | None, dict[str, str]]:
+    words = {k.lower(): v for k, v in sections(catalog).cpu_family_words.items() if v in catalog.cpus}
+    if not words:
+        return None, words
+    alt = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return re.compile(rf"(?<![a-z0-9])(?:{alt})(?![a-z0-9])", re.I), words
+
+
+def _family_mention(text: str, catalog: Catalog) -> tuple[CpuMention, ...]:
+    pattern, words = _family_index(catalog)
+    m = pattern.search(text) if pattern is not None else None
+    if m is None:
+        return ()
+    cpu_id = words[m.group(0).lower()]
+    return (CpuMention(cpu_id, _sockets(text, m.start(), m.end(), catalog), m.start(), m.end()),)
 
 
 @dataclass(frozen=True, slots=True)

@@ -208,7 +208,9 @@ def test_a_card_answer_that_names_the_cpu_says_which_box_prices_the_offload() ->
     est = estimate_for(named.query, CATALOG)
     assert est.request.setup.host.bandwidth_gbs == 83.2
     plain = answer("4090 + 64g ddr5 gpt-oss-120b", CATALOG)
-    assert "host " not in plain.text
+    assert "host AMD" not in plain.text
+    # No CPU named: the offload figure still says the RAM it was priced on (issue 20).
+    assert "host RAM 64 GiB DDR5-5600 × 2 channels" in plain.text
     zh = answer("4090 配 7950x 64g ddr5 跑 gpt-oss-120b 多快", CATALOG)
     assert "主机 AMD Ryzen 9 7950X:内存 64 GiB DDR5-5200 2 通道" in zh.text
 

@@ -76,7 +76,7 @@ def test_the_default_per_card_stays_the_way_llama_cpp_users_run_it() -> None:
     # On every card's default OS the default backend is one the card check accepts: a user who
     # names the default with --backend is never refused.
     for gpu in gpus.values():
-        os_name = default_os(gpu)
+        os_name = default_os(gpu, CATALOG)
         chosen = speed.choose_backend(gpu, os_name, CATALOG)
         assert check_backend(chosen, gpu, os_name, CATALOG).ok, (gpu.id, os_name, chosen)
 

@@ -1,0 +1,294 @@
+"""Which row of an estimate the reply recommends, decided once (issue 20): the row whose quant, context
+and placement the `$` command loads (`plan.plan_for` builds that command). The compact reply, the
+detail views, the fit verdict and both `--json` shapes read this one `Choice`; the table itself keeps
+every row.
+
+The rule, quality first while usable ([choice] in catalogs/estimator.toml):
+1. the quant the user asked for, when they named one;
+2. the best quant of ~4 bits or more that runs fully on the GPU(s) at the asked (or default) context,
+   a quantized KV cache (or a raised macOS wired limit) counting as "fully on the GPU", so KV q8_0
+   comes before smaller weights;
+3. for a MoE, a ~4-5-bit quant (Q4_K_M .. Q5_K_M) with its experts in RAM, never Q8_0 with more
+   experts off the card;
+4. a shorter context (down to `min_context`) or a ~3-bit quant fully on the GPU; the asked context
+   keeps the 3-bit quant first;
+5. an offload (layers, or experts at another quant) only while it stays usable;
+6. a 1-2-bit quant (IQ1_*, IQ2_*, Q2_K) only when nothing else runs, and then said plainly;
+7. else the fastest thing that runs here, said to be too slow for chat.
+Within a step the best quant that reaches `comfortable_tps` wins; when none does, the fastest that is
+still usable. No offload is chosen whose system RAM need exceeds the box's RAM (less the OS's share).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from core.catalog.loader import Catalog
+from core.catalog.pricing_sections import ChoiceRules
+from core.catalog.sections import sections
+from core.estimator.estimate import Estimate, Row
+from core.estimator.ways_out.kind import WayOutKind
+from core.estimator.ways_out.registry import facts
+from core.estimator.ways_out.remedy import Remedy
+from core.i18n import Note
+
+# Why this row: the step of the rule that chose it (the `why` of `ask --json`'s plan).
+ChoiceStep = Literal["asked", "gpu", "experts", "shorter", "lower", "offload", "low_bit", "slow", "none"]
+Place = Literal["gpu", "experts", "layers"]
+
+_ON_GPU = frozenset(
+    {WayOutKind.KV_QUANT, WayOutKind.MAC_WIRED_LIMIT, WayOutKind.SHORTER_CTX, WayOutKind.LOWER_QUANT}
+)
+_PLACE: dict[WayOutKind, Place] = {WayOutKind.EXPERT_OFFLOAD: "experts", WayOutKind.OFFLOAD: "layers"}
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """The row the reply recommends, with its way out (if any) as the command applies it."""
+
+    row: Row  # `row.remedy` is the way out the command runs with (one of the row's alternatives)
+    step: ChoiceStep
+    quant: str  # what the command loads: the row's quant, or its way out's
+    context: int
+    place: Place
+    decode_mid: float | None  # tok/s as chosen (None: it doesn't run here)
+    low_bit: bool  # a 1-2-bit quant: said plainly
+    slow: bool  # below `usable_tps`: said plainly
+
+    @property
+    def notes(self) -> tuple[Note, ...]:
+        """What the reply says plainly about this pick (empty for a pick that needs no warning)."""
+        params = {"quant": self.quant, "tps": round(self.decode_mid or 0.0, 1)}
+        out = []
+        if self.low_bit:
+            out.append(Note("choice.low_bit", params))
+        if self.slow:
+            out.append(Note("choice.slow", params))
+        return tuple(out)
+
+    @property
+    def why(self) -> Note:
+        return Note(f"choice.why.{self.step}", {"quant": self.quant, "ctx": self.context})
+
+
+@dataclass(frozen=True, slots=True)
+class _Option:
+    row: Row
+    remedy: Remedy | None
+    quant: str
+    bpw: float
+    context: int
+    place: Place
+    tps: float
+
+
+def rules(catalog: Catalog) -> ChoiceRules:
+    return sections(catalog).estimator.choice
+
+
+def focus_context(contexts: Iterable[int], asked: tuple[int, ...], catalog: Catalog | None = None) -> int:
+    """The context the command is written for: the asked one, else the longest up to the default."""
+    if asked:
+        return asked[0]
+    default = (rules(catalog) if catalog is not None else ChoiceRules()).default_context
+    ordered = sorted(set(contexts))
+    below = [c for c in ordered if c <= default]
+    return below[-1] if below else ordered[0]
+
+
+def _host_ok(remedy: Remedy, est: Estimate, catalog: Catalog) -> bool:
+    if not remedy.host_gib:
+        return True
+    host = est.request.setup.host
+    return remedy.host_gib <= host.ram_gib - sections(catalog).estimator.host.os_reserve_gib
+
+
+def _option(row: Row, remedy: Remedy | None, catalog: Catalog) -> _Option | None:
+    """One way to run `row` here (as it is, or with `remedy`), or None when that doesn't run here."""
+    if remedy is None:
+        if row.status == "no_fit" or row.decode_tps is None:
+            return None
+        return _Option(row, None, row.quant, _bpw(row.quant, catalog), row.context, "gpu", row.decode_tps.mid)
+    if not facts(remedy.kind).has_command or not remedy.decode_mid:
+        return None
+    if remedy.kind not in _ON_GPU and remedy.kind not in _PLACE:
+        return None
+    quant = remedy.quant or row.quant
+    place = _PLACE.get(remedy.kind, "gpu")
+    ctx = remedy.context or row.context
+    return _Option(row, remedy, quant, _bpw(quant, catalog), ctx, place, remedy.decode_mid)
+
+
+def _bpw(quant: str, catalog: Catalog) -> float:
+    q = catalog.quants.get(quant)
+    return q.bpw if q is not None else 16.0
+
+
+def _options(est: Estimate, catalog: Catalog) -> list[_Option]:
+    out = []
+    for row in est.rows:
+        if row.unsupported:
+            continue
+        remedies: tuple[Remedy | None, ...] = (None,)
+        if row.status == "no_fit" and row.remedy is not None:
+            remedies = (row.remedy, *row.remedy.alternatives)
+        for remedy in remedies:
+            option = _option(row, remedy, catalog)
+            if option is not None and (remedy is None or _host_ok(remedy, est, catalog)):
+                out.append(option)
+    return out
+
+
+_Key = Callable[[_Option], tuple[float, ...]]
+# One step of the rule: its name, the options it may choose from, their order, and the pace at which
+# the first of them (best first) is taken over a faster one.
+_Step = tuple[ChoiceStep, list[_Option], _Key, float]
+
+
+def _best(options: list[_Option], r: ChoiceRules, key: _Key, comfortable: float) -> _Option | None:
+    """Quality first while usable: the first (by `key`) that reaches `comfortable`, else the fastest
+    that is usable; None when none is."""
+    ordered = sorted(options, key=key)
+    for o in ordered:
+        if o.tps >= comfortable:
+            return o
+    usable = [o for o in ordered if o.tps >= r.usable_tps]
+    return max(usable, key=lambda o: o.tps) if usable else None
+
+
+def _by_quality(o: _Option) -> tuple[float, ...]:
+    return (-o.bpw, -o.context)
+
+
+def _by_context(o: _Option) -> tuple[float, ...]:
+    return (-o.context, -o.bpw)
+
+
+def _step_down(o: _Option, r: ChoiceRules) -> bool:
+    """A fit that costs something: a KV cache below q8_0 (q4_0), or macOS's GPU memory limit raised
+    (a sudo sysctl that leaves the OS little): taken after a quant that fits as it is."""
+    if o.remedy is None:
+        return False
+    if o.remedy.kind == WayOutKind.MAC_WIRED_LIMIT:
+        return True
+    return o.remedy.kind == WayOutKind.KV_QUANT and o.remedy.kv_type in r.lossy_kv
+
+
+@dataclass(frozen=True, slots=True)
+class _Pools:
+    """The options each step of the rule may choose from."""
+
+    full: list[_Option]  # ~4 bits or more, fully on the GPU, at the context
+    experts: list[_Option]  # a ~4-5-bit quant with MoE experts in RAM, at the context
+    shorter: list[_Option]  # ~4 bits or more, fully on the GPU, at a shorter context
+    lower: list[_Option]  # ~3 bits, fully on the GPU, at the context
+    offload: list[_Option]  # any other offload of 3 bits or more, at the context
+    low_bit: list[_Option]  # 1-2-bit, anywhere up to the context
+
+
+def _pools(options: list[_Option], ctx: int, r: ChoiceRules) -> _Pools:
+    here = [o for o in options if o.context == ctx and o.bpw >= r.low_bit_bpw]
+    gpu = [o for o in here if o.place == "gpu"]
+    experts_bits = (r.experts_min_bpw, r.experts_max_bpw)
+    return _Pools(
+        full=[o for o in gpu if o.bpw >= r.full_min_bpw],
+        experts=[o for o in here if o.place == "experts" and experts_bits[0] <= o.bpw <= experts_bits[1]],
+        shorter=[o for o in options if _shorter(o, ctx, r)],
+        lower=[o for o in gpu if o.bpw < r.full_min_bpw],
+        offload=[o for o in here if o.place != "gpu"],
+        low_bit=[o for o in options if o.bpw < r.low_bit_bpw and o.context <= ctx],
+    )
+
+
+def _shorter(o: _Option, ctx: int, r: ChoiceRules) -> bool:
+    return o.place == "gpu" and r.min_context <= o.context < ctx and o.bpw >= r.full_min_bpw
+
+
+def _steps(options: list[_Option], ctx: int, r: ChoiceRules, moe: bool, asked_ctx: bool) -> list[_Step]:
+    """The steps of the rule, in order, each with the options it may choose from."""
+    pools = _pools(options, ctx, r)
+    ok = r.comfortable_tps
+    steps: list[_Step] = [
+        ("gpu", [o for o in pools.full if not _step_down(o, r)], _by_quality, ok),
+        ("gpu", pools.full, _by_quality, ok),
+        ("experts", pools.experts if moe else [], _by_quality, ok),
+    ]
+    step_down: list[_Step] = [
+        ("shorter", [o for o in pools.shorter if not _step_down(o, r)], _by_context, ok),
+        ("lower", pools.lower, _by_quality, ok),
+    ]
+    steps += step_down[::-1] if asked_ctx else step_down
+    # 1-2-bit: quality first as soon as it is usable (IQ2 over IQ1 whenever IQ2 is usable).
+    steps += [
+        ("shorter", pools.shorter, _by_context, ok),
+        ("offload", pools.offload, _by_quality, ok),
+        ("low_bit", pools.low_bit, _by_quality, r.usable_tps),
+    ]
+    return steps
+
+
+def _chosen(o: _Option, step: ChoiceStep, r: ChoiceRules) -> Choice:
+    row = o.row if o.remedy is None or o.remedy is o.row.remedy else replace(o.row, remedy=o.remedy)
+    return Choice(
+        row=row,
+        step=step,
+        quant=o.quant,
+        context=o.context,
+        place=o.place,
+        decode_mid=o.tps,
+        low_bit=o.bpw < r.low_bit_bpw,
+        slow=o.tps < r.usable_tps,
+    )
+
+
+def _as_is(row: Row, step: ChoiceStep, catalog: Catalog) -> Choice:
+    """A row as the estimate has it (the asked quant, or nothing runs here)."""
+    r = rules(catalog)
+    option = _option(row, None if row.status != "no_fit" else row.remedy, catalog)
+    tps = option.tps if option is not None else None
+    quant = option.quant if option is not None else row.quant
+    return Choice(
+        row=row,
+        step=step,
+        quant=quant,
+        context=option.context if option is not None else row.context,
+        place=option.place if option is not None else "gpu",
+        decode_mid=tps,
+        low_bit=_bpw(quant, catalog) < r.low_bit_bpw,
+        slow=tps is not None and tps < r.usable_tps,
+    )
+
+
+def _nothing_runs(est: Estimate, ctx: int) -> Row:
+    """No way out runs here: the best quant at the context, whose verdict (and way out on other
+    hardware) the reply states; a non-1-2-bit row first."""
+    column = [r for r in est.rows if r.context == ctx] or list(est.rows)
+    fine = [r for r in column if not any(n.code == "row.low_bit" for n in r.notes)]
+    return max(fine or column, key=lambda r: (r.remedy.decode_mid or 0.0) if r.remedy else 0.0)
+
+
+def choose(est: Estimate, catalog: Catalog) -> Choice:
+    """The row to recommend and why; the quant and context the question asked for are the request's."""
+    quants, contexts = est.request.quants, est.request.contexts
+    ctx = focus_context([r.context for r in est.rows], contexts, catalog)
+    if quants:
+        asked = next((r for r in est.rows if r.quant == quants[0] and r.context == ctx), None)
+        if asked is not None:
+            return _as_is(asked, "asked", catalog)
+    r = rules(catalog)
+    options = _options(est, catalog)
+    for step, pool, key, comfortable in _steps(options, ctx, r, est.request.model.is_moe, bool(contexts)):
+        best = _best(pool, r, key, comfortable)
+        if best is not None:
+            return _chosen(best, step, r)
+    if options:
+        # Nothing is usable: the fastest that runs, the asked context first, no 1-2-bit when avoidable.
+        at = [o for o in options if o.context == ctx] or options
+        fine = [o for o in at if o.bpw >= r.low_bit_bpw] or at
+        return _chosen(max(fine, key=lambda o: o.tps), "slow", r)
+    return _as_is(_nothing_runs(est, ctx), "none", catalog)
+
+
+__all__ = ["Choice", "choose", "focus_context", "rules"]
