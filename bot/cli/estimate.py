@@ -69,6 +69,10 @@ def _text(result: dict[str, Any]) -> str:
     # A CPU-only run has no card memory: its rows' memory columns are system RAM ("memory": "ram").
     if result.get("memory") == "ram":
         head = f"{result['gpu']['name']} ({result['host']['ram_gib']:g} GiB RAM) · "
+    elif result["gpu"].get("mix"):
+        cards = result["gpu"]["mix"]
+        total = sum(card["memory_gib"] for card in cards)
+        head = " + ".join(card["name"] for card in cards) + f" ({total:g} GiB) · "
     else:
         head = f"{result['gpu']['count']}x {result['gpu']['name']} ({result['gpu']['memory_gib']:g} GiB) · "
     lines = [

@@ -25,7 +25,15 @@ from core.estimator import speed
 from core.estimator.estimate import Estimate, EstimateRequest, Setup, estimate
 from core.estimator.frameworks import backend_names, check_backend
 from core.estimator.memory import default_os
-from core.estimator.setup import HostSpec, SetupError, build_setup, cpu_only_setup, is_serving
+from core.estimator.setup import (
+    HostSpec,
+    SetupError,
+    build_mixed_setup,
+    build_setup,
+    cpu_only_setup,
+    is_serving,
+    mixable,
+)
 from core.i18n import Lang, translate
 from core.render.anchors import anchor_section
 from core.render.candidates import candidate_names
@@ -34,6 +42,7 @@ from core.render.doc import Doc, Para, Part, fits, render_first_fitting, truncat
 from core.render.overview import gpu_overview, model_overview
 from core.understanding.hub_rule import HubNeed, card_like_pattern, model_need
 from core.understanding.language import decide_language
+from core.understanding.ollama_tags import typed_ollama_tag
 from core.understanding.parse import ParsedQuestion, parse_question
 from core.understanding.query import AskQuery, CardSpec, Hardware, QueryNote
 from core.understanding.resolution import Resolution
@@ -109,10 +118,13 @@ def query_of(
     if other_backend is not None:
         backend_note = None  # the comparison's title names both backends
     notes = _notes(parsed, hardware, catalog)
+    model_id = _sure_id(parsed.model)
+    tag = typed_ollama_tag(parsed.raw, model_id, catalog) if parsed.framework == "ollama" else None
+    quants = parsed.quants or ((tag[1],) if tag else ())  # the quant the typed tag downloads
     return AskQuery(
         hardware=hardware,
-        model_id=_sure_id(parsed.model),
-        quants=parsed.quants,
+        model_id=model_id,
+        quants=quants,
         contexts=parsed.contexts,
         os=os_name,
         framework=parsed.framework,
@@ -123,6 +135,7 @@ def query_of(
         notes=notes if backend_note is None else (*notes, backend_note),
         backend=backend,
         other_backend=other_backend,
+        ollama_tag=tag[0] if tag and tag[1] in quants else None,
     )
 
 
@@ -181,6 +194,18 @@ def _machine_cards(parsed: ParsedQuestion, catalog: Catalog) -> tuple[CardSpec, 
     return tuple(specs) or (CardSpec(first_id, parsed.gpu_count, catalog.gpus[first_id].memory_gib),)
 
 
+def mixed_cards(hardware: Hardware, catalog: Catalog) -> tuple[CardSpec, ...]:
+    """The cards of one machine priced card by card (setup.build_mixed_setup), each with its memory;
+    () when they are not a mix a layer split prices that way (one kind, several vendors, machines)."""
+    cards = [c for c in hardware.cards if c.gpu_id is not None and c.gpu_id in catalog.gpus]
+    gpus = [catalog.gpus[c.gpu_id] for c in cards if c.gpu_id is not None]
+    if hardware.machines > 1 or len({c.gpu_id for c in cards}) < 2 or not mixable(gpus):
+        return ()
+    if sum(c.count for c in cards) > MAX_CARDS:
+        return ()
+    return tuple(CardSpec(c.gpu_id, c.count, c.memory_gib or gpus[k].memory_gib) for k, c in enumerate(cards))
+
+
 def priced_card(hardware: Hardware, catalog: Catalog) -> CardSpec:
     """The one kind of card the estimate prices. Mixed cards are priced as that many of the card with
     the least memory (then the lowest bandwidth): every card is held to the smallest one's memory and
@@ -213,7 +238,10 @@ def _notes(parsed: ParsedQuestion, hardware: Hardware, catalog: Catalog) -> tupl
     known = [c for c in hardware.cards if c.gpu_id is not None]
     if len(known) > 1:
         mix = " + ".join(_card_words(c, catalog) for c in known)
-        notes.append(QueryNote("mixed_cards", mix, _card_words(priced_card(hardware, catalog), catalog)))
+        if mixed_cards(hardware, catalog):
+            notes.append(QueryNote("mixed_split", mix, _split_order(hardware, catalog)))
+        else:
+            notes.append(QueryNote("mixed_cards", mix, _card_words(priced_card(hardware, catalog), catalog)))
     if hardware.machines > 1 and known:
         notes.append(
             QueryNote(
@@ -227,6 +255,13 @@ def _notes(parsed: ParsedQuestion, hardware: Hardware, catalog: Catalog) -> tupl
     if hardware.laptop and first is not None and catalog.gpus[first].form != "laptop":
         notes.append(QueryNote("laptop_no_row", catalog.gpus[first].name))
     return tuple(notes)
+
+
+def _split_order(hardware: Hardware, catalog: Catalog) -> str:
+    """The cards in the order a layer split's -ts lists them (fastest first, as CUDA numbers them)."""
+    cards = [(catalog.gpus[c.gpu_id], c.count) for c in mixed_cards(hardware, catalog) if c.gpu_id]
+    order = sorted(((g, n) for g, n in cards), key=lambda c: -c[0].bandwidth_gbs)
+    return ", ".join(f"{n}× {g.name}" if n > 1 else g.name for g, n in order)
 
 
 def _with_notes(query: AskQuery | None, status: ReplyStatus, text: str) -> str:
@@ -278,18 +313,27 @@ def _estimate(catalog: Catalog, query: AskQuery) -> Estimate:
         box = HostSpec(hw.host_ram_gib, hw.host_ram_type, hw.host_ram_channels, hw.cpu_sockets, cpu)
         setup = cpu_only_setup(catalog, query.os, box)
         return estimate(_request(setup, query, catalog), catalog)
-    gpu = catalog.gpus[card.gpu_id]
     serving = is_serving(query.framework, query.users, catalog)
     try:  # the DDR type the question said sets the offload bandwidth (DDR5 ~1.75x DDR4 at 2 channels)
         sockets = hw.cpu_sockets if cpu is not None else None
         box = HostSpec(hw.host_ram_gib, hw.host_ram_type, hw.host_ram_channels, sockets, cpu)
-        setup = build_setup(gpu, catalog, card.count, card.memory_gib, query.os, box, serving)
+        setup = _card_setup(query, box, serving, catalog)
     except SetupError:
         if hw.host_ram_type is None and hw.host_ram_channels is None and cpu is None:
             raise
-        plain = HostSpec(hw.host_ram_gib)
-        setup = build_setup(gpu, catalog, card.count, card.memory_gib, query.os, plain, serving)
+        setup = _card_setup(query, HostSpec(hw.host_ram_gib), serving, catalog)
     return estimate(_request(setup, query, catalog), catalog)
+
+
+def _card_setup(query: AskQuery, box: HostSpec, serving: bool, catalog: Catalog) -> Setup:
+    """The setup of the query's cards: one kind, or (estimate_for kept several) a mix card by card."""
+    cards = query.hardware.cards
+    if len(cards) > 1:
+        mix = [(catalog.gpus[c.gpu_id or ""], float(c.memory_gib or 0.0), c.count) for c in cards]
+        return build_mixed_setup(mix, catalog, query.os, box, serving)
+    card = cards[0]
+    gpu = catalog.gpus[card.gpu_id or ""]
+    return build_setup(gpu, catalog, card.count, card.memory_gib, query.os, box, serving)
 
 
 def _request(setup: Setup, query: AskQuery, catalog: Catalog) -> EstimateRequest:
@@ -305,6 +349,8 @@ def _request(setup: Setup, query: AskQuery, catalog: Catalog) -> EstimateRequest
         kv_type=query.kv_type,
         backend=_still_runs(query.backend, setup.gpu, setup.os, catalog),
         offload="cpu" if setup.gpu.id == "cpu-only" else "",
+        users=query.users,
+        ollama_tag=query.ollama_tag,
     )
 
 
@@ -334,10 +380,12 @@ def estimate_for(query: AskQuery, catalog: Catalog) -> Estimate:
     quants = tuple(q for q in query.quants if q in catalog.quants)
     framework = query.framework if query.framework in catalog.frameworks else None
     memory = 0.0 if card.gpu_id is None else float(card.memory_gib or catalog.gpus[card.gpu_id].memory_gib)
+    # Mixed cards are priced card by card; any other setup as the one kind of card it prices.
+    cards = mixed_cards(query.hardware, catalog) or (CardSpec(card.gpu_id, card.count or 1, memory),)
     # What the reply's language, target and intent are doesn't change the figures: one cache entry.
     key = replace(
         query,
-        hardware=replace(query.hardware, cards=(CardSpec(card.gpu_id, card.count or 1, memory),)),
+        hardware=replace(query.hardware, cards=cards),
         quants=quants,
         framework=_framework_for(quants, framework, catalog),
         lang="en",

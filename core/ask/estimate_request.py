@@ -22,8 +22,17 @@ from core.catalog.platforms import os_from_word
 from core.catalog.quant import QuantTable, free_bpw_mentions, free_bpw_quant
 from core.estimator.estimate import Estimate, EstimateRequest, Setup, estimate
 from core.estimator.frameworks import BACKEND_VENDORS, backend_id, backend_names, check_backend
-from core.estimator.setup import HostSpec, SetupError, build_setup, cpu_only_setup, is_serving
+from core.estimator.setup import (
+    HostSpec,
+    SetupError,
+    build_mixed_setup,
+    build_setup,
+    cpu_only_setup,
+    is_serving,
+    mixable,
+)
 from core.understanding.cpu_words import resolve_cpu
+from core.understanding.ollama_tags import typed_ollama_tag
 from core.understanding.resolution import Resolution
 from core.understanding.resolve import resolve_framework, resolve_gpu, resolve_model, resolve_quant
 from core.understanding.vocab import kv_spellings, vocab_for
@@ -171,16 +180,52 @@ def _setup(query: EstimateQuery, catalog: Catalog) -> Setup:
             if query.offload not in (None, "cpu"):
                 raise QueryError(f"offload {query.offload!r} needs a card: name one with gpu")
             return cpu_only_setup(catalog, query.os, box)
+        serving = is_serving((query.framework or "").lower(), query.users, catalog)
+        mix = _mix(query, catalog)
+        if mix is not None and mixable([gpu for gpu, _, _ in mix]):
+            return build_mixed_setup(mix, catalog, query.os, box, serving)
         gpu_res = resolve_gpu(query.gpu, catalog)
         # A stable interface answers only for a card it is sure of: "RTX 6090" is not a 3090 (the
         # closest candidates go back with the error instead of a silent swap).
         if gpu_res.best_id is None or not gpu_res.confident:
             raise _unknown("gpu", "GPU", query.gpu, gpu_res, catalog.gpus)
         gpu, memory = catalog.gpus[gpu_res.best_id], query.memory or gpu_res.memory_gib
-        serving = is_serving((query.framework or "").lower(), query.users, catalog)
         return build_setup(gpu, catalog, query.count or 1, memory, query.os, box, serving)
     except SetupError as exc:
         raise QueryError(str(exc)) from exc
+
+
+def _framework(query: EstimateQuery, catalog: Catalog) -> str | None:
+    """The framework the query names (None: not named); QueryError when it names none known."""
+    if not query.framework:
+        return None
+    f = resolve_framework(query.framework, catalog)
+    if not f.found:
+        raise QueryError(
+            f"unknown framework {query.framework!r}; known: {', '.join(sorted(catalog.frameworks))}",
+            {"framework": [c for c, _ in f.candidates]},
+        )
+    return f.best_id
+
+
+def _mix(query: EstimateQuery, catalog: Catalog) -> list[tuple[Gpu, float, int]] | None:
+    """ "3090+3060": mixed cards, priced card by card (each part one card of its own memory); None
+    when the "+" belongs to one card's name ("Ryzen AI Max+ 395") or a part names no card surely."""
+    if query.gpu is None or "+" not in query.gpu or query.count is not None or query.memory is not None:
+        return None
+    try:
+        return [_sure_gpu(part.strip(), catalog) for part in query.gpu.split("+")]
+    except QueryError:
+        return None  # the whole name is then resolved as one card (and refused as one if unknown)
+
+
+def _sure_gpu(text: str, catalog: Catalog) -> tuple[Gpu, float, int]:
+    """(card, memory GiB, 1) of one part of a mixed "gpu"; QueryError when it names no card surely."""
+    res = resolve_gpu(text, catalog)
+    if res.best_id is None or not res.confident:
+        raise _unknown("gpu", "GPU", text, res, catalog.gpus)
+    gpu = catalog.gpus[res.best_id]
+    return gpu, float(res.memory_gib or gpu.memory_gib), 1
 
 
 def _offload(query: EstimateQuery) -> str:
@@ -275,15 +320,11 @@ def resolve_request(query: EstimateQuery, catalog: Catalog) -> EstimateRequest:
             )
         if q.best_id not in quants:
             quants.append(q.best_id)
-    framework = None
-    if query.framework:
-        f = resolve_framework(query.framework, catalog)
-        if not f.found:
-            raise QueryError(
-                f"unknown framework {query.framework!r}; known: {', '.join(sorted(catalog.frameworks))}",
-                {"framework": [c for c, _ in f.candidates]},
-            )
-        framework = f.best_id
+    framework = _framework(query, catalog)
+    # "model": "qwen3:32b" with Ollama: the command runs that tag (a bare tag downloads Q4_K_M).
+    tag = typed_ollama_tag(query.model, model.id, catalog) if framework == "ollama" else None
+    if tag is not None and not quants:
+        quants.append(tag[1])
     fw = catalog.frameworks.get(framework or "")
     if backend is not None and fw is not None and backend not in fw.backends:
         raise QueryError(
@@ -304,6 +345,7 @@ def resolve_request(query: EstimateQuery, catalog: Catalog) -> EstimateRequest:
         cpu_moe_layers=query.cpu_moe_layers,
         gpu_layers=query.gpu_layers,
         backend=backend,
+        ollama_tag=tag[0] if tag is not None and tag[1] in quants else None,
     )
 
 

@@ -11,25 +11,28 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
+from core.catalog.kv_cache import FULL_PRECISION_KV, KvCacheType
 from core.catalog.loader import Catalog, default_catalog
+from core.catalog.sections import sections
 from core.estimator.choice import choose
-from core.estimator.concurrency import Batch, concurrent_for
+from core.estimator.concurrency import Batch, as_json, concurrent_for
 from core.estimator.estimate import Estimate, in_ram
 from core.estimator.frameworks import backend_names
 from core.estimator.setup import is_serving
+from core.estimator.ways_out.kind import WayOutKind
 from core.estimator.ways_out.registry import facts
 from core.i18n import Lang, translate
 from core.render import compare, ttft, which_hardware, which_model
 from core.render.advice import remedy_text
 from core.render.doc import Doc, Para, fits, render
 from core.render.fmt import ctx_label, gib, num
-from core.render.intent_rows import RowAsk, card_label, config, one_row, setup_for
+from core.render.intent_rows import RowAsk, card_label, config, one_row, runs, setup_for
 from core.understanding.intent import IntentDetails, intent_details, typical_card
 from core.understanding.normalize import clean
 from core.understanding.parse import ParsedQuestion, parse_question
-from core.understanding.query import AskQuery, CardSpec
+from core.understanding.query import AskQuery, CardSpec, QueryNote
 from core.understanding.resolution import Resolution
 
 # Where a comparison splits into its two sides: "A vs B", "A 和 B 哪个快", "A or B", "2 x 4090 slower
@@ -103,10 +106,24 @@ def with_intent(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> As
         query = replace(query, prompt=query.contexts[0])  # "首 token 要多久 8k": the 8K is the prompt
     if details.users is not None:
         query = replace(query, users=details.users)
+    query = _value_asked(parsed, query, catalog)
     size_b = _size_only(parsed, query.model_id, catalog)
     if size_b != query.model_size_b:  # a dataclass replace costs more than the comparison
         query = replace(query, model_size_b=size_b)
     return _memory_only(parsed, query, details, catalog)
+
+
+def _value_asked(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> AskQuery:
+    """ "性价比", "best value" (catalogs/deploy.toml value_words): a note that prices aren't known (said
+    plainly above the reply, no invented prices), and a model with no card is answered with the
+    hardware it needs."""
+    raw = clean(parsed.raw)
+    if not any(w.lower() in raw for w in sections(catalog).deploy.deploy.value_words):
+        return query
+    intent = query.intent
+    if query.gpu_id is None and query.model_id is not None and intent in ("general", "fit", "memory"):
+        intent = "which_hardware"
+    return replace(query, intent=intent, notes=(*query.notes, QueryNote("no_prices")))
 
 
 def _memory_only(
@@ -292,6 +309,76 @@ def _os_line(setup: Any, lang: Lang) -> tuple[Para, ...]:
     return (Para(translate("intent.os_server", lang)),)
 
 
+def _serving_rows(
+    query: AskQuery, setup: Any, model_id: str, ctx: int, catalog: Catalog
+) -> tuple[tuple[ttft.TtftRow, ...], KvCacheType]:
+    """The rows N users are priced on, and their KV cache type: as asked first; when
+    no quant runs with a 16-bit cache but one does with an 8-bit one (the estimate's own way out,
+    vLLM's --kv-cache-dtype fp8), the rows again with that cache."""
+    asked = query.quants or _ttft_quants(query, config(catalog, "ttft"), catalog)
+    quants = tuple(q for q in asked if q in catalog.quants)
+    ask = RowAsk(query.prompt, 0, query.framework, query.backend, query.kv_type)
+    rows = ttft.ttft_rows(catalog, setup, model_id, quants, ctx, ask)
+    if any(runs(r.row) for r in rows):
+        return rows, query.kv_type
+    kv: KvCacheType | Literal[""] = next(
+        (r.row.remedy.kv_type for r in rows if r.row.remedy and r.row.remedy.kind == WayOutKind.KV_QUANT),
+        "",
+    )
+    if not kv:
+        return rows, query.kv_type
+    return ttft.ttft_rows(catalog, setup, model_id, quants, ctx, replace(ask, kv_type=kv)), kv
+
+
+def _concurrency(query: AskQuery, catalog: Catalog) -> IntentReply | None:
+    """N users on a named card: headlined with their aggregate and per-user tok/s, then the time to
+    first token, then the table and their KV caches (issue 20). None when nothing runs (the TTFT
+    table says so) or no card or user count was named."""
+    card, users = query.hardware.first, query.users
+    if card.gpu_id is None or users is None or users < 2:
+        return None
+    lang = query.lang
+    ctx = ttft.context_for(query.prompt, query.contexts)
+    if not query.contexts:
+        ctx = max(ctx, DEFAULT_CONTEXT)  # each user's KV cache at a usable context, not the bare prompt
+    model_id = query.model_id or str(config(catalog, "ttft").get("model", "qwen3-8b"))
+    model = catalog.models[model_id]
+    setup = _setup(query, card, catalog)
+    rows, kv_type = _serving_rows(query, setup, model_id, ctx, catalog)
+    row = next((r.row for r in rows if runs(r.row)), None)
+    if row is None:
+        return None
+    fw = row.framework or query.framework or "llama.cpp"
+    got = concurrent_for(Batch(setup, model, row.quant, users, ctx, fw, kv_type, query.backend), catalog)
+    words = _framework_words(fw, users, catalog)
+    serving = ttft.Serving(row, users, ctx, query.prompt, words, got, kv_type != FULL_PRECISION_KV)
+    title = _title(card, catalog)
+    doc: Doc = (
+        *_assumed(query, catalog),
+        ttft.serving_headline(serving, title, model.name, lang),
+        ttft.serving_ttft(serving, lang),
+        *ttft.ttft_doc(rows, title, model.name, query.prompt, lang, query.model_id is None),
+        *ttft.serving_kv(serving, lang),
+        *_os_line(setup, lang),
+    )
+    figures = as_json(got, row.quant)
+    json_rows = [
+        {**r, "concurrency": figures} if r.get("quant") == row.quant else r for r in ttft.ttft_json(rows)
+    ]
+    return IntentReply(doc, tuple(json_rows), query.intent)
+
+
+def _framework_words(framework: str, users: int, catalog: Catalog) -> str:
+    """How the headline names what serves the N users: llama.cpp as `llama-server -np N` (its
+    parallel slots), other frameworks by name."""
+    fw = catalog.frameworks.get(framework)
+    if fw is None:
+        return framework
+    if fw.engine in ("llama.cpp", "ik_llama.cpp"):
+        return f"llama-server -np {users}"
+    return fw.name
+
+
 def _ttft(query: AskQuery, catalog: Catalog) -> IntentReply:
     cfg = config(catalog, "ttft")
     lang = query.lang
@@ -319,10 +406,8 @@ def _ttft(query: AskQuery, catalog: Catalog) -> IntentReply:
             setup,
             model_id,
             tuple(q for q in quants if q in catalog.quants),
-            prompt,
             ctx,
-            query.framework,
-            query.backend,
+            RowAsk(prompt, 0, query.framework, query.backend),
         )
         title = _title(card, catalog)
     doc: Doc = (
@@ -400,7 +485,8 @@ def _reply(catalog: Catalog, query: AskQuery) -> IntentReply | None:
     if intent == "compare":
         return _compare(query, catalog)
     if intent in ("ttft", "concurrency"):
-        return _ttft(query, catalog)
+        # N users on a named card: their throughput first; else (nothing runs) the TTFT table.
+        return (_concurrency(query, catalog) if intent == "concurrency" else None) or _ttft(query, catalog)
     return None
 
 

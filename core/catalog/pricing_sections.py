@@ -42,6 +42,9 @@ class VllmRules:
     activation_gib: tuple[float, float] = (2.2, 5.7)
     cuda_graph_gib: float = 1.0
     nccl_per_gpu_gib: float = 2.1
+    # Cards without NVLink (these segments): custom all-reduce is off, NCCL keeps far less per card.
+    nccl_pcie_per_gpu_gib: float = 2.1
+    pcie_segments: Words = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +149,26 @@ def _shipped_kv_types() -> dict[str, float]:
 
 
 @dataclass(frozen=True, slots=True)
+class ServingRules:
+    """[serving]: which setups are served with vLLM / SGLang, and how the cards are split
+    (core/estimator/frameworks/serving_setup.py)."""
+
+    segments: Words = ("datacenter",)  # a card of these segments is a serving box
+    min_cards: int = 4  # this many cards of any segment is one too
+    min_compute: float = 7.5  # NVIDIA compute capability the serving frameworks' wheels need
+    weights_share: float = 0.85  # a card-count serving box: the weights must fit this share of VRAM
+    vendors: Words = ("NVIDIA", "AMD")  # the cards vLLM / SGLang drive
+    frameworks: Words = ("vllm", "sglang")  # the pick, first that runs
+    tp_sizes: tuple[int, ...] = (1, 2, 4, 8)  # tensor-parallel sizes within one node
+    # the framework's rule on KV heads: "divide" (tp divides them, or they divide tp: replicated)
+    kv_heads_rule: str = "divide"
+    # a GGUF quant id the question named, as the serving checkpoint of the same weights
+    from_gguf: dict[str, str] = field(default_factory=dict)
+    # a serving quant with no listed checkpoint: the listed one of the same size served instead
+    siblings: dict[str, Words] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class EstimatorSection:
     """catalogs/estimator.toml."""
 
@@ -160,6 +183,7 @@ class EstimatorSection:
     remedy: RemedyRules = RemedyRules()
     choice: ChoiceRules = ChoiceRules()
     ladder: Ladder = Ladder()
+    serving: ServingRules = ServingRules()
     # base repo -> quant id -> published checkpoint (and "source": where that was read)
     checkpoints: dict[str, dict[str, str]] = field(default_factory=dict)
 

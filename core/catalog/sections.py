@@ -194,6 +194,28 @@ class CalibrationMeta:
 
 
 @dataclass(frozen=True, slots=True)
+class DeployRules:
+    """catalogs/deploy.toml [deploy]: the card counts a which-hardware answer gives."""
+
+    counts: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64)  # per node 1/2/4/8, then whole nodes
+    node_cards: int = 8
+    whole_node: Words = ()  # model ids served on a whole node of datacenter cards
+    fp8_archs: Words = ("hopper", "blackwell")  # arch families counted at FP8 first
+    value_words: Words = ()  # "性价比", "best value": prices aren't known, said plainly
+
+    def deployable(self, count: int) -> int | None:
+        """The smallest deployable count of at least `count` (None: more than the largest)."""
+        return next((c for c in sorted(self.counts) if c >= count), None)
+
+
+@dataclass(frozen=True, slots=True)
+class DeploySection:
+    """catalogs/deploy.toml."""
+
+    deploy: DeployRules = DeployRules()
+
+
+@dataclass(frozen=True, slots=True)
 class Sections:
     hub: HubSection
     anchors: AnchorsSection
@@ -212,6 +234,7 @@ class Sections:
     hosts: HostsSection
     cpus: CpusSection
     eagle_drafts: EagleDraftsSection
+    deploy: DeploySection = DeploySection()
 
 
 def _typed(kind: type[T], raw: Any, where: str) -> T:
@@ -253,6 +276,7 @@ def sections(catalog: Catalog) -> Sections:
         hosts=_typed(HostsSection, t.get("hosts"), "hosts.toml"),
         cpus=_typed(CpusSection, _cpu_settings(t.get("cpus", {})), "cpus.toml"),
         eagle_drafts=_typed(EagleDraftsSection, t.get("eagle_drafts"), "eagle_drafts.toml"),
+        deploy=_typed(DeploySection, t.get("deploy"), "deploy.toml"),
     )
 
 

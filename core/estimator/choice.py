@@ -128,6 +128,9 @@ def _bpw(quant: str, catalog: Catalog) -> float:
 
 def _options(est: Estimate, catalog: Catalog) -> list[_Option]:
     out = []
+    fw = catalog.frameworks.get(est.framework)
+    # vLLM / SGLang hold everything on the cards: no way out that leaves experts or layers in RAM.
+    gpu_only = fw is not None and fw.gpu_only
     for row in est.rows:
         if row.unsupported:
             continue
@@ -136,7 +139,9 @@ def _options(est: Estimate, catalog: Catalog) -> list[_Option]:
             remedies = (row.remedy, *row.remedy.alternatives)
         for remedy in remedies:
             option = _option(row, remedy, catalog)
-            if option is not None and (remedy is None or _host_ok(remedy, est, catalog)):
+            if option is None or (gpu_only and option.place != "gpu"):
+                continue
+            if remedy is None or _host_ok(remedy, est, catalog):
                 out.append(option)
     return out
 

@@ -19,6 +19,7 @@ from core.catalog.model import Model
 from core.catalog.pricing_sections import Band
 from core.catalog.sections import sections
 from core.estimator import speed
+from core.estimator.frameworks.serving_setup import serving_quants
 from core.estimator.memory import (
     GIB,
     Usable,
@@ -61,6 +62,9 @@ class Setup:
     os_assumed: bool = True
     os_server: bool = False  # assumed: Linux because the box is a server (core/estimator/setup.py)
     os_only: bool = False  # the card runs this OS only (Apple, datacenter, Jetson): no OS switch
+    # Mixed cards (setup.build_mixed_setup): each card's (name, memory GiB) in the order llama.cpp
+    # numbers them; `gpu` is then the mix as one card of the mean memory and the layer split's speed.
+    mix: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +86,8 @@ class EstimateRequest:
     # frameworks.check_backend before it gets here). None: the one people run on this card
     # (speed.choose_backend). "cpu" is a CPU-only run: the same as offload "cpu".
     backend: str | None = None
+    users: int | None = None  # N users at once: a serving question (vLLM / SGLang, serving_setup.py)
+    ollama_tag: str | None = None  # the Ollama tag the user typed: its command runs that tag
 
 
 # A speed as (low, mid, high) tokens/s: the same type the speed model returns.
@@ -125,6 +131,15 @@ def default_quants(model: Model, framework: str, catalog: Catalog) -> tuple[str,
     ladder = sections(catalog).estimator.ladder
     if framework in ("vllm", "sglang"):
         names = list(ladder.serving)
+        native = catalog.quants.get(model.native_quant or "")
+        if native is not None and native.format != "serving":
+            native = catalog.quants.get(f"HF-{native.id}")  # gpt-oss's MXFP4 as its released repo
+        if native is not None and native.format == "serving" and native.id in names:
+            # A natively quantized release (DeepSeek / MiniMax FP8) is served as published: no
+            # upcast copy above it.
+            names = names[names.index(native.id) :]
+        elif native is not None and native.format == "serving":
+            names = [native.id]  # gpt-oss's MXFP4: its own format only
     elif framework == "ktransformers":
         names = list(ladder.serving if ladder.ktransformers is None else ladder.ktransformers)
     elif framework == "mlx":
@@ -196,6 +211,7 @@ def estimate(request: EstimateRequest, catalog: Catalog) -> Estimate:
         request, request.quants or default_quants(model, "llama.cpp", catalog), catalog
     )
     engine = _engine(framework, catalog)
+    request = _as_served(request, engine, catalog)
     if engine == "ktransformers" and model.is_moe and not request.offload:
         # KTransformers is expert offload by design: every routed expert on the CPU
         # (--kt-num-gpu-experts 0), attention and shared weights on the GPU.
@@ -272,7 +288,7 @@ def _fixed(
     if vllm:
         vllm_overhead = (const.vllm_activation_gib[0] + const.vllm_cuda_graph_gib) * GIB * count
         if count > 1:
-            vllm_overhead += const.vllm_nccl_per_gpu_gib * GIB * count
+            vllm_overhead += _nccl_per_gpu_gib(setup.gpu, catalog) * GIB * count
         usable_bytes = min(usable.total_gib, setup.memory_gib * count * const.vllm_utilization) * GIB
     else:
         usable_bytes = usable.total_gib * GIB
@@ -286,6 +302,20 @@ def _fixed(
         band=speed.band_for(setup.gpu, backend, cal, "decode", framework),
         prefill_band=speed.band_for(setup.gpu, backend, cal, "prefill", framework),
     )
+
+
+def _as_served(request: EstimateRequest, engine: str, catalog: Catalog) -> EstimateRequest:
+    """ "fp16" served by vLLM / SGLang is the released weights' repo, not a GGUF file."""
+    if engine not in ("vllm", "sglang") or not request.quants:
+        return request
+    return replace(request, quants=serving_quants(request.quants, catalog))
+
+
+def _nccl_per_gpu_gib(gpu: Gpu, catalog: Catalog) -> float:
+    """Tensor parallel's non-torch memory per card: NVLink boxes keep custom all-reduce buffers, PCIe
+    cards ([vllm] pcie_segments) only NCCL's."""
+    rules = sections(catalog).estimator.vllm
+    return rules.nccl_pcie_per_gpu_gib if gpu.segment in rules.pcie_segments else rules.nccl_per_gpu_gib
 
 
 def _row(pricing: Pricing, fixed: _Fixed, quant_id: str, weights: WeightBreakdown, ctx: int) -> Row:

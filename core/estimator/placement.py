@@ -52,6 +52,9 @@ def framework_query(
         cpu_only=cpu_only,
         cpu_threads=threads,
         numa=cpu_only and setup.host.sockets > 1,
+        ollama_tag=request.ollama_tag,
+        # Mixed cards: layers by each card's memory (a way out that changes the cards: even again).
+        tensor_split=tuple(memory for _, memory in setup.mix) if at.cards == len(setup.mix) else (),
     )
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Literal
 
 from core.catalog.loader import Catalog
 from core.estimator.frameworks import FrameworkOption, FrameworkQuery, evaluate, framework_options, recommend
+from core.estimator.frameworks.serving_setup import serving_pick
 from core.estimator.placement import framework_query
 from core.estimator.ways_out.kind import WayOutKind
 from core.estimator.ways_out.registry import facts
@@ -66,6 +67,9 @@ def pricing_framework(request: EstimateRequest, quants: tuple[str, ...], catalog
     if not quants:
         return "llama.cpp"
     ctx = (request.contexts or (4096,))[0]
+    served = serving_pick(request, ctx, catalog)
+    if served:
+        return served
     pick = recommend(framework_query(request, quants[0], ctx, "smooth", None, catalog), catalog=catalog)
     # recommend() only picks a framework that loads this quant's format, so the grid is priced for
     # the engine that runs it (MLX and vLLM price differently from llama.cpp).

@@ -146,6 +146,8 @@ def estimate_dict(est: Estimate, catalog: Catalog, lang: Lang = "en") -> dict[st
             "name": setup.gpu.name,
             "memory_gib": setup.memory_gib,
             "count": setup.count,
+            # Mixed cards only: each card and its memory, in llama.cpp's order (`gpu` is their average).
+            **({"mix": [{"name": name, "memory_gib": gib} for name, gib in setup.mix]} if setup.mix else {}),
         },
         "model": {
             "id": model.id,

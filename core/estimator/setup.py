@@ -183,6 +183,59 @@ def build_setup(
     )
 
 
+def build_mixed_setup(
+    cards: list[tuple[Gpu, float, int]],
+    catalog: Catalog,
+    os_name: str | None = None,
+    host_spec: HostSpec = NO_HOST_SPEC,
+    serving: bool = False,
+) -> Setup:
+    """Mixed cards, (card, memory GiB, count) each, priced card by card for a llama.cpp layer split:
+    the usable memory is the sum of each card's (one card of the mean memory per card gives the same
+    sum: what a card keeps back does not depend on its size), each card holds layers in proportion to
+    its memory and reads them at its own bandwidth, so a token takes sum(share / bandwidth): the slow
+    card's share dominates. Cards are in CUDA's default order, fastest (by bandwidth) first."""
+    flat = sorted(
+        ((gpu, float(memory or gpu.memory_gib)) for gpu, memory, count in cards for _ in range(count)),
+        key=lambda c: -c[0].bandwidth_gbs,
+    )
+    total = sum(memory for _, memory in flat)
+    base = flat[-1][0]  # the slowest card: its kernels and family price the mix
+    shares = [(gpu, memory / total) for gpu, memory in flat]
+    bandwidth = 1 / sum(share / gpu.bandwidth_gbs for gpu, share in shares)
+    fp16 = base.fp16_tflops
+    if all(g.fp16_tflops and g.fp16_fp32acc_half_rate == base.fp16_fp32acc_half_rate for g, _ in shares):
+        fp16 = 1 / sum(share / (g.fp16_tflops or 1.0) for g, share in shares)
+    capabilities = [g.compute_capability for g, _ in flat if g.compute_capability is not None]
+    mixed = dataclasses.replace(
+        base,
+        id="+".join(gpu.id for gpu, _ in flat),
+        name=_mix_name(flat),
+        aliases=(),
+        memory_gib=total / len(flat),
+        memory_options_gib=(),
+        bandwidth_gbs=round(bandwidth, 1),
+        fp16_tflops=fp16,
+        compute_capability=min(capabilities) if capabilities else base.compute_capability,
+    )
+    setup = build_setup(mixed, catalog, len(flat), total / len(flat), os_name, host_spec, serving)
+    return dataclasses.replace(setup, mix=tuple((gpu.name, memory) for gpu, memory in flat))
+
+
+def _mix_name(flat: list[tuple[Gpu, float]]) -> str:
+    """ "2× GeForce RTX 3090 + GeForce RTX 3060 12GB": each kind of card once, with its count."""
+    counts: dict[str, int] = {}
+    for gpu, memory in flat:
+        label = gpu.name if memory == gpu.memory_gib else f"{gpu.name} {memory:g}GB"
+        counts[label] = counts.get(label, 0) + 1
+    return " + ".join(f"{n}× {label}" if n > 1 else label for label, n in counts.items())
+
+
+def mixable(gpus: list[Gpu]) -> bool:
+    """Cards a layer split prices card by card: two or more discrete cards of one vendor."""
+    return len(gpus) > 1 and len({g.vendor for g in gpus}) == 1 and not any(g.unified_memory for g in gpus)
+
+
 def _is_server(gpu: Gpu, catalog: Catalog, count: int, host: Host, spec: HostSpec, serving: bool) -> bool:
     """Whether the box is a server (hosts.toml [os]): a server CPU named, RAM past `server_ram_gib`
     (or more than a desktop takes), `server_cards` cards or more, or a serving question. An Apple

@@ -14,11 +14,14 @@ from functools import cache
 from typing import Literal
 
 from core.catalog.framework import SpecSupport
+from core.catalog.kv_cache import FULL_PRECISION_KV
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.catalog.quant import Quant
 from core.catalog.sections import sections
+from core.estimator.choice import Choice
 from core.estimator.frameworks import render_command
+from core.estimator.memory import kv_cache_bytes
 from core.i18n import Note
 
 SpecKind = Literal["draft", "mtp", "ngram", "eagle", "none"]
@@ -55,6 +58,44 @@ def _draft_bpw(framework_id: str, quant: Quant | None, catalog: Catalog) -> floa
 
 def weights_gib(params_b: float, bpw: float) -> float:
     return params_b * 1e9 * bpw / 8 / _GIB
+
+
+def room_beside(choice: Choice) -> float:
+    """GiB the recommended row leaves free on the card(s) for a draft: usable less what the row takes
+    as the command runs it (its on-GPU way out, a quantized KV cache, included); 0 when any of the
+    target is in system RAM (an offloaded target has no room to give, and a draft there is slower)."""
+    row = choice.row
+    if choice.place != "gpu" or choice.decode_mid is None:
+        return 0.0
+    total = row.total_gib
+    if row.status == "no_fit":
+        if row.remedy is None or row.remedy.total_gib is None:
+            return 0.0
+        total = row.remedy.total_gib
+    return max(row.usable_gib - total, 0.0)
+
+
+def draft_fits(
+    draft: Model,
+    weights: float,
+    room_gib: float,
+    ctx: int,
+    catalog: Catalog,
+    kv_type: str = FULL_PRECISION_KV,
+) -> bool:
+    """The draft's weights (`weights` GiB) and its own KV cache at the target's context fit in
+    `room_gib` (the draft runs at the same context as the target, with its own cache)."""
+    kv = kv_cache_bytes(draft, ctx, kv_type, catalog) / _GIB
+    return weights + kv <= room_gib
+
+
+def option_fits(option: SpecOption, room_gib: float, ctx: int, catalog: Catalog) -> bool:
+    """A route fits beside the target: a draft with its KV cache, MTP layers by their weights; n-gram
+    and EAGLE heads (small) always."""
+    if option.kind == "draft" and option.draft_model in catalog.models:
+        draft = catalog.models[option.draft_model or ""]
+        return draft_fits(draft, option.extra_memory_gib, room_gib, ctx, catalog)
+    return option.extra_memory_gib <= room_gib
 
 
 def draft_candidates(model: Model, catalog: Catalog) -> tuple[tuple[Model, bool], ...]:

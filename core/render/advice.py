@@ -12,7 +12,7 @@ from core.catalog.sections import sections
 from core.estimator import speed
 from core.estimator.estimate import Estimate, Row, in_ram
 from core.estimator.plan import Plan
-from core.estimator.speculative import SpecOption, speculative_options
+from core.estimator.speculative import SpecOption, option_fits, speculative_options
 from core.estimator.ways_out.remedy import Remedy
 from core.i18n import Lang, Note, translate
 from core.render.fmt import ctx_label, num
@@ -102,11 +102,12 @@ def ways_out(rows_by_quant: dict[str, list[Row]], order: list[str], lang: Lang, 
 
 
 def spec_line(
-    est: Estimate, framework: str, catalog: Catalog, lang: Lang, room_gib: float | None = None
+    est: Estimate, framework: str, catalog: Catalog, lang: Lang, room_gib: float | None = None, ctx: int = 0
 ) -> str:
     """One line about the best speculative-decoding route, or "" when there is none. `room_gib`: the
-    memory the command's row leaves free; a draft that needs more is not offered (70B Q4 on 2x 3090
-    leaves ~4 GiB: no room for an 8B draft), the next route is (n-gram needs none)."""
+    memory the command's row leaves free (`speculative.room_beside`; 0 when the target is offloaded);
+    a draft whose weights and KV cache at `ctx` need more is not offered (70B Q4 on 2x 3090 leaves
+    ~4 GiB: no room for an 8B draft), the next route is (n-gram needs none)."""
     if framework not in catalog.frameworks:
         return ""
     try:
@@ -114,7 +115,8 @@ def spec_line(
     except Exception:  # noqa: BLE001 - an advisory line must never sink the answer
         return ""
     best: SpecOption | None = next(
-        (o for o in options if o.flags and (room_gib is None or o.extra_memory_gib <= room_gib)), None
+        (o for o in options if o.flags and (room_gib is None or option_fits(o, room_gib, ctx, catalog))),
+        None,
     )
     if best is None:
         return ""

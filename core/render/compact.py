@@ -13,6 +13,7 @@ from core.catalog.loader import Catalog
 from core.estimator.choice import Choice, choose
 from core.estimator.estimate import Estimate, Row, in_ram
 from core.estimator.plan import plan_for
+from core.estimator.speculative import room_beside
 from core.estimator.ways_out.kind import WayOutKind
 from core.i18n import Lang, translate
 from core.render.advice import Advice, advise, method_line, note_texts, spec_line, ways_out
@@ -171,7 +172,7 @@ def setup_title(est: Estimate) -> str:
     name = setup.gpu.name
     if setup.memory_gib != setup.gpu.memory_gib:
         name += f" {setup.memory_gib:g}GB"
-    if setup.count > 1:
+    if setup.count > 1 and not setup.mix:  # a mix's name lists its cards
         name = f"{setup.count}× {name}"
     return name
 
@@ -285,17 +286,17 @@ def _said_plainly(choice: Choice, lang: Lang) -> list[Part]:
 
 
 def _advice(
-    est: Estimate, advice: Advice, catalog: Catalog, lang: Lang, level: _Level, row: Row | None = None
+    est: Estimate, advice: Advice, catalog: Catalog, lang: Lang, level: _Level, choice: Choice | None = None
 ) -> list[Part]:
-    """The framework line, its launch command and (at the richest level) the speculative line."""
+    """The framework line, its launch command and (at the richest level) the speculative line: a
+    draft only when its weights and KV cache fit in what the chosen row leaves free."""
     parts: list[Part] = [Para(advice.line)]
     if advice.command:
         parts.append(Cmd(advice.command))
     if level.extras and advice.framework:
-        room = (
-            max(row.usable_gib - row.total_gib, 0.0) if row is not None and row.status != "no_fit" else None
-        )
-        spec = spec_line(est, advice.framework, catalog, lang, room)
+        room = room_beside(choice) if choice is not None else None
+        ctx = choice.context if choice is not None else 0
+        spec = spec_line(est, advice.framework, catalog, lang, room, ctx)
         if spec:
             parts.append(Para(spec))
     return parts
@@ -332,7 +333,7 @@ def compact_doc(
     if query.intent == "cards_needed":
         parts.append(Para(_cards_needed(row, est.request.setup.count, lang)))
     parts += _said_plainly(choice, lang)
-    parts += _advice(est, advice, catalog, lang, level, row)
+    parts += _advice(est, advice, catalog, lang, level, choice)
     if level.method:
         parts.append(Para(method_line(est, catalog, lang)))
     if anchors is None:

@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 from core.catalog.gpu import Gpu
+from core.catalog.kv_cache import FULL_PRECISION_KV, KvCacheType
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.estimator.estimate import EstimateRequest, Row, Setup, estimate
@@ -84,6 +85,7 @@ class RowAsk:
     depth: int | None = None
     framework: str | None = None
     backend: str | None = None
+    kv_type: KvCacheType = FULL_PRECISION_KV
 
 
 PLAIN_ROW = RowAsk()
@@ -106,6 +108,7 @@ def one_row(
         prompt=ask.prompt,
         framework=ask.framework,
         backend=ask.backend,
+        kv_type=ask.kv_type,
     )
     return estimate(request, catalog).rows[0]
 

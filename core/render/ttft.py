@@ -49,20 +49,11 @@ def context_for(prompt: int, asked: tuple[int, ...]) -> int:
 
 
 def ttft_rows(
-    catalog: Catalog,
-    setup: Setup,
-    model_id: str,
-    quants: tuple[str, ...],
-    prompt: int,
-    ctx: int,
-    framework: str | None = None,
-    backend: str | None = None,
+    catalog: Catalog, setup: Setup, model_id: str, quants: tuple[str, ...], ctx: int, ask: RowAsk
 ) -> tuple[TtftRow, ...]:
-    """One row per quant; `backend`: the one the question named (already checked against the card)."""
-    return tuple(
-        TtftRow(q, one_row(catalog, setup, model_id, q, ctx, RowAsk(prompt, 0, framework, backend)))
-        for q in quants
-    )
+    """One row per quant, each priced as `ask` says (the prompt at depth 0, the framework, the
+    backend the question named, already checked against the card, and the KV cache type)."""
+    return tuple(TtftRow(q, one_row(catalog, setup, model_id, q, ctx, ask)) for q in quants)
 
 
 def reference_rows(
@@ -112,6 +103,95 @@ def ttft_doc(
         Pre(_table(rows, "card" if reference else "quant")),
         Para(translate("intent.ttft.method", lang)),
     ]
+    return tuple(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Serving:
+    """N users on one named setup, as the concurrency answer headlines them: the row they are priced
+    on (the first quant that runs, with a quantized KV cache when only that fits), its framework's
+    name as the reply says it, and the batched model's figures."""
+
+    row: Row
+    users: int
+    ctx: int
+    prompt: int
+    framework: str
+    speed: ConcurrentSpeed
+    kv_quantized: bool = False
+
+
+def serving_headline(s: Serving, title_setup: str, model_name: str, lang: Lang) -> Para:
+    """The first line: N users' aggregate and per-user tok/s (what a concurrency question asks)."""
+    got = s.speed
+    return Para(
+        translate(
+            "intent.concurrency.headline",
+            lang,
+            setup=title_setup,
+            model=model_name,
+            users=s.users,
+            quant=s.row.quant,
+            framework=s.framework,
+            agg=got.aggregate_tps,
+            each=got.per_user_tps,
+            agg_low=got.aggregate_low,
+            agg_high=got.aggregate_high,
+            each_low=got.per_user_low,
+            each_high=got.per_user_high,
+        )
+    )
+
+
+def serving_ttft(s: Serving, lang: Lang) -> Para:
+    """The second line: one prompt's time to first token, and when all N arrive together (prefill is
+    compute-bound: a burst of N prompts takes about N times one)."""
+    row = s.row
+    ttft = row.ttft_s or 0.0
+    pp = row.prefill_tps.mid if row.prefill_tps else 0.0
+    return Para(
+        translate(
+            "intent.concurrency.ttft",
+            lang,
+            prompt=ctx_label(s.prompt),
+            ttft=_seconds(ttft),
+            burst=_seconds(ttft * s.users),
+            users=s.users,
+            pp=num(pp),
+        )
+    )
+
+
+def serving_kv(s: Serving, lang: Lang) -> tuple[Para, ...]:
+    """N users' KV caches against usable memory; when they don't all fit, how many do at the context
+    and what context each of the N gets (a paged cache serves fewer at once, the rest wait)."""
+    row, users = s.row, s.users
+    kv = row.kv_gib * users
+    total = row.total_gib + row.kv_gib * (users - 1)
+    fits = total <= row.usable_gib
+    verdict = translate("intent.verdict.fits" if fits else "intent.verdict.no_fit", lang)
+    parts = [
+        Para(
+            translate(
+                "intent.concurrency.kv",
+                lang,
+                users=users,
+                ctx=ctx_label(s.ctx),
+                kv=kv,
+                total=total,
+                usable=row.usable_gib,
+                verdict=verdict,
+            )
+        )
+    ]
+    free = row.usable_gib - (row.total_gib - row.kv_gib)
+    if not fits and row.kv_gib > 0 and free > 0:
+        each = int(free / users / row.kv_gib * s.ctx) // 1024 * 1024
+        room = {"fit": int(free // row.kv_gib), "ctx": ctx_label(s.ctx), "users": users}
+        key = "intent.concurrency.kv_room" if each >= 1024 else "intent.concurrency.kv_room_only"
+        parts.append(Para(translate(key, lang, each=ctx_label(max(each, 1024)), **room)))
+    if s.kv_quantized:
+        parts.append(Para(translate("intent.concurrency.kv_quant", lang)))
     return tuple(parts)
 
 

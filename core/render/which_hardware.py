@@ -12,6 +12,7 @@ from typing import Any
 
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
+from core.catalog.sections import sections
 from core.estimator.estimate import Row
 from core.estimator.ways_out.registry import facts
 from core.i18n import Lang, translate
@@ -75,11 +76,14 @@ def _with_cards(
     """The fewest cards (lo..hi) that hold the model, and that row. One card's "doesn't fit" row
     says how much is needed, so the count starts there instead of at lo."""
     gpu = catalog.gpus[gpu_id]
+    rules = sections(catalog).deploy.deploy
 
     def row_on(count: int) -> Row:
         setup = setup_for(catalog, gpu_id, count, None, "linux", None)
         return one_row(catalog, setup, model_id, quant, ctx, RowAsk(framework=framework))
 
+    if not gpu.unified_memory:
+        lo = rules.deployable(max(lo, _node_floor(catalog, gpu_id, model_id))) or lo
     first = row_on(lo)
     if runs(first):
         return lo, first
@@ -87,13 +91,24 @@ def _with_cards(
         return None
     per_card = max(first.usable_gib / lo, 0.1)
     start = max(lo + 1, math.ceil(first.total_gib / per_card))
-    for count in range(start, min(hi, MAX_CARDS) + 1):
+    # Only counts people deploy: 1/2/4/8 per node (tensor parallel), then whole nodes.
+    tried = [c for c in sorted(rules.counts) if start <= c <= min(hi, MAX_CARDS)]
+    if not tried and start <= min(hi, MAX_CARDS):
+        tried = [start]  # a list of counts that stops short of the kind's maximum
+    for count in tried[:3]:
         row = row_on(count)
         if runs(row):
             return count, row
-        if count > start + 2:
-            break
     return None
+
+
+def _node_floor(catalog: Catalog, gpu_id: str, model_id: str) -> int:
+    """A model served on a whole node (catalogs/deploy.toml whole_node: 405B, DeepSeek V3 / R1,
+    Kimi K2) gets at least a node of datacenter cards: the rest of the node is its users' KV cache."""
+    rules = sections(catalog).deploy.deploy
+    if catalog.gpus[gpu_id].segment == "datacenter" and model_id in rules.whole_node:
+        return rules.node_cards
+    return 1
 
 
 def _unified(
@@ -284,25 +299,42 @@ def cards_doc(
         Para(translate("intent.cards.legend", lang, max=MAX_CARDS)),
         Pre(table(header, rows)),
     ]
-    best = next((c for c in counts if c.cards), None)
-    if best is not None and best.decode_tps is not None:
-        parts.append(
-            Para(
-                translate(
-                    "intent.cards.answer",
-                    lang,
-                    cards=best.cards,
-                    gpu=card_label(gpu),
-                    quant=best.quant,
-                    tps=num(best.decode_tps),
-                )
-            )
-        )
+    parts += _answer_lines(counts, gpu_id, catalog, lang)
     if have > 1:  # "h100x8 ... how many cards": say what the cards they have already hold
         held = [c.quant for c in counts if c.cards is not None and c.cards <= have]
         quants = ", ".join(held) if held else translate("intent.cards.yours_none", lang)
         parts.append(Para(translate("intent.cards.yours", lang, count=have, quants=quants)))
     return tuple(parts)
+
+
+def _answer_lines(counts: tuple[CardCount, ...], gpu_id: str, catalog: Catalog, lang: Lang) -> list[Para]:
+    """The answer: the best quant that one node holds (the first that needs no second node), said as
+    "one node of 8 ×" when it takes the node; a better quant that needs whole nodes after it."""
+    node = sections(catalog).deploy.deploy.node_cards
+    counted = [c for c in counts if c.cards and c.decode_tps is not None]
+    best = next((c for c in counted if (c.cards or 0) <= node), counted[0] if counted else None)
+    if best is None or best.cards is None:
+        return []
+    gpu = card_label(catalog.gpus[gpu_id])
+    figures = {"cards": best.cards, "gpu": gpu, "quant": best.quant, "tps": num(best.decode_tps or 0.0)}
+    segment = catalog.gpus[gpu_id].segment
+    key = "intent.cards.answer"
+    if best.cards == node and segment == "datacenter":
+        key = "intent.cards.answer_node"
+    elif best.cards > node:
+        key = "intent.cards.answer_nodes"
+    out = [Para(translate(key, lang, nodes=-(-best.cards // node), node=node, **figures))]
+    for c in counted:
+        if c is not best and (c.cards or 0) > node and counts.index(c) < counts.index(best):
+            nodes = -(-(c.cards or 0) // node)
+            out.append(
+                Para(
+                    translate(
+                        "intent.cards.more_nodes", lang, quant=c.quant, cards=c.cards, nodes=nodes, node=node
+                    )
+                )
+            )
+    return out
 
 
 def needs_json(result: Needs) -> list[dict[str, Any]]:

@@ -109,6 +109,8 @@ class AskQuery:
     backend: str | None = None
     # compare: the second backend of "ROCm vs Vulkan on 7900 XTX" (checked against the card like `backend`).
     other_backend: str | None = None
+    # The Ollama tag the question typed ("ollama run qwen3:32b"): the command runs that tag.
+    ollama_tag: str | None = None
 
     @property
     def gpu_id(self) -> str | None:
@@ -144,6 +146,7 @@ class AskQuery:
             **self._intent_json(),
             "cpu": hw.cpu,
             "cpu_sockets": hw.cpu_sockets,
+            "ollama_tag": self.ollama_tag,
         }
 
     def _intent_json(self) -> dict[str, Any]:

@@ -40,6 +40,10 @@ class FrameworkQuery:
     cpu_only: bool = False
     cpu_threads: int = 0
     numa: bool = False
+    # The Ollama tag the user typed ("qwen3:32b"): Ollama runs it when it downloads this quant.
+    ollama_tag: str | None = None
+    # Mixed cards: each card's memory (GiB) in the order llama.cpp numbers them, its -ts ratios.
+    tensor_split: tuple[float, ...] = ()
 
     @property
     def fully_on_gpu(self) -> bool:

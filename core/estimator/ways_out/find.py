@@ -30,8 +30,10 @@ def find_remedy(
     row = no_fit_row(pricing, quant_id, weights, ctx, depth)
     request, catalog = pricing.request, pricing.catalog
     host = None
-    if not request.setup.gpu.unified_memory:
-        # Unified memory has no system RAM apart from the GPU's to offload to.
+    fw = catalog.frameworks.get(pricing.runtime.framework)
+    # Unified memory has no system RAM apart from the GPU's to offload to; vLLM / SGLang (gpu_only)
+    # hold the whole model on the cards, so no way out of theirs leaves layers or experts in RAM.
+    if not request.setup.gpu.unified_memory and not (fw is not None and fw.gpu_only):
         if plan is None:
             plan = layer_plan(request, pricing.usable, weights, ctx, catalog)
         host = HostSide(host_room(request, catalog), plan)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from core.catalog.loader import Catalog
+from core.estimator.frameworks.serving_setup import is_serving_setup, serving_rules
 from core.estimator.memory import GIB, constants, discrete_per_card_gib
 from core.estimator.memory_fit import decode_range, fits
 from core.estimator.ways_out.base import Facts, Placed, WayOut, swapped
@@ -46,7 +47,11 @@ def _cards_that_fit(setup: Setup, fixed: float, buffer: float, catalog: Catalog)
     """The fewest discrete cards above the setup's count (up to MAX_CARDS) that fit `fixed` bytes
     (weights + KV) plus one compute buffer per card; 0 when even MAX_CARDS don't."""
     const = constants(catalog)
+    served = is_serving_setup(setup.gpu, setup.count, None, catalog)
+    tp_sizes = serving_rules(catalog).tp_sizes
     for cards in range(setup.count + 1, MAX_CARDS + 1):
+        if served and cards not in tp_sizes and cards % max(tp_sizes):
+            continue  # vLLM / SGLang split over 1/2/4/8 cards a node (6 H100 are bought as 8)
         per_card = discrete_per_card_gib(setup.memory_gib, cards, setup.os, const)
         if fits(fixed + buffer * cards, per_card * cards * GIB, const.smooth_fraction):
             return cards

@@ -128,3 +128,20 @@ def test_a_made_up_card_of_another_vendor_is_refused_too() -> None:
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 1 and "GTX 2090" in json.loads(done.stderr)["error"]
+
+
+def test_mixed_cards_are_named_each_in_the_text_and_listed_in_the_json(capsys):
+    """'3090+3060' is two cards of their own memory (not 2× their average), and a card whose own
+    name has a '+' ('Ryzen AI Max+ 395') is one card, not a mix."""
+    assert main(["estimate", "--gpu", "3090+3060", "--model", "qwen2.5 32b", "--quant", "Q4_K_M"]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert head.startswith("GeForce RTX 3090 + GeForce RTX 3060 12GB (36 GiB) · ")
+    assert main(["estimate", "--gpu", "3090+3060", "--model", "qwen2.5 32b", "--json"]) == 0
+    mix = json.loads(capsys.readouterr().out)["gpu"]["mix"]
+    assert [(c["name"], c["memory_gib"]) for c in mix] == [
+        ("GeForce RTX 3090", 24.0),
+        ("GeForce RTX 3060 12GB", 12.0),
+    ]
+    assert main(["estimate", "--gpu", "Ryzen AI Max+ 395", "--model", "qwen3 30b a3b", "--json"]) == 0
+    one = json.loads(capsys.readouterr().out)["gpu"]
+    assert one["id"] == "ryzen-ai-max-395" and "mix" not in one

@@ -209,12 +209,14 @@ def test_host_ram_reaches_the_estimate() -> None:
     assert estimate_for(query, CATALOG).request.setup.host.ram_gib == 64.0
 
 
-def test_mixed_cards_are_priced_as_the_smaller_and_said() -> None:
+def test_mixed_cards_are_priced_card_by_card_and_said() -> None:
+    # issue 20: each card's own memory and speed (was: two of the smaller card)
     reply = answer("3090+3060 qwen3 32b", CATALOG)
     assert reply.query is not None
     assert [c.gpu_id for c in reply.query.hardware.cards] == ["rtx-3090", "rtx-3060-12g"]
     setup = estimate_for(reply.query, CATALOG).request.setup
-    assert setup.gpu.id == "rtx-3060-12g" and setup.count == 2
+    assert setup.gpu.id == "rtx-3090+rtx-3060-12g" and setup.count == 2
+    assert setup.mix == (("GeForce RTX 3090", 24.0), ("GeForce RTX 3060 12GB", 12.0))
     assert reply.text.startswith("Mixed cards")
 
 

@@ -32,7 +32,7 @@ def app_values(q: FrameworkQuery) -> dict[str, str]:
     # MLX community repos are named by bits: the quant's first number, else its rounded bpw.
     bits = _first_int(quant.id) or max(round(quant.bpw), 1)
     return {
-        "lms_model": model.gguf_repo or model.name,
+        "lms_model": model.gguf_repo or base_repo_name(model),
         "lms_gpu": lms_gpu,
         "mlx_repo": published_repo(model, quant.id) or f"mlx-community/{base_repo_name(model)}-{bits}bit",
         "exl_model": f"{base_repo_name(model)}-{quant.id.lower()}",

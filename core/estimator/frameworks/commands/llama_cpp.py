@@ -47,8 +47,15 @@ def llama_cpp_values(
         "fa_flags": " -fa on" if backend not in (None, "cpu") or (backend == "cpu" and kv_quantized) else "",
         "kv_flags": f" --cache-type-k {q.kv_cache} --cache-type-v {q.kv_cache}" if kv_quantized else "",
         "moe_flags": _moe_flags(q, "--cpu-moe"),
-        "split_flags": f" -sm layer -ts {','.join('1' * count)}" if count > 1 else "",
+        "split_flags": f" -sm layer -ts {_split(q)}" if count > 1 else "",
     }
+
+
+def _split(q: FrameworkQuery) -> str:
+    """-ts ratios: each card's memory for mixed cards (llama.cpp's order), else an even split."""
+    if len(q.tensor_split) == q.gpu_count:
+        return ",".join(f"{memory:g}" for memory in q.tensor_split)
+    return ",".join("1" * q.gpu_count)
 
 
 def ik_values(q: FrameworkQuery) -> dict[str, str]:

@@ -4,7 +4,8 @@ environment that sets its context and KV cache."""
 from __future__ import annotations
 
 from core.catalog.kv_cache import FULL_PRECISION_KV
-from core.estimator.frameworks.commands.sources import published_gguf
+from core.community.pasted import ollama_tag
+from core.estimator.frameworks.commands.sources import base_repo_name, published_gguf, shell_word
 from core.estimator.frameworks.quant_match import quant_in
 from core.estimator.frameworks.query import FrameworkQuery
 
@@ -21,6 +22,8 @@ def ollama_values(q: FrameworkQuery) -> dict[str, str]:
 
 def _ollama_model(q: FrameworkQuery) -> str:
     model, quant = q.model, q.quant
+    if q.ollama_tag and quant_in(quant, (typed_tag_quant(q.ollama_tag),)):
+        return shell_word(q.ollama_tag)  # the user's own tag, when it downloads the quant priced
     published = published_gguf(model, quant)
     if model.ollama_tag and quant_in(quant, (OLLAMA_DEFAULT_QUANT,)):
         return model.ollama_tag
@@ -28,4 +31,9 @@ def _ollama_model(q: FrameworkQuery) -> str:
         return f"hf.co/{published.repo}:{quant.id}"
     if model.gguf_repo:
         return f"hf.co/{model.gguf_repo}:{quant.id}"
-    return model.ollama_tag or model.name
+    return model.ollama_tag or base_repo_name(model)
+
+
+def typed_tag_quant(tag: str) -> str:
+    """The quant an Ollama tag downloads: the one it names ("qwen3:14b-q8_0"), else Q4_K_M."""
+    return ollama_tag(tag)[1] or OLLAMA_DEFAULT_QUANT

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from core.catalog.framework import Framework
 from core.catalog.kv_cache import FULL_PRECISION_KV
+from core.catalog.loader import default_catalog
 from core.catalog.published_files import published_repo
 from core.catalog.quant import Quant
 from core.estimator.frameworks.commands.sources import gguf_file, published_checkpoint
 from core.estimator.frameworks.quant_match import quant_in
 from core.estimator.frameworks.query import FrameworkQuery
+from core.estimator.frameworks.serving_setup import parallel_sizes, siblings
 from core.i18n import Note
 
 # Quants that are the released weights (served from the model's own repo, no quant flag); ids of
@@ -26,17 +28,26 @@ _ONLINE_QUANT_FLAGS = {
 
 def serving_values(fw: Framework, q: FrameworkQuery, notes: list[Note]) -> dict[str, str]:
     """vLLM / SGLang: what to serve, tensor parallel, dtype, online quantization, KV dtype."""
-    listed = published_repo(q.model, q.quant.id)  # an FP8 / AWQ repo the Hub listing found
-    online = _online_quant(q.quant, listed)
+    # an FP8 / AWQ repo the Hub listing found, else one catalogs/estimator.toml [checkpoints] lists
+    listed = published_repo(q.model, q.quant.id) or _listed(q) or None
+    online = None if q.model.native_quant == q.quant.id else _online_quant(q.quant, listed)
     cc = q.gpu.compute_capability
     return {
         "serve_model": _serve_model(fw, q, listed, online, notes),
         "gpu_util": f"{fw.gpu_memory_utilization:g}" if fw.gpu_memory_utilization else "",
-        "tp_flags": _tp_flags(fw, q.gpu_count),
+        "tp_flags": _tp_flags(fw, q),
         "dtype_flags": " --dtype half" if q.gpu.vendor == "NVIDIA" and cc is not None and cc < 8.0 else "",
         "quant_flags": f" --quantization {online}" if online else "",
         "kv_dtype_flags": _kv_dtype_flags(fw, q),
     }
+
+
+def _listed(q: FrameworkQuery) -> str:
+    """The [checkpoints] entry of the model's repo in this quant (a published FP8 / AWQ copy), ""
+    for none or for the release's own quant."""
+    if q.quant.format != "serving" or q.model.native_quant == q.quant.id:
+        return ""
+    return published_checkpoint(q.model.hf_repo or q.model.name, q.quant.id)
 
 
 def _online_quant(quant: Quant, listed: str | None) -> str | None:
@@ -57,6 +68,8 @@ def _serve_model(
         return f"./{gguf_file(model, quant)} --tokenizer {repo}"
     if listed:
         return listed
+    if model.native_quant == quant.id:
+        return repo  # the release itself is in this quant (DeepSeek / MiniMax FP8)
     if quant.id.upper() in _UNQUANTIZED or quant_in(quant, _UNQUANTIZED) or online:
         return repo
     return _checkpoint(fw, quant, repo, notes)
@@ -65,6 +78,12 @@ def _serve_model(
 def _checkpoint(fw: Framework, quant: Quant, repo: str, notes: list[Note]) -> str:
     """The published checkpoint of `repo` in this quant."""
     published = published_checkpoint(repo, quant.id)
+    for other in () if published else siblings(quant.id, default_catalog()):
+        # None listed in this quant: the listed one of the same size (AWQ <-> GPTQ-Int4), said so.
+        published = published_checkpoint(repo, other)
+        if published:
+            notes.append(Note("fw.vllm.sibling_checkpoint", {"quant": quant.id, "served": published}))
+            break
     if fw.engine not in ("vllm", "sglang"):
         return published or f"<{quant.id} checkpoint of {repo}>"
     # No placeholder in a command people paste: a listed repo, or no command and a note saying none
@@ -74,11 +93,19 @@ def _checkpoint(fw: Framework, quant: Quant, repo: str, notes: list[Note]) -> st
     return published
 
 
-def _tp_flags(fw: Framework, count: int) -> str:
-    """Tensor parallel over every card, in the engine's own spelling."""
-    if count <= 1 or not fw.tensor_parallel:
+def _tp_flags(fw: Framework, q: FrameworkQuery) -> str:
+    """Tensor parallel at a size the engine accepts (it divides the attention heads; 1/2/4/8), the
+    other cards pipeline stages, each in the engine's own spelling."""
+    if q.gpu_count <= 1 or not fw.tensor_parallel:
         return ""
-    return f" --tp {count}" if fw.engine == "sglang" else f" --tensor-parallel-size {count}"
+    if fw.engine not in ("vllm", "sglang"):
+        return f" --tensor-parallel-size {q.gpu_count}"
+    tp, pp = parallel_sizes(q.model, q.gpu_count, default_catalog())
+    sglang = fw.engine == "sglang"
+    out = "" if tp <= 1 else (f" --tp {tp}" if sglang else f" --tensor-parallel-size {tp}")
+    if pp > 1:
+        out += f" --pp-size {pp}" if sglang else f" --pipeline-parallel-size {pp}"
+    return out
 
 
 def _kv_dtype_flags(fw: Framework, q: FrameworkQuery) -> str:

@@ -3,6 +3,8 @@ published quantized checkpoint of a base repo, the base repo's short name."""
 
 from __future__ import annotations
 
+import re
+import shlex
 from functools import cache
 
 from core.catalog.loader import default_catalog
@@ -26,9 +28,19 @@ def gguf_file(model: Model, quant: Quant) -> str:
     catalog's stem (or the model name) and the quant id."""
     published = published_gguf(model, quant)
     if published is not None and len(published.files) == 1:
-        return published.files[0].rsplit("/", 1)[-1]  # the file's real name, not a guess
-    stem = model.gguf_file_stem or model.name
-    return f"{stem}-{quant.id}.gguf"
+        return shell_word(published.files[0].rsplit("/", 1)[-1])  # the file's real name, not a guess
+    # Never the display name: a label ("... (text decoder)") is no file name, the repo name is.
+    stem = model.gguf_file_stem or base_repo_name(model)
+    return shell_word(f"{stem}-{quant.id}.gguf")
+
+
+# What a command may carry unquoted: letters, digits and . _ - / : + = , @ (repo ids, tags, files).
+_SHELL_SAFE = re.compile(r"^[\w.\-/:+=,@]+$")
+
+
+def shell_word(text: str) -> str:
+    """`text` as one shell word: unchanged when it holds only safe characters, else quoted."""
+    return text if _SHELL_SAFE.match(text) else shlex.quote(text)
 
 
 @cache
@@ -44,5 +56,9 @@ def published_checkpoint(repo: str, quant_id: str) -> str:
 
 
 def base_repo_name(model: Model) -> str:
-    """The model's repo name without its owner (the name people give local folders and quants)."""
-    return model.hf_repo.rsplit("/", 1)[-1] if model.hf_repo else model.name
+    """The model's repo name without its owner (the name people give local folders and quants); a
+    model with no repo: its name with what no repo name holds (spaces, brackets) dropped."""
+    if model.hf_repo:
+        return model.hf_repo.rsplit("/", 1)[-1]
+    label = re.sub(r"\s*[(\[].*?[)\]]", "", model.name).strip()
+    return re.sub(r"[^\w.\-]+", "-", label).strip("-") or model.id

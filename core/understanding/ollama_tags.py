@@ -1,0 +1,38 @@
+"""An Ollama tag the user typed ("ollama run qwen3:32b", "用 ollama 跑 qwen2.5:14b"): the tag itself,
+kept for the reply's command, and the quant it downloads (a bare library tag: Q4_K_M; a tag naming its
+quant, "qwen3:14b-q8_0": that one)."""
+
+from __future__ import annotations
+
+import re
+
+from core.catalog.loader import Catalog
+from core.community.pasted import ollama_tag
+from core.understanding.resolve import resolve_model
+
+OLLAMA_DEFAULT_QUANT = "Q4_K_M"  # what a bare library tag downloads
+
+# name:variant, the name starting with a letter, the variant holding a digit ("32b", "14b-q8_0").
+# ASCII bounds: a Chinese character is a word character, and "跑qwen2.5:14b" has no space.
+_TAG = re.compile(
+    r"(?<![A-Za-z0-9_./:-])([a-z][a-z0-9._-]*(?:/[a-z0-9._-]+)?:[a-z0-9][a-z0-9._-]*)(?![A-Za-z0-9_/:])", re.I
+)
+
+
+def typed_ollama_tag(raw: str, model_id: str | None, catalog: Catalog) -> tuple[str, str] | None:
+    """(tag, quant id) of the first Ollama tag in `raw` that names the model read (`model_id`), None
+    when the question types none: then the reply may pick one."""
+    if model_id is None:
+        return None
+    for m in _TAG.finditer(raw):
+        tag = m.group(1).rstrip(".,-")
+        if not re.search(r"\d", tag.partition(":")[2]):
+            continue
+        name, quant = ollama_tag(tag)
+        if model_id not in (resolve_model(tag, catalog).best_id, resolve_model(name, catalog).best_id):
+            continue
+        quant_id = quant or OLLAMA_DEFAULT_QUANT
+        if quant_id not in catalog.quants:
+            continue
+        return tag.lower(), quant_id
+    return None
