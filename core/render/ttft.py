@@ -20,6 +20,18 @@ from core.render.fmt import NO_FIT, ctx_label, num, table
 from core.render.intent_rows import RowAsk, one_row, runs, short_card_label
 
 
+def _throughput(got: ConcurrentSpeed) -> dict[str, float]:
+    """The aggregate and per-user figures and their bands, as the concurrency messages name them."""
+    return {
+        "agg": got.aggregate_tps,
+        "each": got.per_user_tps,
+        "agg_low": got.aggregate_low,
+        "agg_high": got.aggregate_high,
+        "each_low": got.per_user_low,
+        "each_high": got.per_user_high,
+    }
+
+
 @dataclass(frozen=True, slots=True)
 class TtftRow:
     label: str  # quant (one setup) or card (the reference table)
@@ -133,12 +145,7 @@ def serving_headline(s: Serving, title_setup: str, model_name: str, lang: Lang) 
             users=s.users,
             quant=s.row.quant,
             framework=s.framework,
-            agg=got.aggregate_tps,
-            each=got.per_user_tps,
-            agg_low=got.aggregate_low,
-            agg_high=got.aggregate_high,
-            each_low=got.per_user_low,
-            each_high=got.per_user_high,
+            **_throughput(got),
         )
     )
 
@@ -216,12 +223,7 @@ def concurrency_lines(
                     lang,
                     users=users,
                     quant=row.quant,
-                    agg=got.aggregate_tps,
-                    each=got.per_user_tps,
-                    agg_low=got.aggregate_low,
-                    agg_high=got.aggregate_high,
-                    each_low=got.per_user_low,
-                    each_high=got.per_user_high,
+                    **_throughput(got),
                 )
             )
         ]
