@@ -100,16 +100,12 @@ def compile_pattern(pattern: str, flags: int = 0) -> re.Pattern[str]:
     return compiled
 
 
-def _rebuild_pattern(pattern: str, flags: int) -> re.Pattern[str]:
-    return compile_pattern(pattern, flags)
-
-
 def _reduce_pattern(p: re.Pattern[str]) -> tuple[Callable[..., re.Pattern[str]], tuple[str, int]]:
     if not isinstance(p.pattern, str):
         raise pickle.PicklingError("bytes patterns are not kept")
     # Compiled again through compile_pattern, whose programs are read before the artifacts.
     compile_pattern(p.pattern, p.flags)
-    return _rebuild_pattern, (p.pattern, p.flags)
+    return compile_pattern, (p.pattern, p.flags)
 
 
 def _proxy(items: dict[Any, Any]) -> MappingProxyType[Any, Any]:
@@ -268,6 +264,18 @@ def save() -> None:
 _Catalog = TypeVar("_Catalog")
 
 
+def _kept_or_built(name: str, build: Callable[[], T]) -> T:
+    """The artifact `name` as the cache file holds it, else built now and kept for the next save."""
+    value: T | None = _STATE.artifacts.get(name)
+    if value is None:
+        value = build()
+        if _STATE.path is not None:
+            with _STATE.lock:
+                _STATE.artifacts[name] = value
+                _STATE.dirty = True
+    return value
+
+
 def per_catalog(name: str) -> Callable[[Callable[[_Catalog], T]], Callable[[_Catalog], T]]:
     """Build once per catalog object (by identity: a Catalog holds dicts and is not hashable); for the
     shipped catalog, read from and kept in the cache file. `name` must be unique per builder."""
@@ -284,14 +292,10 @@ def per_catalog(name: str) -> Callable[[Callable[[_Catalog], T]], Callable[[_Cat
                 hit = memo.get(id(catalog))
                 if hit is not None and hit[0] is catalog:
                     return hit[1]
-                default = catalog is _STATE.catalog
-                value: T | None = _STATE.artifacts.get(name) if default else None
-                if value is None:
+                if catalog is _STATE.catalog:
+                    value = _kept_or_built(name, lambda: build(catalog))
+                else:
                     value = build(catalog)
-                    if default and _STATE.path is not None:
-                        with _STATE.lock:
-                            _STATE.artifacts[name] = value
-                            _STATE.dirty = True
                 if len(memo) > 16:  # tests build many small catalogs; keep memory bounded
                     memo.clear()
                 # The stored reference keeps the id from being reused by another object.
@@ -319,14 +323,7 @@ def shipped(name: str) -> Callable[[Callable[[], T]], Callable[[], T]]:
             _ensure_read(SHIPPED_CATALOG_DIR)
             with lock:
                 if not box:
-                    value: T | None = _STATE.artifacts.get(name)
-                    if value is None:
-                        value = build()
-                        if _STATE.path is not None:
-                            with _STATE.lock:
-                                _STATE.artifacts[name] = value
-                                _STATE.dirty = True
-                    box.append(value)
+                    box.append(_kept_or_built(name, build))
             return box[0]
 
         get.__wrapped__ = build  # type: ignore[attr-defined]
