@@ -417,6 +417,9 @@ _OLLAMA_LAYERS = re.compile(r"GPU loaded layers:\s*(\d+)/(\d+)")
 _OLLAMA_LIBRARY = re.compile(r"llm library:\s*(\w+)")
 
 
+OLLAMA_DEFAULT_QUANT = "Q4_K_M"  # what an Ollama library tag without a quant downloads
+
+
 def ollama_tag(tag: str) -> tuple[str, str | None]:
     """ "qwen2.5:7b-instruct-q4_K_M" -> ("qwen2.5 7b", "Q4_K_M"); "llama3" -> ("llama3", None)."""
     name, _, variant = tag.rpartition("/")[-1].partition(":")
@@ -448,10 +451,9 @@ def _ollama(text: str, ctx: _Context, catalog: Catalog) -> Pasted | None:
     if m := _OLLAMA_RUN.search(text):
         model, quant = ollama_tag(m.group(1))
         if quant is None:
-            # A library tag without a quant downloads the Q4_K_M build (OLLAMA_DEFAULT_QUANT of
-            # core/estimator/frameworks/commands/ollama.py); said as an assumption so the moderator
-            # can check.
-            quant = "Q4_K_M"
+            # A library tag without a quant downloads the default build; said as an assumption so
+            # the moderator can check.
+            quant = OLLAMA_DEFAULT_QUANT
             caveats.append(QUANT_ASSUMED)
     if any(int(a) < int(b) for a, b in _OLLAMA_LAYERS.findall(text)) or ctx.partial:
         caveats.append(PARTIAL_OFFLOAD)

@@ -27,6 +27,7 @@ from core.community.arch_model import resolve_arch_model
 from core.community.card_count import read_cards
 from core.community.pasted import (
     MODEL_FROM_ARCH,
+    OLLAMA_DEFAULT_QUANT,
     QUANT_ASSUMED,
     Pasted,
     PastedRun,
@@ -207,7 +208,6 @@ def _sentence_fields(text: str, catalog: Catalog) -> tuple[dict[str, str], dict[
 # --- what the fields imply -----------------------------------------------------------------------
 
 MIXED_GPUS = "mixed_gpus"  # caveat: the box mixes cards; the estimate prices the first one
-_OLLAMA_DEFAULT_QUANT = "Q4_K_M"  # what a library tag without a quant downloads
 
 
 def _split_cards(layer: dict[str, str], catalog: Catalog) -> tuple[dict[str, str], tuple[str, ...]]:
@@ -233,7 +233,7 @@ def _imply_quant(fields: dict[str, str], origin: dict[str, str]) -> bool:
         fields["quant"], origin["quant"] = quant, origin.get("model", "field")
         return False
     if is_tag or fields.get("framework", "").strip().lower() == "ollama":
-        fields["quant"], origin["quant"] = _OLLAMA_DEFAULT_QUANT, origin.get("model", "field")
+        fields["quant"], origin["quant"] = OLLAMA_DEFAULT_QUANT, origin.get("model", "field")
         return True
     return False
 

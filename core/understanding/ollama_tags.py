@@ -7,10 +7,8 @@ from __future__ import annotations
 import re
 
 from core.catalog.loader import Catalog
-from core.community.pasted import ollama_tag
+from core.community.pasted import OLLAMA_DEFAULT_QUANT, ollama_tag
 from core.understanding.resolve import resolve_model
-
-OLLAMA_DEFAULT_QUANT = "Q4_K_M"  # what a bare library tag downloads
 
 # name:variant, the name starting with a letter, the variant holding a digit ("32b", "14b-q8_0").
 # ASCII bounds: a Chinese character is a word character, and "跑qwen2.5:14b" has no space.

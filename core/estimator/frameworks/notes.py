@@ -4,7 +4,7 @@ memory preallocation, Ollama's library tags and context, guessed repos and folde
 from __future__ import annotations
 
 from core.catalog.framework import Framework
-from core.estimator.frameworks.commands.ollama import OLLAMA_DEFAULT_QUANT
+from core.community.pasted import OLLAMA_DEFAULT_QUANT
 from core.estimator.frameworks.quant_match import quant_in
 from core.estimator.frameworks.query import FrameworkQuery
 from core.i18n import Note

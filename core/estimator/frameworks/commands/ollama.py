@@ -4,12 +4,10 @@ environment that sets its context and KV cache."""
 from __future__ import annotations
 
 from core.catalog.kv_cache import FULL_PRECISION_KV
-from core.community.pasted import ollama_tag
+from core.community.pasted import OLLAMA_DEFAULT_QUANT, ollama_tag
 from core.estimator.frameworks.commands.sources import base_repo_name, published_gguf, shell_word
 from core.estimator.frameworks.quant_match import quant_in
 from core.estimator.frameworks.query import FrameworkQuery
-
-OLLAMA_DEFAULT_QUANT = "Q4_K_M"  # what a bare library tag downloads
 
 
 def ollama_values(q: FrameworkQuery) -> dict[str, str]:
