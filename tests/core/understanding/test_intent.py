@@ -136,3 +136,23 @@ def test_cards_named_by_memory_are_priced_as_that_many_typical_cards() -> None:
     assert reply.query is not None
     card = reply.query.hardware.first
     assert card.count == 2 and card.memory_gib == 24.0 and card.assumed
+
+
+@pytest.mark.parametrize(
+    ("question", "gpu", "cards", "users"),
+    [
+        # Written before the 并发 rule was looked at again, in phrasings no test had.
+        ("3090 并发 12 跑 llama 3 8b 多快", "rtx-3090", 1, 12),
+        ("双卡 5090 并发数 32 qwen3 14b", "rtx-5090", 2, 32),
+        ("qwen3 8b 2x 4090 并发=24", "rtx-4090", 2, 24),
+        ("12并发 4090 qwen3 32b", "rtx-4090", 1, 12),  # the count before 并发, the card after it
+        ("h100 llama 3.1 8b 2000并发", "h100-sxm", 1, 2000),  # four digits alone before 并发: users
+    ],
+)
+def test_a_card_number_next_to_bing_fa_is_the_card_and_the_other_number_the_users(
+    question: str, gpu: str, cards: int, users: int
+) -> None:
+    parsed = parse_question(question, CATALOG)
+    assert parsed.gpu is not None and (parsed.gpu.best_id or "").startswith(gpu.split("-sxm")[0])
+    assert parsed.gpu_count == cards and parsed.intent == "concurrency"
+    assert intent_details(question, CATALOG).users == users
