@@ -513,7 +513,7 @@ def _model_reading(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) ->
 
 def _decide_intent(
     parsed: ParsedQuestion, query: AskQuery, catalog: Catalog, anchors: AnchorIndex | None
-) -> tuple[ReplyStatus, str, tuple[dict[str, Any], ...]] | None:
+) -> tuple[ReplyStatus, str, tuple[dict[str, Any], ...], dict[str, Any] | None] | None:
     """An intent's own reply (which model, which hardware, compare, TTFT, concurrency, how many
     cards), or the full answer for a card known only by its memory; None: the usual decision."""
     if _ask_back(parsed, query.lang, catalog) is not None:
@@ -521,14 +521,14 @@ def _decide_intent(
     try:
         got = intent_reply(query, catalog)
         if got is not None:
-            return "answer", truncate(got.doc, query.target), got.rows
+            return "answer", truncate(got.doc, query.target), got.rows, got.plan
         if query.hardware.first.assumed and query.model_id is not None:
             line = _text((Para(assumed_card_line(query, catalog, query.lang)),), query.target)
             full = _full_text(catalog, query, _model_reading(parsed, query, catalog), anchors)
-            return "answer", f"{line}\n{full}", ()
+            return "answer", f"{line}\n{full}", (), None
     except SetupError as exc:
         reason = translate("reply.error", query.lang, reason=str(exc))
-        return "error", _text((Para(reason),), query.target), ()
+        return "error", _text((Para(reason),), query.target), (), None
     return None
 
 
@@ -601,7 +601,7 @@ def answer(
         if need is not None:
             status, reply = hub_pending(need, query, catalog)
         elif by_intent is not None:
-            status, reply, rows = by_intent
+            status, reply, rows, plan = by_intent
         else:
             status, reply = _decide(parsed, query, catalog, anchors)
             if status == "answer" and _cpu_only(query, catalog):
@@ -749,7 +749,7 @@ def chart(query: AskQuery, catalog: Catalog, anchors: AnchorIndex | None = None)
     est = estimate_for(query, catalog)
     if anchors is not None:
         est = calibrate(est, anchors, catalog)[0]
-    return chart_png(est, query.lang)
+    return chart_png(est, query.lang, catalog=catalog)  # catalog: a one-cell answer gets its neighbours
 
 
 __all__ = [

@@ -11,24 +11,23 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any
 
-from core.catalog.kv_cache import FULL_PRECISION_KV, KvCacheType
+from core.ask.concurrency_answer import serving_doc, serving_plan, serving_plan_dict, serving_rows
 from core.catalog.loader import Catalog, default_catalog
 from core.catalog.sections import sections
 from core.estimator.choice import choose
-from core.estimator.concurrency import Batch, as_json, concurrent_for
+from core.estimator.concurrency import Batch, concurrent_for
 from core.estimator.estimate import Estimate, in_ram
 from core.estimator.frameworks import backend_names
 from core.estimator.setup import is_serving
-from core.estimator.ways_out.kind import WayOutKind
 from core.estimator.ways_out.registry import facts
 from core.i18n import Lang, translate
 from core.render import compare, ttft, which_hardware, which_model
 from core.render.advice import remedy_text
 from core.render.doc import Doc, Para, fits, render
 from core.render.fmt import ctx_label, gib, num
-from core.render.intent_rows import RowAsk, card_label, config, one_row, runs, setup_for
+from core.render.intent_rows import RowAsk, card_label, config, one_row, setup_for
 from core.understanding.intent import IntentDetails, intent_details, typical_card
 from core.understanding.normalize import clean
 from core.understanding.parse import ParsedQuestion, parse_question
@@ -49,6 +48,7 @@ class IntentReply:
     doc: Doc
     rows: tuple[dict[str, Any], ...]
     intent: str
+    plan: dict[str, Any] | None = None  # the reply's `$` command's plan (`ask --json`), where it has one
 
 
 def _sure(res: Resolution | None) -> str | None:
@@ -309,74 +309,28 @@ def _os_line(setup: Any, lang: Lang) -> tuple[Para, ...]:
     return (Para(translate("intent.os_server", lang)),)
 
 
-def _serving_rows(
-    query: AskQuery, setup: Any, model_id: str, ctx: int, catalog: Catalog
-) -> tuple[tuple[ttft.TtftRow, ...], KvCacheType]:
-    """The rows N users are priced on, and their KV cache type: as asked first; when
-    no quant runs with a 16-bit cache but one does with an 8-bit one (the estimate's own way out,
-    vLLM's --kv-cache-dtype fp8), the rows again with that cache."""
-    asked = query.quants or _ttft_quants(query, config(catalog, "ttft"), catalog)
-    quants = tuple(q for q in asked if q in catalog.quants)
-    ask = RowAsk(query.prompt, 0, query.framework, query.backend, query.kv_type)
-    rows = ttft.ttft_rows(catalog, setup, model_id, quants, ctx, ask)
-    if any(runs(r.row) for r in rows):
-        return rows, query.kv_type
-    kv: KvCacheType | Literal[""] = next(
-        (r.row.remedy.kv_type for r in rows if r.row.remedy and r.row.remedy.kind == WayOutKind.KV_QUANT),
-        "",
-    )
-    if not kv:
-        return rows, query.kv_type
-    return ttft.ttft_rows(catalog, setup, model_id, quants, ctx, replace(ask, kv_type=kv)), kv
-
-
 def _concurrency(query: AskQuery, catalog: Catalog) -> IntentReply | None:
-    """N users on a named card: headlined with their aggregate and per-user tok/s, then the time to
-    first token, then the table and their KV caches (issue 20). None when nothing runs (the TTFT
-    table says so) or no card or user count was named."""
+    """N users on a named card: the plan that serves them, headlined with their aggregate and
+    per-user tok/s, then the time to first token, the table, their KV caches and the command (issue
+    20, core/ask/concurrency_answer.py). None when nothing runs (the TTFT table says so) or no card
+    or user count was named."""
     card, users = query.hardware.first, query.users
     if card.gpu_id is None or users is None or users < 2:
         return None
-    lang = query.lang
     ctx = ttft.context_for(query.prompt, query.contexts)
     if not query.contexts:
         ctx = max(ctx, DEFAULT_CONTEXT)  # each user's KV cache at a usable context, not the bare prompt
-    model_id = query.model_id or str(config(catalog, "ttft").get("model", "qwen3-8b"))
-    model = catalog.models[model_id]
+    model = catalog.models[query.model_id or str(config(catalog, "ttft").get("model", "qwen3-8b"))]
     setup = _setup(query, card, catalog)
-    rows, kv_type = _serving_rows(query, setup, model_id, ctx, catalog)
-    row = next((r.row for r in rows if runs(r.row)), None)
-    if row is None:
+    sp = serving_plan(query, setup, model, ctx, catalog)
+    if sp is None:
         return None
-    fw = row.framework or query.framework or "llama.cpp"
-    got = concurrent_for(Batch(setup, model, row.quant, users, ctx, fw, kv_type, query.backend), catalog)
-    words = _framework_words(fw, users, catalog)
-    serving = ttft.Serving(row, users, ctx, query.prompt, words, got, kv_type != FULL_PRECISION_KV)
-    title = _title(card, catalog)
     doc: Doc = (
         *_assumed(query, catalog),
-        ttft.serving_headline(serving, title, model.name, lang),
-        ttft.serving_ttft(serving, lang),
-        *ttft.ttft_doc(rows, title, model.name, query.prompt, lang, query.model_id is None),
-        *ttft.serving_kv(serving, lang),
-        *_os_line(setup, lang),
+        *serving_doc(sp, query, _title(card, catalog), catalog),
+        *_os_line(setup, query.lang),
     )
-    figures = as_json(got, row.quant)
-    json_rows = [
-        {**r, "concurrency": figures} if r.get("quant") == row.quant else r for r in ttft.ttft_json(rows)
-    ]
-    return IntentReply(doc, tuple(json_rows), query.intent)
-
-
-def _framework_words(framework: str, users: int, catalog: Catalog) -> str:
-    """How the headline names what serves the N users: llama.cpp as `llama-server -np N` (its
-    parallel slots), other frameworks by name."""
-    fw = catalog.frameworks.get(framework)
-    if fw is None:
-        return framework
-    if fw.engine in ("llama.cpp", "ik_llama.cpp"):
-        return f"llama-server -np {users}"
-    return fw.name
+    return IntentReply(doc, serving_rows(sp), query.intent, serving_plan_dict(sp, catalog, query.lang))
 
 
 def _ttft(query: AskQuery, catalog: Catalog) -> IntentReply:

@@ -21,6 +21,7 @@ from core.commands import help as help_cmd
 from core.commands.context import BotContext
 from core.commands.spec import ActionSpec, Arg, ArgKind, CommandSpec, arg_text
 from core.commands.types import Button, Invocation, Response, to_asker
+from core.commands.words import is_help_word
 from core.estimator.memory import default_os, runs_one_os
 from core.i18n import Lang, translate
 from core.render.detail import focus_quant
@@ -77,9 +78,11 @@ def _shown_quant(query: AskQuery, catalog: Catalog) -> str | None:
         return None
 
 
-def buttons_for(key: str, query: AskQuery, catalog: Catalog) -> Rows:
+def buttons_for(key: str, query: AskQuery, catalog: Catalog, planned: str | None = None) -> Rows:
+    """The follow-up buttons; `planned`: the quant the reply's plan runs, when it has one (the
+    concurrency answer's plan may not be the single-user grid's pick)."""
     lang = query.lang
-    first = query.quants[0] if query.quants else _shown_quant(query, catalog)
+    first = query.quants[0] if query.quants else planned or _shown_quant(query, catalog)
     views = [
         Button(translate("ask.button.frameworks", lang), f"v:f:{key}"),
         Button(translate("ask.button.speculative", lang), f"v:s:{key}"),
@@ -126,10 +129,12 @@ def _with_buttons(
 ) -> Response:
     """The reply with its follow-up buttons (a complete answer) and, under every answer, 👍 / 👎."""
     buttons: Rows = ()
-    if reply.status == "answer" and reply.query is not None and _has_views(reply.query, bot.catalog):
+    catalog = bot.catalog_for(reply.query) if reply.query is not None else bot.catalog
+    if reply.status == "answer" and reply.query is not None and _has_views(reply.query, catalog):
         followed = followup_query(reply.query, reply.rows)
         key = bot.followups.put(followed, inv)
-        buttons = buttons_for(key, followed, bot.catalog)
+        planned = str(reply.plan["quant"]) if reply.plan and reply.plan.get("quant") else None
+        buttons = buttons_for(key, followed, catalog, planned)
     if reply.status == "answer":
         lang = reply.query.lang if reply.query is not None else inv.lang
         buttons = (*buttons, feedback.buttons(feedback.remember(bot, inv, question, reply), lang))
@@ -148,8 +153,9 @@ async def respond(bot: BotContext, inv: Invocation, text: str, lang: Lang) -> li
     """The answer to `text` in `lang`, with its buttons (`python -m bot ask --lang` comes in here with
     the language it was told). A model the catalog doesn't hold is looked up through the model
     source first (core.commands.model, issue 9)."""
-    reply = await model.answer_for(bot, text, lang, inv.target)
-    if reply.status == "help" and not text:
+    who = (inv.actor.key, f"{inv.actor.platform}:{inv.where.chat_id}")  # the Hub budget's keys
+    reply = await model.answer_for(bot, text, lang, inv.target, who)
+    if reply.status == "help" and (not text or is_help_word(text)):  # "帮助" alone: the whole /help
         return await help_cmd.run(bot, inv)
     status = {"answer": "ok", "help": "ok"}.get(reply.status, reply.status)
     return [_with_buttons(bot, inv, reply, text, status)]
@@ -163,10 +169,11 @@ async def act(bot: BotContext, inv: Invocation, parts: list[str]) -> list[Respon
     if view is None or query is None:
         return [to_asker(translate("ask.expired", lang), status="error")]
     arg = parts[2] if len(parts) > 2 else None
+    catalog = bot.catalog_for(query)  # a model read from the Hub for that question is in it
     if view == "chart":
         try:
             # Drawing takes ~0.1-0.7 s of matplotlib: off the event loop, so other chats keep going.
-            png = await asyncio.to_thread(chart, query, bot.catalog, anchors=bot.anchors)
+            png = await asyncio.to_thread(chart, query, catalog, anchors=bot.anchors)
         except Exception:  # noqa: BLE001 - matplotlib missing or a bad query: say so, don't crash
             return [to_asker(translate("ask.no_chart", lang), status="error")]
         return [Response(text=translate("ask.chart_caption", lang), photo=png)]
@@ -174,7 +181,7 @@ async def act(bot: BotContext, inv: Invocation, parts: list[str]) -> list[Respon
         switched = _switched(query, view, arg, inv.target)
         if switched is None:
             return [to_asker(translate("cmd.unknown_action", lang), status="error")]
-        reply = answer_query(switched, bot.catalog, anchors=bot.anchors)
+        reply = answer_query(switched, catalog, anchors=bot.anchors)
         # The switched answer is rated on its own; its "question" is the switch (the query says the rest).
         said = f"({view}: {arg})"
         response = _with_buttons(bot, inv, reply, said, "ok" if reply.status == "answer" else reply.status)
@@ -182,7 +189,7 @@ async def act(bot: BotContext, inv: Invocation, parts: list[str]) -> list[Respon
             note = one(inv.target, translate("ask.kv_note", lang, kv=arg))
             response = Response(note + "\n" + response.text, response.buttons, status=response.status)
         return [response]
-    reply = follow_up(replace(query, target=inv.target), view, bot.catalog, quant=arg, anchors=bot.anchors)
+    reply = follow_up(replace(query, target=inv.target), view, catalog, quant=arg, anchors=bot.anchors)
     return [Response(text=reply.text, status="ok" if reply.status == "answer" else reply.status)]
 
 

@@ -15,6 +15,8 @@ The rule, quality first while usable ([choice] in catalogs/estimator.toml):
 5. an offload (layers, or experts at another quant) only while it stays usable;
 6. a 1-2-bit quant (IQ1_*, IQ2_*, Q2_K) only when nothing else runs, and then said plainly;
 7. else the fastest thing that runs here, said to be too slow for chat.
+For N users at once (a concurrency question), step 2 first takes the best quant whose weights and N
+users' KV caches at the context all fit (`fits_users`), before one that fits a single user.
 Within a step the best quant that reaches `comfortable_tps` wins; when none does, the fastest that is
 still usable. No offload is chosen whose system RAM need exceeds the box's RAM (less the OS's share).
 """
@@ -266,6 +268,21 @@ def _as_is(row: Row, step: ChoiceStep, catalog: Catalog) -> Choice:
     )
 
 
+def _for_users(options: list[_Option], ctx: int, users: int, r: ChoiceRules) -> Choice | None:
+    """N users: quality first among the rows that hold every user's cache (the batch runs as
+    priced); None for one user, or when no row holds them all (the single-user rule then decides)."""
+    if users <= 1:
+        return None
+    full = [o for o in options if o.remedy is None and o.context == ctx and o.bpw >= r.full_min_bpw]
+    best = _best([o for o in full if fits_users(o.row, users)], r, _by_quality, r.usable_tps)
+    return _chosen(best, "gpu", r) if best is not None else None
+
+
+def fits_users(row: Row, users: int) -> bool:
+    """Whether the row's weights and `users` KV caches at its context fit the usable memory."""
+    return row.status != "no_fit" and row.total_gib + row.kv_gib * (users - 1) <= row.usable_gib
+
+
 def _nothing_runs(est: Estimate, ctx: int) -> Row:
     """No way out runs here: the best quant at the context, whose verdict (and way out on other
     hardware) the reply states; a non-1-2-bit row first."""
@@ -284,6 +301,9 @@ def choose(est: Estimate, catalog: Catalog) -> Choice:
             return _as_is(asked, "asked", catalog)
     r = rules(catalog)
     options = _options(est, catalog)
+    served = _for_users(options, ctx, est.request.users or 1, r)
+    if served is not None:
+        return served
     for step, pool, key, comfortable in _steps(options, ctx, r, est.request.model.is_moe, bool(contexts)):
         best = _best(pool, r, key, comfortable)
         if best is not None:
@@ -296,4 +316,4 @@ def choose(est: Estimate, catalog: Catalog) -> Choice:
     return _as_is(_nothing_runs(est, ctx), "none", catalog)
 
 
-__all__ = ["Choice", "choose", "focus_context", "rules"]
+__all__ = ["Choice", "choose", "fits_users", "focus_context", "rules"]

@@ -55,6 +55,7 @@ def framework_query(
         ollama_tag=request.ollama_tag,
         # Mixed cards: layers by each card's memory (a way out that changes the cards: even again).
         tensor_split=tuple(memory for _, memory in setup.mix) if at.cards == len(setup.mix) else (),
+        users=max(request.users or 1, 1),
     )
 
 

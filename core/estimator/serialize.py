@@ -114,11 +114,13 @@ def _decode(choice: Choice) -> dict[str, float] | None:
     return {"low": remedy.decode_low or 0.0, "mid": remedy.decode_mid, "high": remedy.decode_high or 0.0}
 
 
-def plan_dict(est: Estimate, catalog: Catalog, lang: Lang = "en") -> dict[str, Any]:
+def plan_dict(
+    est: Estimate, catalog: Catalog, lang: Lang = "en", chosen: tuple[Choice, Plan] | None = None
+) -> dict[str, Any]:
     """The one plan an answer recommends (core/estimator/choice.py picks the row, plan.py its
-    command): what the chat's `$` line runs, with its figures, assumptions and why."""
-    choice = choose(est, catalog)
-    plan = plan_for(est, choice.row, catalog, est.request.framework)
+    command): what the chat's `$` line runs, with its figures, assumptions and why. `chosen`: a
+    choice and plan a caller already made from `est` (the concurrency answer's)."""
+    choice, plan = chosen or _chosen(est, catalog)
     fits = choice.row.status != "no_fit"
     return {
         "framework": plan.framework,
@@ -136,6 +138,11 @@ def plan_dict(est: Estimate, catalog: Catalog, lang: Lang = "en") -> dict[str, A
         "said_plainly": [n.text(lang) for n in choice.notes],
         "notes": [n.text(lang) for n in plan.notes],
     }
+
+
+def _chosen(est: Estimate, catalog: Catalog) -> tuple[Choice, Plan]:
+    choice = choose(est, catalog)
+    return choice, plan_for(est, choice.row, catalog, est.request.framework)
 
 
 def estimate_dict(est: Estimate, catalog: Catalog, lang: Lang = "en") -> dict[str, Any]:

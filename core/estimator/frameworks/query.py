@@ -44,6 +44,9 @@ class FrameworkQuery:
     ollama_tag: str | None = None
     # Mixed cards: each card's memory (GiB) in the order llama.cpp numbers them, its -ts ratios.
     tensor_split: tuple[float, ...] = ()
+    # N users at once (a concurrency question): the command serves them (llama-server -np N with N
+    # slots of context, vLLM --max-num-seqs N, SGLang --max-running-requests N, OLLAMA_NUM_PARALLEL).
+    users: int = 1
 
     @property
     def fully_on_gpu(self) -> bool:

@@ -186,7 +186,7 @@ def test_estimate_json_users_gives_the_chat_lines_figures() -> None:
     result, ok = estimate_answer({**request, "users": 20})
     assert ok
     figures = result["rows"][0]["concurrency"]
-    chat = answer("4090 qwen3 8b vllm 20 concurrent users", CATALOG)
+    chat = answer("4090 qwen3 8b vllm fp8 20 concurrent users", CATALOG)
     line = next(r["concurrency"] for r in chat.rows if "concurrency" in r)
     assert {k: figures[k] for k in line} == line
     assert figures["kv_gib"] == pytest.approx(20 * result["rows"][0]["kv_gib"], abs=0.02)

@@ -154,11 +154,13 @@ def test_concurrency_with_a_serving_framework_prices_its_checkpoints() -> None:
     """vLLM named: the rows are the checkpoints it serves (FP8, AWQ), not GGUF quants, and the
     aggregate line is priced on the rows' framework."""
     reply = answer("4090 qwen3 8b vllm 20 concurrent users", CATALOG)
-    assert [r["quant"] for r in reply.rows] == ["FP8", "AWQ"]
-    assert "20 users at once (FP8" in reply.text
+    quants = [r["quant"] for r in reply.rows]
+    assert {"FP8", "AWQ"} <= set(quants) and all(CATALOG.quants[q].format == "serving" for q in quants)
+    # the best checkpoint that holds 20 users' caches (FP8's weights leave too little for them)
+    assert "20 users at once (AWQ" in reply.text
     zh = answer("4090 上用 sglang 跑 qwen3 8b 20个人同时用", CATALOG)
     assert zh.query is not None and zh.query.users == 20 and zh.query.hardware.first.count == 1
-    assert [r["quant"] for r in zh.rows] == ["FP8", "AWQ"]
+    assert {"FP8", "AWQ"} <= {r["quant"] for r in zh.rows}
 
 
 def test_concurrency_on_a_named_backend_uses_it() -> None:

@@ -48,6 +48,10 @@ def llama_cpp_values(
         "kv_flags": f" --cache-type-k {q.kv_cache} --cache-type-v {q.kv_cache}" if kv_quantized else "",
         "moe_flags": _moe_flags(q, "--cpu-moe"),
         "split_flags": f" -sm layer -ts {_split(q)}" if count > 1 else "",
+        # N users: N parallel slots, and -c is every slot's context together (llama-server --help:
+        # "-np, --parallel N: number of parallel sequences to decode"; the context is shared by them).
+        "server_ctx": str(q.context * q.users),
+        "np_flags": f" -np {q.users}" if q.users > 1 else "",
     }
 
 

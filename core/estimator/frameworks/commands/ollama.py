@@ -13,6 +13,10 @@ from core.estimator.frameworks.query import FrameworkQuery
 def ollama_values(q: FrameworkQuery) -> dict[str, str]:
     """Ollama: a bare library tag downloads Q4_K_M; any other GGUF comes from Hugging Face."""
     ollama_env = f"OLLAMA_CONTEXT_LENGTH={q.context} "
+    if q.users > 1:
+        # N users: N requests at once, each with the context above (Ollama FAQ: parallel requests
+        # multiply the context allocated by OLLAMA_NUM_PARALLEL).
+        ollama_env += f"OLLAMA_NUM_PARALLEL={q.users} "
     if q.kv_cache != FULL_PRECISION_KV:
         ollama_env += f"OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE={q.kv_cache} "
     return {"ollama_env": ollama_env, "ollama_model": _ollama_model(q)}

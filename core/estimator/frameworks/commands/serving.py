@@ -39,6 +39,7 @@ def serving_values(fw: Framework, q: FrameworkQuery, notes: list[Note]) -> dict[
         "dtype_flags": " --dtype half" if q.gpu.vendor == "NVIDIA" and cc is not None and cc < 8.0 else "",
         "quant_flags": f" --quantization {online}" if online else "",
         "kv_dtype_flags": _kv_dtype_flags(fw, q),
+        "seq_flags": _seq_flags(fw, q),
     }
 
 
@@ -106,6 +107,15 @@ def _tp_flags(fw: Framework, q: FrameworkQuery) -> str:
     if pp > 1:
         out += f" --pp-size {pp}" if sglang else f" --pipeline-parallel-size {pp}"
     return out
+
+
+def _seq_flags(fw: Framework, q: FrameworkQuery) -> str:
+    """N users: the requests batched at once, in each engine's spelling (vLLM engine args
+    --max-num-seqs, SGLang server args --max-running-requests): the batch the reply's figures were
+    priced for is the one the server runs (their defaults admit hundreds)."""
+    if q.users <= 1:
+        return ""
+    return f" --max-running-requests {q.users}" if fw.engine == "sglang" else f" --max-num-seqs {q.users}"
 
 
 def _kv_dtype_flags(fw: Framework, q: FrameworkQuery) -> str:

@@ -19,6 +19,8 @@ PLACEHOLDERS = frozenset(
         "kv_flags",
         "moe_flags",
         "split_flags",
+        "np_flags",
+        "server_ctx",
         # ik_llama.cpp (the llama.cpp values plus its own flags)
         "ik_moe_flags",
         "ik_flags",
@@ -29,6 +31,7 @@ PLACEHOLDERS = frozenset(
         "dtype_flags",
         "quant_flags",
         "kv_dtype_flags",
+        "seq_flags",
         # Ollama, LM Studio, MLX, ExLlama (TabbyAPI)
         "ollama_env",
         "ollama_model",
