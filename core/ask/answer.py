@@ -21,6 +21,7 @@ from core.ask.intent_answer import clear_caches as clear_intent_caches
 from core.catalog.gpu import Gpu
 from core.catalog.kv_cache import FULL_PRECISION_KV
 from core.catalog.loader import Catalog
+from core.catalog.sections import sections
 from core.estimator import speed
 from core.estimator.estimate import Estimate, EstimateRequest, Setup, estimate
 from core.estimator.frameworks import backend_names, check_backend
@@ -109,7 +110,7 @@ def query_of(
         parsed.machines,
         parsed.laptop,
         host_ram_channels=parsed.host_ram_channels,
-        cpu=parsed.cpu,
+        cpu=parsed.cpu or _assumed_cpu(parsed, cards, catalog),
         cpu_sockets=parsed.cpu_sockets,
     )
     framework = parsed.framework or _framework_for(parsed.quants, None, catalog)
@@ -232,9 +233,20 @@ def _card_words(card: CardSpec, catalog: Catalog) -> str:
     return f"{card.count}× {name}" if card.count > 1 else name
 
 
+def _assumed_cpu(parsed: ParsedQuestion, cards: tuple[CardSpec, ...], catalog: Catalog) -> str | None:
+    """ "纯cpu qwen3 30b" names no CPU and no card: priced on the typical desktop CPU of
+    catalogs/cpus.toml [assumed] (the reply's note says so), not answered with a GPU table."""
+    if parsed.backend != "cpu" or cards[0].gpu_id is not None or parsed.cpu is not None:
+        return None
+    cpu = sections(catalog).cpu_assumed.get("cpu_only")
+    return cpu if cpu in catalog.cpus else None
+
+
 def _notes(parsed: ParsedQuestion, hardware: Hardware, catalog: Catalog) -> tuple[QueryNote, ...]:
     """What the reply must say about the reading: values ignored, and setups priced another way."""
     notes = [QueryNote(code, value) for code, value in parsed.notes]
+    if hardware.cpu and parsed.cpu is None:
+        notes.append(QueryNote("cpu_assumed", catalog.cpus[hardware.cpu].name))
     known = [c for c in hardware.cards if c.gpu_id is not None]
     if len(known) > 1:
         mix = " + ".join(_card_words(c, catalog) for c in known)
@@ -541,7 +553,7 @@ def _decide(
     asked = _ask_back(parsed, lang, catalog)
     if asked is not None:
         return asked[0], _text(asked[1], target)
-    if parsed.gpu is None and not (parsed.cpu and query.model_id):
+    if parsed.gpu is None and not (query.hardware.cpu and query.model_id):
         return "answer", _model_only(parsed, query, catalog)
     try:
         if parsed.model is None:

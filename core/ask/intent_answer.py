@@ -16,10 +16,11 @@ from typing import Any
 from core.ask.concurrency_answer import serving_doc, serving_plan, serving_plan_dict, serving_rows
 from core.catalog.loader import Catalog, default_catalog
 from core.catalog.sections import sections
-from core.estimator.choice import choose
+from core.estimator.choice import Choice, choose
 from core.estimator.concurrency import Batch, concurrent_for
 from core.estimator.estimate import Estimate, in_ram
 from core.estimator.frameworks import backend_names
+from core.estimator.frameworks.serving_setup import is_serving_setup, serving_rules
 from core.estimator.setup import is_serving
 from core.estimator.ways_out.registry import facts
 from core.i18n import Lang, translate
@@ -210,7 +211,7 @@ def _card_count(query: AskQuery, catalog: Catalog) -> IntentReply:
     model = catalog.models[model_id]
     quants = tuple(q for q in query.quants if q in catalog.quants)
     if not quants:
-        key = "serving" if query.framework in ("vllm", "sglang") else "gguf"
+        key = "serving" if _served(query, catalog) else "gguf"
         ladder = [str(q) for q in config(catalog, "cards").get(key, ("Q8_0", "Q4_K_M"))]
         native = [model.native_quant] if model.native_quant in catalog.quants else []
         quants = tuple(dict.fromkeys(q for q in (*native, *ladder) if q in catalog.quants))
@@ -219,6 +220,18 @@ def _card_count(query: AskQuery, catalog: Catalog) -> IntentReply:
         counts, card.gpu_id, model_id, _ctx(query), catalog, query.lang, card.count
     )
     return IntentReply(doc, tuple(which_hardware.cards_json(counts)), "cards_needed")
+
+
+def _served(query: AskQuery, catalog: Catalog) -> bool:
+    """A card count given in serving checkpoints: vLLM / SGLang named, or none named and the card one
+    that is served (a datacenter card: people deploy FP8 / BF16 / AWQ with tensor parallel, not
+    GGUF layer splits; issue 20)."""
+    if query.framework in ("vllm", "sglang"):
+        return True
+    gpu = catalog.gpus.get(query.hardware.first.gpu_id or "")
+    if query.framework or gpu is None:
+        return False
+    return gpu.segment in serving_rules(catalog).segments and is_serving_setup(gpu, 1, None, catalog)
 
 
 def _compare(query: AskQuery, catalog: Catalog) -> IntentReply | None:
@@ -450,9 +463,12 @@ def fit_lead(est: Estimate, query: AskQuery, catalog: Catalog | None = None) -> 
     a quantized KV cache), or no (even the smallest quant is too big). "" for other intents. The row
     is the one the table's command is written for (core.estimator.choice.choose), so the line and
     the table never disagree."""
-    if query.intent != "fit" or not est.rows:
+    if not est.rows:
         return ""
-    row = choose(est, catalog or default_catalog()).row
+    choice = choose(est, catalog or default_catalog())
+    if query.intent != "fit":
+        return _shorter_lead(est, choice, query.lang)
+    row = choice.row
     lang = query.lang
     figures = {"quant": row.quant, "ctx": ctx_label(row.context), "usable": gib(row.usable_gib)}
     # A CPU-only run says the same of the RAM the row needs against the usable RAM; when nothing fits
@@ -473,6 +489,20 @@ def fit_lead(est: Estimate, query: AskQuery, catalog: Catalog | None = None) -> 
     if ram:
         figures["way"] = remedy_text(smallest.remedy, lang) if smallest.remedy is not None else ""
     return translate(key + "no", lang, total=gib(smallest.total_gib), **figures)
+
+
+def _shorter_lead(est: Estimate, choice: Choice, lang: Lang) -> str:
+    """A plan that runs a shorter context than the one asked says so first: the asked context
+    doesn't fit, and what the command runs instead (issue 20)."""
+    asked = est.request.contexts[0] if est.request.contexts else 0
+    if choice.step != "shorter" or not asked or choice.context >= asked:
+        return ""
+    at = next((r for r in est.rows if r.quant == choice.quant and r.context == asked), choice.row)
+    figures = {"asked": ctx_label(asked), "ctx": ctx_label(choice.context), "quant": choice.quant}
+    tps = num(choice.decode_mid or 0.0)
+    return translate(
+        "intent.fit.shorter", lang, total=gib(at.total_gib), usable=gib(at.usable_gib), tps=tps, **figures
+    )
 
 
 def with_fit_lead(est: Estimate, query: AskQuery, text: str, catalog: Catalog | None = None) -> str:

@@ -124,8 +124,18 @@ class ChoiceRules:
     experts_min_bpw: float = 4.5  # MoE experts in RAM: a ~4-5-bit quant (Q4_K_M .. Q5_K_M)
     experts_max_bpw: float = 5.8
     low_bit_bpw: float = 3.1  # IQ1_*, IQ2_*, Q2_K: only when nothing else runs, said plainly
+    slow_floor_tps: float = 3.0  # a ~3-bit+ run this fast (said to be slow) comes before a 1-2-bit one
     min_context: int = 8192  # a shorter context is no way out below this
     lossy_kv: Words = ("q4_0",)  # KV cache types taken only after smaller weights
+
+
+@dataclass(frozen=True, slots=True)
+class MacRules:
+    """[mac]: Apple silicon runs MLX 4-bit or llama.cpp Metal, whichever the engine prices faster
+    (core/estimator/plan.py `pricing_framework`); these are the two quants compared, the same bits."""
+
+    llama_cpp_quant: str = "Q4_K_M"
+    mlx_quant: str = "MLX-4BIT"
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +194,7 @@ class EstimatorSection:
     choice: ChoiceRules = ChoiceRules()
     ladder: Ladder = Ladder()
     serving: ServingRules = ServingRules()
+    mac: MacRules = MacRules()
     # base repo -> quant id -> published checkpoint (and "source": where that was read)
     checkpoints: dict[str, dict[str, str]] = field(default_factory=dict)
 

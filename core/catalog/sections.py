@@ -226,6 +226,8 @@ class Sections:
     calibration: CalibrationMeta
     socket_words: dict[str, int]  # catalogs/cpus.toml [socket_words]: "双路" -> 2
     cpu_family_words: dict[str, str]  # catalogs/cpus.toml [family_words]: "至强" -> a typical Xeon's id
+    # catalogs/cpus.toml [assumed]: the CPU a CPU-only question that names none is priced on ("纯cpu")
+    cpu_assumed: dict[str, str]
     # What the estimator prices with (core/catalog/pricing_sections.py).
     estimator: EstimatorSection
     speed: SpeedSection
@@ -269,6 +271,7 @@ def sections(catalog: Catalog) -> Sections:
         cpu_family_words=_typed(
             dict[str, str], t.get("cpus", {}).get("family_words"), "cpus.toml family_words"
         ),
+        cpu_assumed=_typed(dict[str, str], t.get("cpus", {}).get("assumed"), "cpus.toml assumed"),
         estimator=_typed(EstimatorSection, t.get("estimator"), "estimator.toml"),
         speed=_typed(SpeedSection, t.get("speed"), "speed.toml"),
         fit=_typed(CalibrationFit, t.get("calibration"), "calibration.toml"),

@@ -13,7 +13,8 @@ The rule, quality first while usable ([choice] in catalogs/estimator.toml):
 4. a shorter context (down to `min_context`) or a ~3-bit quant fully on the GPU; the asked context
    keeps the 3-bit quant first;
 5. an offload (layers, or experts at another quant) only while it stays usable;
-6. a 1-2-bit quant (IQ1_*, IQ2_*, Q2_K) only when nothing else runs, and then said plainly;
+6. a 1-2-bit quant (IQ1_*, IQ2_*, Q2_K) only when nothing else runs, and then said plainly: a 3-bit+
+   run at `slow_floor_tps` or more (said to be slow), at `min_context` up to the context, comes first;
 7. else the fastest thing that runs here, said to be too slow for chat.
 For N users at once (a concurrency question), step 2 first takes the best quant whose weights and N
 users' KV caches at the context all fit (`fits_users`), before one that fits a single user.
@@ -193,20 +194,29 @@ class _Pools:
     lower: list[_Option]  # ~3 bits, fully on the GPU, at the context
     offload: list[_Option]  # any other offload of 3 bits or more, at the context
     low_bit: list[_Option]  # 1-2-bit, anywhere up to the context
+    slow: list[_Option]  # 3 bits or more, anywhere, from `min_context` up to the context
 
 
 def _pools(options: list[_Option], ctx: int, r: ChoiceRules) -> _Pools:
     here = [o for o in options if o.context == ctx and o.bpw >= r.low_bit_bpw]
     gpu = [o for o in here if o.place == "gpu"]
-    experts_bits = (r.experts_min_bpw, r.experts_max_bpw)
     return _Pools(
         full=[o for o in gpu if o.bpw >= r.full_min_bpw],
-        experts=[o for o in here if o.place == "experts" and experts_bits[0] <= o.bpw <= experts_bits[1]],
+        experts=[o for o in here if _experts_ok(o, r)],
         shorter=[o for o in options if _shorter(o, ctx, r)],
         lower=[o for o in gpu if o.bpw < r.full_min_bpw],
         offload=[o for o in here if o.place != "gpu"],
         low_bit=[o for o in options if o.bpw < r.low_bit_bpw and o.context <= ctx],
+        slow=[o for o in options if _slow_ok(o, ctx, r)],
     )
+
+
+def _experts_ok(o: _Option, r: ChoiceRules) -> bool:
+    return o.place == "experts" and r.experts_min_bpw <= o.bpw <= r.experts_max_bpw
+
+
+def _slow_ok(o: _Option, ctx: int, r: ChoiceRules) -> bool:
+    return o.bpw >= r.low_bit_bpw and min(r.min_context, ctx) <= o.context <= ctx
 
 
 def _shorter(o: _Option, ctx: int, r: ChoiceRules) -> bool:
@@ -231,6 +241,8 @@ def _steps(options: list[_Option], ctx: int, r: ChoiceRules, moe: bool, asked_ct
     steps += [
         ("shorter", pools.shorter, _by_context, ok),
         ("offload", pools.offload, _by_quality, ok),
+        # 1-2-bit only when nothing else runs: a slow 3-bit+ run (said plainly) up to the context first
+        ("slow", pools.slow, _by_context, r.slow_floor_tps),
         ("low_bit", pools.low_bit, _by_quality, r.usable_tps),
     ]
     return steps
@@ -278,6 +290,18 @@ def _for_users(options: list[_Option], ctx: int, users: int, r: ChoiceRules) -> 
     return _chosen(best, "gpu", r) if best is not None else None
 
 
+def _framework_first(
+    est: Estimate, options: list[_Option], ctx: int, r: ChoiceRules, catalog: Catalog
+) -> Choice | None:
+    """An MLX plan runs the 4-bit repo when it runs fully at the context ([mac] mlx_quant: mlx-community's
+    default, about twice the 8-bit one's pace on a Mac's bandwidth); the 8-bit one only when asked."""
+    if est.framework != "mlx":
+        return None
+    first = sections(catalog).estimator.mac.mlx_quant
+    best = next((o for o in options if o.quant == first and o.context == ctx and o.place == "gpu"), None)
+    return _chosen(best, "gpu", r) if best is not None and best.tps >= r.usable_tps else None
+
+
 def fits_users(row: Row, users: int) -> bool:
     """Whether the row's weights and `users` KV caches at its context fit the usable memory."""
     return row.status != "no_fit" and row.total_gib + row.kv_gib * (users - 1) <= row.usable_gib
@@ -301,7 +325,9 @@ def choose(est: Estimate, catalog: Catalog) -> Choice:
             return _as_is(asked, "asked", catalog)
     r = rules(catalog)
     options = _options(est, catalog)
-    served = _for_users(options, ctx, est.request.users or 1, r)
+    served = _for_users(options, ctx, est.request.users or 1, r) or _framework_first(
+        est, options, ctx, r, catalog
+    )
     if served is not None:
         return served
     for step, pool, key, comfortable in _steps(options, ctx, r, est.request.model.is_moe, bool(contexts)):

@@ -8,10 +8,11 @@ the framework, quant and placement for an answer belong here (issue 20 refines t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from core.catalog.loader import Catalog
+from core.catalog.sections import sections
 from core.estimator.frameworks import FrameworkOption, FrameworkQuery, evaluate, framework_options, recommend
 from core.estimator.frameworks.serving_setup import serving_pick
 from core.estimator.placement import framework_query
@@ -67,13 +68,39 @@ def pricing_framework(request: EstimateRequest, quants: tuple[str, ...], catalog
     if not quants:
         return "llama.cpp"
     ctx = (request.contexts or (4096,))[0]
-    served = serving_pick(request, ctx, catalog)
+    served = serving_pick(request, ctx, catalog) or _mac_pick(request, ctx, catalog)
     if served:
         return served
     pick = recommend(framework_query(request, quants[0], ctx, "smooth", None, catalog), catalog=catalog)
     # recommend() only picks a framework that loads this quant's format, so the grid is priced for
     # the engine that runs it (MLX and vLLM price differently from llama.cpp).
     return pick.framework or "llama.cpp"
+
+
+def _mac_pick(request: EstimateRequest, ctx: int, catalog: Catalog) -> str:
+    """Apple silicon, nothing named: "mlx" when the engine prices MLX's 4-bit faster than llama.cpp's
+    4-bit at the context ([mac] in catalogs/estimator.toml), "" otherwise (llama.cpp decides)."""
+    setup, rules = request.setup, sections(catalog).estimator.mac
+    if (
+        setup.gpu.vendor != "Apple"
+        or request.quants
+        or request.offload
+        or "mlx" not in catalog.frameworks
+        or not {rules.mlx_quant, rules.llama_cpp_quant} <= set(catalog.quants)
+    ):
+        return ""
+    # estimate.py imports this module: the engine itself only when a Mac is priced.
+    from core.estimator.estimate import estimate
+
+    def mid(framework: str, quant: str) -> float:
+        one = replace(request, framework=framework, quants=(quant,), contexts=(ctx,))
+        row = estimate(one, catalog).rows[0]
+        return row.decode_tps.mid if row.status != "no_fit" and row.decode_tps is not None else 0.0
+
+    query = framework_query(request, rules.mlx_quant, ctx, "smooth", None, catalog)
+    if not evaluate(catalog.frameworks["mlx"], query).runnable:
+        return ""  # a model MLX can't load (DeepSeek V4): llama.cpp
+    return "mlx" if mid("mlx", rules.mlx_quant) > mid("llama.cpp", rules.llama_cpp_quant) else ""
 
 
 def runs_here(row: Row) -> bool:

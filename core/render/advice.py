@@ -36,7 +36,14 @@ def advise(plan: Plan, catalog: Catalog, lang: Lang) -> Advice:
     asked = _name(plan.asked, catalog)
     why = plan.reason.text(lang) if plan.reason is not None else ""
     kind = plan.kind
-    if kind == "pick":
+    remedy = plan.way_out
+    if kind == "pick" and not plan.command and remedy is not None and remedy.cards > 1:
+        # The pick runs only on more cards than this box has: say that, not "tensor parallel over N
+        # cards" as though they were here (one MI300X for DeepSeek-R1).
+        way = remedy_text(remedy, lang)
+        fw_name = _name(plan.framework, catalog)
+        line = translate("reply.fw.elsewhere", lang, quant=plan.quant, way=way, framework=fw_name)
+    elif kind == "pick":
         line = translate("reply.fw.pick", lang, framework=_name(plan.framework, catalog), reason=why)
         if plan.easy:
             line += translate("reply.fw.easy", lang, framework=_name(plan.easy, catalog))

@@ -33,7 +33,10 @@ def recommend(
     if q.gpu_count == 1 and pick in ("vllm", "sglang"):
         hints.append(Note("fw.rec.hint_concurrency", params))
     alternatives = tuple(fid for fid in ok if fid not in (pick, easy))
-    return Recommendation(pick, Note(reason, params | {"framework": pick}), easy, alternatives, tuple(hints))
+    # The reason names the framework as people write it ("vLLM", "MLX (mlx-lm)"), not by its id.
+    fw = (catalog or default_catalog()).frameworks.get(pick)
+    named = params | {"framework": fw.name if fw is not None else pick}
+    return Recommendation(pick, Note(reason, named), easy, alternatives, tuple(hints))
 
 
 def _easy(ok: dict[str, object], q: FrameworkQuery, pick: str) -> str | None:
