@@ -10,6 +10,7 @@ from core.catalog.sections import sections
 from core.estimator.choice import choose, focus_context
 from core.estimator.estimate import Estimate, Row, in_ram
 from core.estimator.plan import judged_options, plan_for
+from core.estimator.speculative import room_beside
 from core.estimator.weights import weight_breakdown
 from core.i18n import Lang, Note, translate
 from core.render.advice import advise, note_texts, remedy_text
@@ -169,9 +170,19 @@ def frameworks_view(est: Estimate, quant: str | None, catalog: Catalog, lang: La
     return tuple(parts)
 
 
+def _room(est: Estimate, quant: str | None, catalog: Catalog) -> float:
+    """GiB the view's row leaves free beside the target for a draft (`speculative.room_beside` of the
+    reply's choice; an asked quant's own row: what it leaves when it fits, else none)."""
+    choice = choose(est, catalog)
+    if quant is None or quant == choice.row.quant:
+        return room_beside(choice)
+    row = _focus(est, quant, catalog)
+    return max(row.usable_gib - row.total_gib, 0.0) if row.status != "no_fit" else 0.0
+
+
 def speculative_view(est: Estimate, quant: str | None, catalog: Catalog, lang: Lang) -> Doc:
     """The speculative-decoding routes for the recommended (or asked) framework, with their flags."""
-    from core.estimator.speculative import speculative_options
+    from core.estimator.speculative import option_fits, speculative_options
 
     plan = plan_for(est, _focus(est, quant, catalog), catalog, est.request.framework)
     framework = plan.framework or est.framework
@@ -191,11 +202,16 @@ def speculative_view(est: Estimate, quant: str | None, catalog: Catalog, lang: L
     options = speculative_options(est.request.model, framework, catalog, base_command=base) if fw else []
     shown = 0
     instead = _said_instead(catalog) if ram else {}
+    room = None if ram else _room(est, quant, catalog)
     for opt in options:
         texts = note_texts(_cpu_worded(opt.notes, instead), lang)
         if not texts:
             continue
         parts.append(Para(translate("reply.spec.option", lang, kind=opt.kind, text=" ".join(texts))))
+        if room is not None and not option_fits(opt, room, plan.context, catalog):
+            # A draft that doesn't fit beside the target gets no command to paste (issue 20).
+            parts.append(Para(translate("reply.spec.no_room", lang, gib=opt.extra_memory_gib, room=room)))
+            continue
         # The whole command, program included (a bare "-md … -ngld 99" can't be pasted and run).
         if opt.command or opt.flags:
             command = opt.command or opt.flags
