@@ -136,6 +136,7 @@ def build_app(
         followups=FollowUps(limits.followups_kept),
         default_lang=settings.default_lang,
         default_os=settings.default_os,
+        page_url=getattr(settings, "public_url", None),
     )
     from bot.hub.select import model_source_for
 

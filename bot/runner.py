@@ -10,9 +10,10 @@ the order that loses nothing:
 3. the database is closed (WAL checkpoint) once nothing can write any more;
 4. the HTTP server goes last, so /healthz answers until the end.
 
-With no token at all it is the local console on the SQLite file, so `bash scripts/run.sh` shows a
-newcomer the whole bot with no setup. Platform libraries are imported only for an adapter that
-starts (`platform_adapters`).
+With TOKBOT_WEB_PORT set the web pages are served beside them (bot/web), and with that alone the
+process is a service too (the pages, no chat). With no token and no web port it is the local
+console on the SQLite file, so `bash scripts/run.sh` shows a newcomer the whole bot with no setup.
+Platform libraries are imported only for an adapter that starts (`platform_adapters`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from core.storage.interface import StorageUnavailable
 
 if TYPE_CHECKING:
     from bot.observability import Observability
+    from bot.web.server import WebServer
 
 __all__ = ["Adapter", "AdapterFactory", "Service", "platform_adapters", "run_bot", "serve"]
 
@@ -89,6 +91,7 @@ class Service:
         self._worker_task: asyncio.Task[None] | None = None
         self._refresh_task: asyncio.Task[None] | None = None
         self._start_tasks: dict[str, asyncio.Task[None]] = {}
+        self.web: WebServer | None = None  # the web pages, when configured (bot/web)
 
     # --- lifecycle ----------------------------------------------------------------------------
     def stop(self, reason: str = "requested") -> None:
@@ -124,6 +127,7 @@ class Service:
         try:
             if self.serve_http and self.metrics_port:
                 await observability.start(self.metrics_host, self.metrics_port)
+            await self._start_web()
             worker = self.app.worker.run(self._worker_stop)
             self._worker_task = asyncio.create_task(worker, name="outbox-worker")
             self._worker_task.add_done_callback(self._worker_done)
@@ -140,6 +144,17 @@ class Service:
         finally:
             await self._shutdown()
         return self.exit_code
+
+    async def _start_web(self) -> None:
+        """The web pages beside the bots when TOKBOT_WEB_PORT is set (bot/web; imported only then)."""
+        settings = self.app.settings
+        port = getattr(settings, "web_port", None)
+        if not self.serve_http or not port:
+            return
+        from bot.web.server import WebServer
+
+        self.web = WebServer(self.app, settings.web_host, port)
+        await self.web.start()
 
     def _start(self, adapter: Adapter) -> None:
         # A task per adapter: they connect concurrently, and an adapter whose start() blocks until
@@ -206,7 +221,9 @@ class Service:
             await asyncio.gather(self._worker_task, return_exceptions=True)
         if self._refresh_task is not None:  # it ends on the same stop event, between its reads
             await asyncio.gather(self._refresh_task, return_exceptions=True)
-        # 3. The database, after everything that writes to it.
+        # 3. The web pages (they read and write the database too), then the database.
+        if self.web is not None:
+            await self.web.stop()
         await self._close_app()
         # 4. HTTP last: health stays observable during the shutdown.
         if self.observability is not None:
@@ -274,7 +291,8 @@ def run_bot(
     except SettingsError as exc:
         print(f"tokbot: configuration problem:\n{exc}", file=sys.stderr)
         return 2
-    if adapters is None and settings.telegram_token is None and settings.discord_token is None:
+    no_token = settings.telegram_token is None and settings.discord_token is None
+    if adapters is None and no_token and not settings.web_port:
         return _console(args, settings, stdin, out)
     from bot.logging_setup import configure_logging
 

@@ -18,6 +18,7 @@ from core.community.moderators import ModeratorPolicy
 _TELEGRAM_TOKEN = re.compile(r"^\d{5,}:[A-Za-z0-9_-]{30,}$")
 _DATABASE_URL = re.compile(r"^postgres(ql)?://\S+$")
 _SCHEMA = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
+_PUBLIC_URL = re.compile(r"^https?://[^\s/?#]+(/[^\s?#]*)?$")
 _DISCORD_TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}$")
 
 
@@ -57,6 +58,12 @@ class Settings(BaseSettings):
     # Observability: /healthz and /metrics on a local port (0 disables).
     metrics_host: str = "127.0.0.1"
     metrics_port: int = Field(default=9108, ge=0, le=65535)
+    # The web page (bot/web): `python -m bot run` serves it beside the bots when web_port is set
+    # (`python -m bot web` serves it alone, on 8080 by default); public_url is the address people
+    # reach it at (behind a proxy): chat replies then carry a "Full page" link.
+    web_host: str = "127.0.0.1"
+    web_port: int | None = Field(default=None, ge=1, le=65535)
+    public_url: str | None = None
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     log_format: Literal["json", "text"] = "json"
 
@@ -69,6 +76,18 @@ class Settings(BaseSettings):
     @classmethod
     def _blank_hub_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("web_port", "public_url", mode="before")
+    @classmethod
+    def _blank_web_is_unset(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url_shape(cls, value: str | None) -> str | None:
+        if value is not None and not _PUBLIC_URL.match(value.strip()):
+            raise ValueError("must be an http(s) address, e.g. https://tokbot.example.org")
+        return value.strip().rstrip("/") if value is not None else None
 
     @field_validator("database_url", "database_schema", mode="before")
     @classmethod

@@ -90,6 +90,17 @@ def _console_parsers(sub: Subparsers) -> None:
         p.add_argument("--db", default=None, help="SQLite file (default: TOKBOT_DB_PATH or tokbot.db)")
 
 
+def _web_parser(sub: Subparsers) -> None:
+    p = sub.add_parser("web", help="serve the answer pages, the anchors and /accuracy over HTTP")
+    p.add_argument(
+        "--host", default=None, help="address to listen on (default: TOKBOT_WEB_HOST or 127.0.0.1)"
+    )
+    p.add_argument("--port", type=int, default=None, help="port (default: TOKBOT_WEB_PORT or 8080)")
+    p.add_argument(
+        "--db", default=None, help="SQLite file (default: TOKBOT_DATABASE_URL, else TOKBOT_DB_PATH)"
+    )
+
+
 def _data_parsers(sub: Subparsers) -> None:
     p = sub.add_parser("backup", help="consistent copy of the live database (safe while the bot runs)")
     p.add_argument("destination", help="file to write, e.g. backups/tokbot-2026-11-30.db")
@@ -152,6 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     _estimate_parser(sub)
     _console_parsers(sub)
     _ask_parser(sub)
+    _web_parser(sub)
     _data_parsers(sub)
     _database_parsers(sub)
     _sync_discord_parser(sub)
@@ -195,6 +207,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from bot.runner import run_bot
 
         return run_bot(args)
+    if args.command == "web":
+        from bot.web.server import run_web
+
+        return run_web(args)
     if args.command == "sync-discord":
         from bot.discord.sync import run_sync
 

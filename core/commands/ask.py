@@ -25,6 +25,7 @@ from core.commands.words import is_help_word
 from core.estimator.memory import default_os, runs_one_os
 from core.i18n import Lang, translate
 from core.render.detail import focus_quant
+from core.render.doc import fits
 from core.render.message import one
 from core.understanding.language import decide_language, english_words
 from core.understanding.query import AskQuery
@@ -158,7 +159,22 @@ async def respond(bot: BotContext, inv: Invocation, text: str, lang: Lang) -> li
     if reply.status == "help" and (not text or is_help_word(text)):  # "帮助" alone: the whole /help
         return await help_cmd.run(bot, inv)
     status = {"answer": "ok", "help": "ok"}.get(reply.status, reply.status)
-    return [_with_buttons(bot, inv, reply, text, status)]
+    response = _with_buttons(bot, inv, reply, text, status)
+    if bot.page_url and reply.status == "answer":
+        response = _with_page_link(response, bot.page_url, text, lang, inv.target)
+    return [response]
+
+
+def _with_page_link(response: Response, base: str, question: str, lang: Lang, target: str) -> Response:
+    """The answer with a last line linking to the same question on the web page (bot/web), when the
+    deployment has one (TOKBOT_PUBLIC_URL) and the line still fits in the message."""
+    from urllib.parse import urlencode
+
+    url = f"{base}/ask?{urlencode({'q': question, 'lang': lang})}"
+    text = response.text + "\n" + one(target, translate("page.full_link", lang, url=url))
+    if not fits(text, target):
+        return response
+    return replace(response, text=text)
 
 
 async def act(bot: BotContext, inv: Invocation, parts: list[str]) -> list[Response]:

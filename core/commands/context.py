@@ -113,6 +113,9 @@ class BotContext:
     on_outbox: Callable[[], None] | None = None
     default_lang: Lang = "en"  # for chats that give no language and questions that show none
     default_os: str | None = None  # assumed when a question names no OS (None: the card decides)
+    # Where the web pages are reached (TOKBOT_PUBLIC_URL, bot/web): answers then carry a "Full
+    # page" link to the same question there. None: no link.
+    page_url: str | None = None
     # Metrics hook: (platform, command, status, seconds) after every handled invocation or action.
     observe: Callable[[str, str, str, float], None] | None = None
     # Models the catalog doesn't hold, read through the model source (core.catalog.model_source; None: no

@@ -13,6 +13,13 @@ AUDIT_WORDS: frozenset[str] = frozenset({"audit", "log", "日志"})
 AUDIT_DECISION_WORDS: frozenset[str] = frozenset({"decisions", "decision", "decided", "决定", "审核"})
 AUDIT_REFUSED_WORDS: frozenset[str] = frozenset({"refused", "refusals", "denied", "拒绝", "越权"})
 
+# A question that is only a call for help ("帮助", "help"): answered with /help's whole list.
+HELP_WORDS: frozenset[str] = frozenset({"help", "帮助", "说明", "怎么用", "使用说明", "?", "？", "/?"})
+
+
+def is_help_word(text: str) -> bool:
+    return text.strip().lower().rstrip("!！。.") in HELP_WORDS
+
 
 def is_cancel(text: str) -> bool:
     return text.strip().lower().removeprefix("/") in CANCEL_WORDS

@@ -1,8 +1,11 @@
-"""/help text: every declared command's syntax with an example, from catalogs/messages/commands.toml."""
+"""/help text: every kind of question with an example in each language (catalogs/messages/help.toml),
+then every declared command's syntax with an example (catalogs/messages/commands.toml). The web's
+front page lists the same kinds (`question_kinds`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from core.i18n import Lang, translate
@@ -22,6 +25,39 @@ class HelpEntry(Protocol):
     def summary_key(self) -> str: ...
     @property
     def example_key(self) -> str: ...
+
+
+# Every kind of question the bot answers, in the order /help lists them.
+QUESTION_KINDS = ("fit", "which_model", "which_hardware", "compare", "ttft", "concurrency", "memory_only")
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionKind:
+    key: str
+    title: str  # in the asker's language
+    example_en: str  # an example question in English
+    example_zh: str  # and one in Chinese
+
+
+def question_kinds(lang: Lang) -> tuple[QuestionKind, ...]:
+    return tuple(
+        QuestionKind(
+            key,
+            translate(f"help.kind.{key}", lang),
+            translate(f"help.kind.{key}.example", "en"),
+            translate(f"help.kind.{key}.example", "zh"),
+        )
+        for key in QUESTION_KINDS
+    )
+
+
+def kinds_doc(lang: Lang) -> Doc:
+    """The kinds of question, one line each with both examples."""
+    lines = [
+        Para(translate("help.kind.line", lang, title=k.title, en=k.example_en, zh=k.example_zh))
+        for k in question_kinds(lang)
+    ]
+    return (Para(translate("help.kinds.title", lang)), *lines)
 
 
 def command_line(spec: HelpEntry, lang: Lang) -> str:
@@ -45,6 +81,7 @@ def help_doc(specs: Sequence[HelpEntry], lang: Lang, only: str | None = None) ->
         return (Para(translate("help.unknown", lang, name=name)), *help_doc(specs, lang))
     return (
         Para(translate("help.title", lang)),
+        *kinds_doc(lang),
         *(Para(command_line(spec, lang)) for spec in specs),
         Para(translate("help.footer", lang)),
     )
