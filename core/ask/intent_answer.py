@@ -197,7 +197,8 @@ def _which_hardware(query: AskQuery, catalog: Catalog) -> IntentReply:
     assert query.model_id is not None
     model = catalog.models[query.model_id]
     quant = which_hardware.pick_quant(model, query.quants, catalog)
-    result = which_hardware.needs(catalog, query.model_id, quant, _ctx(query))
+    asked = bool(query.quants)
+    result = which_hardware.needs(catalog, query.model_id, quant, _ctx(query), asked)
     return IntentReply(
         which_hardware.needs_doc(result, catalog, query.lang),
         tuple(which_hardware.needs_json(result)),

@@ -33,10 +33,12 @@ class Option:
     ram_gib: float | None  # offload: the system RAM it needs
     total_gib: float
     decode_tps: float
+    quant: str = ""  # a kind priced at its own quant (datacenter cards: their serving checkpoint)
 
     def as_json(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
+            **({"quant": self.quant} if self.quant else {}),
             "gpu": self.gpu_id,
             "count": self.count,
             "memory_gib": self.memory_gib,
@@ -150,7 +152,7 @@ def _mid(row: Row) -> float:
 
 
 def _kind_option(
-    catalog: Catalog, kind: dict[str, Any], model_id: str, quant: str, ctx: int, need: float
+    catalog: Catalog, kind: dict[str, Any], model_id: str, quant: str, ctx: int, need: float, asked: bool
 ) -> Option | None:
     kid = str(kind.get("id", ""))
     cards = [g for g in kind.get("cards", ()) if g in catalog.gpus]
@@ -160,18 +162,28 @@ def _kind_option(
         found = next((o for g in cards if (o := _unified(catalog, g, model_id, quant, ctx, need))), None)
         return replace(found, kind=kid) if found is not None else None
     lo, hi = int(kind.get("min_count", 1)), int(kind.get("max_count", 1))
+    served = tuple(str(q) for q in kind.get("serving_quants", ()) if q in catalog.quants)
     for gpu_id in cards:
-        if catalog.gpus[gpu_id].memory_gib * hi < need:
+        # A kind served with vLLM / SGLang (datacenter cards) is priced at its serving checkpoint, the
+        # first its kernels run (FP8 on Hopper / Blackwell, AWQ on an A100), unless a quant was asked.
+        own = supported_quants(catalog, gpu_id, served)[:1] if served and not asked else ()
+        at = own[0] if own else quant
+        size = need if not own else need * catalog.quants[at].bpw / max(catalog.quants[quant].bpw, 0.1)
+        if catalog.gpus[gpu_id].memory_gib * hi < size:
             continue
-        hit = _with_cards(catalog, gpu_id, model_id, quant, ctx, lo, hi, None)
+        hit = _with_cards(catalog, gpu_id, model_id, at, ctx, lo, hi, None)
         if hit is not None:
             count, row = hit
-            return Option(kid, gpu_id, count, catalog.gpus[gpu_id].memory_gib, None, row.total_gib, _mid(row))
+            memory = catalog.gpus[gpu_id].memory_gib
+            label = at if own else ""
+            return Option(kid, gpu_id, count, memory, None, row.total_gib, _mid(row), label)
     return None
 
 
 @lru_cache(maxsize=256)
-def needs(catalog: Catalog, model_id: str, quant: str, ctx: int) -> Needs:
+def needs(catalog: Catalog, model_id: str, quant: str, ctx: int, asked: bool = False) -> Needs:
+    """What runs `model_id` at `quant` (`asked`: the question named it, so every kind is priced at
+    it; else a datacenter kind at its own serving checkpoint)."""
     cfg = config(catalog, "which_hardware")
     kinds = list(cfg.get("kind", ()))
     # The model's need, priced once on the largest card of the list (a need doesn't depend on the card).
@@ -181,7 +193,7 @@ def needs(catalog: Catalog, model_id: str, quant: str, ctx: int) -> Needs:
     for kind in kinds:
         if kind.get("id") in WORSE_BUYS and any(o.kind == "one_card" for o in options):
             continue  # one consumer card holds it: RAM offload, a second card or a pro card is a worse buy
-        option = _kind_option(catalog, kind, model_id, quant, ctx, probe.total_gib)
+        option = _kind_option(catalog, kind, model_id, quant, ctx, probe.total_gib, asked)
         if option is not None:
             options.append(option)
     return Needs(model_id, quant, ctx, probe.total_gib, tuple(options))
@@ -189,6 +201,8 @@ def needs(catalog: Catalog, model_id: str, quant: str, ctx: int) -> Needs:
 
 def _option_label(option: Option, catalog: Catalog) -> str:
     label = card_label(catalog.gpus[option.gpu_id])
+    if option.quant:
+        label = f"{label} {option.quant}"
     if catalog.gpus[option.gpu_id].unified_memory:
         return f"{label} {option.memory_gib:g}G"
     if option.kind == "offload":

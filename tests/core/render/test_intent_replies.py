@@ -57,7 +57,16 @@ def test_which_model_lists_large_first_and_says_the_next_size() -> None:
 def test_which_hardware_cheapest_kind_first() -> None:
     reply = answer("what gpu do i need for 70b", CATALOG)
     kinds = [r["kind"] for r in reply.rows]
-    order = ["one_card", "offload", "multi_card", "strix_halo", "mac", "workstation", "datacenter"]
+    order = [
+        "one_card",
+        "offload",
+        "multi_card",
+        "strix_halo",
+        "mac",
+        "workstation",
+        "datacenter",
+        "datacenter_fp8",
+    ]
     assert kinds == sorted(kinds, key=order.index)
     assert "multi_card" in kinds and "datacenter" in kinds
     small = answer("140亿模型需要多大显存", CATALOG)
