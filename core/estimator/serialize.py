@@ -137,7 +137,38 @@ def plan_dict(
         "step": choice.step,
         "said_plainly": [n.text(lang) for n in choice.notes],
         "notes": [n.text(lang) for n in plan.notes],
+        "ways_out": _ways_out(est, choice, catalog),
     }
+
+
+def _ways_out(est: Estimate, choice: Choice, catalog: Catalog) -> list[dict[str, Any]]:
+    """Every other row at the plan's context that doesn't fit as it is but runs here with its way
+    out, as a plan of its own (the same `plan_for`, so the figures and command are the engine's):
+    what the chat's "If it doesn't fit" line says, with the command each one would run."""
+    out = []
+    for row in est.rows:
+        if row is choice.row or row.context != choice.row.context or row.status != "no_fit":
+            continue
+        remedy = row.remedy
+        if remedy is None or remedy.decode_mid is None:
+            continue
+        other = plan_for(est, row, catalog, est.request.framework)
+        if not other.command:
+            continue
+        out.append(
+            {
+                "quant": other.quant,
+                "context": other.context,
+                "kind": str(remedy.kind),
+                "decode_tps": {
+                    "low": remedy.decode_low or 0.0,
+                    "mid": remedy.decode_mid,
+                    "high": remedy.decode_high or 0.0,
+                },
+                "command": other.command,
+            }
+        )
+    return out
 
 
 def _chosen(est: Estimate, catalog: Catalog) -> tuple[Choice, Plan]:
