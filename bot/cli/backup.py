@@ -23,13 +23,24 @@ if TYPE_CHECKING:
     from bot.settings import Settings
 
 
-def destination_path(source: Path, destination: Path, now: datetime | None = None) -> Path:
+def _folder_meant(destination: str | Path) -> bool:
+    """DEST names a folder: one that exists, or one written with a trailing slash ("bk/"), which is
+    created (issue 24: a missing "bk/" used to become a file called bk)."""
+    if Path(destination).is_dir():
+        return True
+    if str(destination).endswith(("/", "\\")):  # Path() would drop the slash: read the text typed
+        Path(destination).mkdir(parents=True, exist_ok=True)
+        return True
+    return False
+
+
+def destination_path(source: Path, destination: str | Path, now: datetime | None = None) -> Path:
     """DEST itself, or, when DEST is a folder, a time-stamped file in it (so a daily cron job keeps
     every copy instead of overwriting yesterday's)."""
-    if destination.is_dir():
+    if _folder_meant(destination):
         stamp = (now or datetime.now(UTC)).strftime("%Y%m%d-%H%M%S")
-        return destination / f"{source.stem}-{stamp}{source.suffix or '.db'}"
-    return destination
+        return Path(destination) / f"{source.stem}-{stamp}{source.suffix or '.db'}"
+    return Path(destination)
 
 
 def run_backup(args: argparse.Namespace) -> int:
@@ -42,16 +53,17 @@ def run_backup(args: argparse.Namespace) -> int:
             print(f"tokbot: configuration problem:\n{exc}", file=sys.stderr)
             return 2
         if settings.database_url is not None:
-            return _backup_postgres(settings, Path(args.destination))
+            return _backup_postgres(settings, str(args.destination))
         args = argparse.Namespace(**{**vars(args), "db": str(settings.db_path)})
     return _backup_sqlite(args)
 
 
-def _backup_postgres(settings: Settings, destination: Path) -> int:
+def _backup_postgres(settings: Settings, given: str) -> int:
     from bot.storage.postgres import PostgresStorage
 
     assert settings.database_url is not None
-    if destination.is_dir():
+    destination = Path(given)
+    if _folder_meant(given):
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         destination = destination / f"tokbot-{stamp}.dump"
     store = PostgresStorage(settings.database_url.get_secret_value().strip(), schema=settings.database_schema)
@@ -82,7 +94,7 @@ def _backup_sqlite(args: argparse.Namespace) -> int:
     if not source.is_file():
         print(f"error: no database at {source} (is --db the bot's database file?)", file=sys.stderr)
         return 1
-    target = destination_path(source, Path(args.destination))
+    target = destination_path(source, str(args.destination))
     if not target.parent.is_dir():
         print(f"error: folder {target.parent} does not exist", file=sys.stderr)
         return 1

@@ -1,13 +1,20 @@
 """Blocking reads from the Hub: a repo's file listing and config.json -> a SourcedModel.
 
-Run in a worker thread by `HuggingFaceSource`; every huggingface_hub / network failure leaves as a
-ModelSourceError whose kind the reply can name. Nothing here caches: a half-read repo raises.
+Run on the Hub pool's threads by `HuggingFaceSource` (bot/hub/pool.py); every huggingface_hub /
+network failure leaves as a ModelSourceError whose kind the reply can name, and so does anything
+else the Hub's data makes go wrong (issue 24): a config.json larger than [limits.config] max_bytes
+is never downloaded, one nested too deep, outside any real model's range or that makes a reader
+raise is "malformed", a model info whose dates aren't dates too -- never the generic "went wrong".
+A read checks its `Deadline` between steps, so one the question has given up on stops at the next
+step instead of running on. Nothing here caches: a half-read repo raises.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -24,7 +31,10 @@ from huggingface_hub.errors import (
 from huggingface_hub.utils._headers import build_hf_headers
 from huggingface_hub.utils._http import get_session, hf_raise_for_status
 
-from core.catalog.from_config import ConfigError, read_config
+from bot.hub.endpoint import public_endpoint, scrub
+from core.catalog.config_bounds import check_json_depth
+from core.catalog.from_config import ConfigError, ConfigRangeError, read_config
+from core.catalog.hub_limits import ConfigLimits, ReadLimits
 from core.catalog.model_source import (
     FailureKind,
     ModelSourceError,
@@ -56,6 +66,31 @@ class HubSettings:
     token: str | None
     timeout_s: float  # per request
     cache_dir: Path | None = None  # where config.json is kept (None: huggingface_hub's own cache)
+    config: ConfigLimits = field(default_factory=ConfigLimits)
+    reads: ReadLimits = field(default_factory=ReadLimits)
+
+    @property
+    def public(self) -> str:
+        """The endpoint as replies and links name it: no userinfo (bot/hub/endpoint.py)."""
+        return public_endpoint(self.endpoint)
+
+
+@dataclass
+class Deadline:
+    """A cooperative bound on one read: checked between its steps (a thread can't be stopped from
+    outside). `clock` is injectable so a test can count steps instead of timing them."""
+
+    seconds: float
+    clock: Callable[[], float] = time.monotonic
+    start: float = -1.0
+
+    def __post_init__(self) -> None:
+        if self.start < 0:
+            self.start = self.clock()
+
+    def check(self, repo: str, step: str) -> None:
+        if self.clock() - self.start > self.seconds:
+            raise ModelSourceError("timeout", repo, f"gave up before {step} ({self.seconds:g} s)")
 
 
 def _kind_of(exc: BaseException) -> FailureKind:
@@ -87,22 +122,54 @@ _HUB_ERRORS: tuple[type[BaseException], ...] = (
     TimeoutError,
     *_http_errors(),
 )
+# What the Hub's own data can make go wrong in the client or a reader: a field of the wrong type,
+# a date that isn't one, a nesting deeper than the parser's stack, an absurd number.
+DATA_ERRORS: tuple[type[BaseException], ...] = (
+    ValueError,
+    TypeError,
+    KeyError,
+    AttributeError,
+    IndexError,
+    ArithmeticError,
+    RecursionError,
+    MemoryError,
+)
+
+
+_CONFIG_FILE_ERRORS: tuple[type[BaseException], ...] = (OSError, ConfigError, *DATA_ERRORS)
+
+
+def _failure(exc: BaseException, repo: str, settings: HubSettings) -> ModelSourceError:
+    """A client exception as the error a reply names; its text never carries the endpoint's userinfo."""
+    detail = scrub(f"{type(exc).__name__}: {exc}", settings.endpoint)
+    kind: FailureKind = _kind_of(exc) if isinstance(exc, _HUB_ERRORS) else "malformed"
+    return ModelSourceError(kind, repo, detail)
 
 
 def _month(created: Any) -> str:
     return created.strftime("%Y-%m") if isinstance(created, datetime) else ""
 
 
-def read_repo(repo: str, settings: HubSettings) -> SourcedModel:
-    """The model in `repo` at its current revision; raises ModelSourceError."""
+def _files(info: Any, repo: str, settings: HubSettings) -> tuple[RepoFile, ...]:
+    siblings = list(info.siblings or ())[: settings.reads.max_siblings]
+    files = tuple(RepoFile(str(s.rfilename), s.size if isinstance(s.size, int) else None) for s in siblings)
+    if not any(f.path == "config.json" for f in files):
+        raise ModelSourceError("not_found", repo, "the repo has no config.json")
+    if not any(f.path.endswith(WEIGHT_SUFFIXES) for f in files):
+        raise ModelSourceError("no_weights", repo, "the repo holds no weight files")
+    size = next(f.size for f in files if f.path == "config.json")
+    if size is not None and size > settings.config.max_bytes:
+        raise ModelSourceError("malformed", repo, f"config.json is {size} bytes")
+    return files
+
+
+def _fetch(repo: str, settings: HubSettings, deadline: Deadline) -> tuple[Any, tuple[RepoFile, ...], str]:
+    """(model info, files, local path of config.json): the network part of a read."""
     api = HfApi(endpoint=settings.endpoint, token=settings.token)
     try:
         info = api.model_info(repo, files_metadata=True, timeout=settings.timeout_s)
-        files = tuple(RepoFile(s.rfilename, s.size) for s in info.siblings or ())
-        if not any(f.path == "config.json" for f in files):
-            raise ModelSourceError("not_found", repo, "the repo has no config.json")
-        if not any(f.path.endswith(WEIGHT_SUFFIXES) for f in files):
-            raise ModelSourceError("no_weights", repo, "the repo holds no weight files")
+        files = _files(info, repo, settings)
+        deadline.check(repo, "config.json")
         path = hf_hub_download(
             repo,
             "config.json",
@@ -114,31 +181,56 @@ def read_repo(repo: str, settings: HubSettings) -> SourcedModel:
         )
     except ModelSourceError:
         raise
-    except _HUB_ERRORS as exc:
-        raise ModelSourceError(_kind_of(exc), repo, f"{type(exc).__name__}: {exc}") from exc
-    revision = info.sha or ""
-    config_url = f"{settings.endpoint}/{info.id}/blob/{revision}/config.json"
+    except (*_HUB_ERRORS, *DATA_ERRORS) as exc:
+        raise _failure(exc, repo, settings) from exc
+    return info, files, path
+
+
+def _config(path: str, repo: str, limits: ConfigLimits) -> dict[str, Any]:
     try:
-        config = json.loads(Path(path).read_text(encoding="utf-8"))
+        local = Path(path)
+        if local.stat().st_size > limits.max_bytes:  # the listing may not have said its size
+            raise ValueError(f"{local.stat().st_size} bytes")
+        text = local.read_text(encoding="utf-8")
+        check_json_depth(text, limits.max_depth)  # before the parser recurses once per level
+        config = json.loads(text)
         if not isinstance(config, dict):
             raise ValueError("not a JSON object")
-    except (OSError, ValueError) as exc:
-        raise ModelSourceError("malformed", repo, f"config.json: {exc}") from exc
+    except _CONFIG_FILE_ERRORS as exc:
+        raise ModelSourceError("malformed", repo, f"config.json: {type(exc).__name__}: {exc}"[:300]) from exc
+    return config
+
+
+def read_repo(repo: str, settings: HubSettings, deadline: Deadline | None = None) -> SourcedModel:
+    """The model in `repo` at its current revision; raises ModelSourceError."""
+    deadline = deadline or Deadline(settings.timeout_s)
+    info, files, path = _fetch(repo, settings, deadline)
+    deadline.check(repo, "reading config.json")
+    revision = str(info.sha or "")
+    repo_id = str(info.id or repo)
+    config_url = f"{settings.public}/{repo_id}/blob/{revision}/config.json"
+    config = _config(path, repo, settings.config)
     try:
-        reading = read_config(config, model_id=info.id.lower(), repo=info.id, source=config_url)
+        reading = read_config(
+            config, model_id=repo_id.lower(), repo=repo_id, source=config_url, limits=settings.config
+        )
+    except ConfigRangeError as exc:
+        raise ModelSourceError("malformed", repo, str(exc)[:300]) from exc
     except ConfigError as exc:
-        raise ModelSourceError("unsupported", repo, str(exc)) from exc
+        raise ModelSourceError("unsupported", repo, str(exc)[:300]) from exc
+    except DATA_ERRORS as exc:  # a reader tripped over a value of a shape no real config has
+        raise ModelSourceError("malformed", repo, f"{type(exc).__name__}: {exc}"[:300]) from exc
     published = info.safetensors.total if info.safetensors else None
     model = replace(
-        reading.model, family=reading.model_type, aliases=(info.id,), release=_month(info.created_at)
+        reading.model, family=reading.model_type, aliases=(repo_id,), release=_month(info.created_at)
     )
     provenance = Provenance(
-        repo=info.id,
+        repo=repo_id,
         revision=revision,
         read_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        endpoint=settings.endpoint,
+        endpoint=settings.public,
         config_url=config_url,
-        published_params=published,
+        published_params=published if isinstance(published, int) else None,
     )
     return SourcedModel(model=model, params=reading.params, provenance=provenance, files=files)
 
@@ -161,13 +253,11 @@ def search_repos(query: str, limit: int, settings: HubSettings) -> tuple[RepoHit
         if not isinstance(found, list):
             raise ModelSourceError("malformed", query, "the search answer is not a list")
         return tuple(
-            RepoHit(str(m.get("id") or m.get("modelId")), int(m.get("downloads") or 0))
-            for m in found[:limit]
+            RepoHit(str(m.get("id") or m.get("modelId"))[:200], int(m.get("downloads") or 0))
+            for m in found[: min(limit, settings.reads.search_hits)]
             if isinstance(m, dict) and (m.get("id") or m.get("modelId"))
         )
     except ModelSourceError:
         raise
-    except ValueError as exc:  # not JSON
-        raise ModelSourceError("malformed", query, f"the search answer: {exc}") from exc
-    except _HUB_ERRORS as exc:
-        raise ModelSourceError(_kind_of(exc), query, f"{type(exc).__name__}: {exc}") from exc
+    except (*_HUB_ERRORS, *DATA_ERRORS) as exc:  # not JSON, odd fields, a refused connection
+        raise _failure(exc, query, settings) from exc

@@ -1,9 +1,12 @@
 """`HuggingFaceSource`: the Hub behind core.catalog.model_source.ModelSource.
 
-huggingface_hub is blocking, so each look-up runs in a worker thread and never blocks the event
-loop; the whole look-up (listing + config.json) has one time budget (5 s by default). One look-up
-is in flight per repo (a second asker awaits the first), and what was read is cached: a fresh entry
-answers without asking the Hub, a stale one answers when the Hub fails. Failures are not cached.
+huggingface_hub is blocking, so each look-up runs on the Hub's own small pool of threads
+(bot/hub/pool.py: never the event loop's default executor, never joined at shutdown) and never
+blocks the event loop; the whole look-up (listing + config.json) has one time budget (5 s by
+default), which the read itself also checks between its steps. One look-up is in flight per repo
+(a second asker awaits the first), and what was read is cached, least recently used out past
+catalogs/hub.toml [limits.cache] source: a fresh entry answers without asking the Hub, a stale one
+answers when the Hub fails. Failures are remembered by the command layer (core.commands.hub_cache).
 
 The library's own settings are honoured, read at each look-up (so a test or an operator can set
 them late): HF_ENDPOINT (a mirror such as hf-mirror.com), HF_TOKEN (gated repos), HF_HUB_OFFLINE
@@ -15,12 +18,16 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
-from bot.hub.hf_read import HubSettings, read_repo, search_repos
+from bot.hub.hf_read import Deadline, HubSettings, read_repo, search_repos
+from bot.hub.pool import HubPool
 from bot.hub.quant_listing import LISTING_BUDGET_S, read_listing, with_own_files
+from core.catalog.hub_limits import HubLimits
 from core.catalog.model_source import ModelSourceError, RepoHit, SourcedModel
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
@@ -41,13 +48,16 @@ class HuggingFaceSource:
         fresh_s: float = FRESH_S,
         cache_dir: Path | None = None,
         clock: Callable[[], float] = time.monotonic,
+        limits: HubLimits | None = None,
     ) -> None:
         self.budget_s = budget_s
         self.listing_budget_s = min(listing_budget_s, budget_s)
         self.fresh_s = fresh_s
         self.cache_dir = cache_dir
         self._clock = clock
-        self._cache: dict[str, tuple[float, SourcedModel]] = {}
+        self.limits = limits or _shipped_limits()
+        self.pool = HubPool(self.limits.reads.workers, self.limits.reads.queue)
+        self._cache: OrderedDict[str, tuple[float, SourcedModel]] = OrderedDict()
         self._inflight: dict[str, asyncio.Task[SourcedModel]] = {}
 
     def settings(self) -> HubSettings:
@@ -56,7 +66,18 @@ class HuggingFaceSource:
         cache = self.cache_dir or (
             Path(os.environ["HF_HUB_CACHE"]) if os.environ.get("HF_HUB_CACHE") else None
         )
-        return HubSettings(endpoint=endpoint, token=token, timeout_s=self.budget_s, cache_dir=cache)
+        return HubSettings(
+            endpoint=endpoint,
+            token=token,
+            timeout_s=self.budget_s,
+            cache_dir=cache,
+            config=self.limits.config,
+            reads=self.limits.reads,
+        )
+
+    def close(self) -> None:
+        """No new reads; those in flight are not waited for (their threads are daemons)."""
+        self.pool.close()
 
     @staticmethod
     def offline() -> bool:
@@ -88,19 +109,30 @@ class HuggingFaceSource:
                 return replace(entry[1], cached=True, stale=True)
             raise
         if key not in self._cache or self._cache[key][1] is not found:
-            self._cache[key] = (self._clock(), found)
+            self._keep(key, found)
         return found
+
+    def _keep(self, key: str, found: SourcedModel) -> None:
+        self._cache[key] = (self._clock(), found)
+        self._cache.move_to_end(key)
+        while len(self._cache) > max(1, self.limits.cache.source):
+            self._cache.popitem(last=False)
 
     async def _read(self, repo: str) -> SourcedModel:
         """config.json and the quant listing at once; the listing never fails the look-up."""
         settings = self.settings()
-        listing = asyncio.ensure_future(read_listing(repo, settings, budget_s=self.listing_budget_s))
+        listing = asyncio.ensure_future(
+            read_listing(repo, settings, budget_s=self.listing_budget_s, run=self.pool.run)
+        )
+        deadline = Deadline(self.budget_s)
         try:
-            found = await asyncio.wait_for(asyncio.to_thread(read_repo, repo, settings), self.budget_s)
+            found = await asyncio.wait_for(
+                self.pool.run(repo, partial(read_repo, repo, settings, deadline)), self.budget_s
+            )
         except TimeoutError as exc:
             listing.cancel()
             raise ModelSourceError(
-                "timeout", repo, f"{settings.endpoint} did not answer within {self.budget_s:g} s"
+                "timeout", repo, f"{settings.public} did not answer within {self.budget_s:g} s"
             ) from exc
         except BaseException:
             listing.cancel()
@@ -115,9 +147,16 @@ class HuggingFaceSource:
         settings = self.settings()
         try:
             return await asyncio.wait_for(
-                asyncio.to_thread(search_repos, query, limit, settings), self.budget_s
+                self.pool.run(query, partial(search_repos, query, limit, settings)), self.budget_s
             )
         except TimeoutError as exc:
             raise ModelSourceError(
-                "timeout", query, f"{settings.endpoint} did not answer within {self.budget_s:g} s"
+                "timeout", query, f"{settings.public} did not answer within {self.budget_s:g} s"
             ) from exc
+
+
+def _shipped_limits() -> HubLimits:
+    from core.catalog.loader import default_catalog
+    from core.catalog.sections import sections
+
+    return sections(default_catalog()).hub.limits

@@ -3,7 +3,7 @@
 Asked beside the config read (bot/hub/hf_source.py), within its own share of the question's time
 budget: each candidate repo (catalogs/quant_repos.toml, publisher order: the original publisher's
 own `-GGUF` repo, then ggml-org, bartowski, unsloth, lmstudio-community, mradermacher) is one
-`model_info(files_metadata=True)` in a worker thread, all at once. A repo that doesn't exist is
+`model_info(files_metadata=True)` on the Hub pool (bot/hub/pool.py), all at once. A repo that doesn't exist is
 simply not there; a repo that failed or didn't answer in time is named in `QuantListing.error`, and
 the listing counts as not read (`read=False`): sizes are then computed tensor by tensor, the reply
 says the listing was not read, and the next look-up asks again.
@@ -12,12 +12,14 @@ says the listing was not read, and the next look-up asks again.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, replace
+from functools import partial
+from typing import Any
 
 from huggingface_hub import HfApi
 
-from bot.hub.hf_read import _HUB_ERRORS, HubSettings, _kind_of
+from bot.hub.hf_read import _HUB_ERRORS, DATA_ERRORS, HubSettings, _kind_of
 from core.catalog.loader import Catalog, default_catalog
 from core.catalog.model_source import RepoFile
 from core.catalog.published_files import (
@@ -46,15 +48,25 @@ def _read(asked: str, settings: HubSettings, quant_ids: tuple[str, ...], with_fi
     api = HfApi(endpoint=settings.endpoint, token=settings.token)
     try:
         info = api.model_info(asked, files_metadata=with_files, timeout=settings.timeout_s)
+        repo = str(info.id or asked)
+        if not with_files:
+            return _Answer(asked, repo)
+        siblings = list(info.siblings or ())[: settings.reads.max_siblings]
+        entries = [(str(s.rfilename), s.size if isinstance(s.size, int) else None) for s in siblings]
+        url = f"{settings.public}/{repo}/tree/{info.sha or 'main'}"
+        return _Answer(asked, repo, files_from_listing(repo, entries, quant_ids, source=url))
     except _HUB_ERRORS as exc:
         kind = _kind_of(exc)
         return _Answer(asked) if kind == "not_found" else _Answer(asked, error=f"{asked}: {kind}")
-    repo = info.id or asked
-    if not with_files:
-        return _Answer(asked, repo)
-    entries = ((s.rfilename, s.size) for s in info.siblings or ())
-    url = f"{settings.endpoint}/{repo}/tree/{info.sha or 'main'}"
-    return _Answer(asked, repo, files_from_listing(repo, entries, quant_ids, source=url))
+    except DATA_ERRORS:  # the Hub's answer about this repo is odd: the repo counts as not read
+        return _Answer(asked, error=f"{asked}: malformed")
+
+
+Runner = Callable[[str, Callable[[], _Answer]], Awaitable[_Answer]]
+
+
+async def _in_thread(what: str, call: Callable[[], _Answer]) -> _Answer:
+    return await asyncio.to_thread(call)  # only where no pool is given (a script, a test)
 
 
 def gguf_quant_ids(catalog: Catalog) -> tuple[str, ...]:
@@ -67,30 +79,33 @@ async def read_listing(
     *,
     budget_s: float = LISTING_BUDGET_S,
     catalog: Catalog | None = None,
+    run: Runner | None = None,
 ) -> QuantListing:
-    """What quantized repos of `base_repo` exist and what their GGUF files weigh; never raises."""
+    """What quantized repos of `base_repo` exist and what their GGUF files weigh; never raises.
+    `run` puts each read on the Hub pool (HubPool.run)."""
+    runner: Runner = run or _in_thread
     catalog = catalog or default_catalog()
     table = catalog.tables.get("quant_repos", {})
     quant_ids = gguf_quant_ids(catalog)
     gguf = gguf_repo_names(base_repo, table)
     serving = serving_repo_names(base_repo, table)
     jobs: list[asyncio.Future[_Answer]] = [
-        asyncio.ensure_future(asyncio.to_thread(_read, name, settings, quant_ids, True)) for name in gguf
+        asyncio.ensure_future(_guarded(runner, name, partial(_read, name, settings, quant_ids, True)))
+        for name in gguf
     ]
     jobs += [
-        asyncio.ensure_future(asyncio.to_thread(_read, name, settings, quant_ids, False))
+        asyncio.ensure_future(_guarded(runner, name, partial(_read, name, settings, quant_ids, False)))
         for _, name in serving
     ]
     tried = (*gguf, *(name for _, name in serving))
     if not jobs:
         return QuantListing(read=True)
-    done, pending = await asyncio.wait(jobs, timeout=budget_s)
-    for job in pending:
-        job.cancel()  # its thread finishes on its own; the answer is not waited for
-    answers = [
-        job.result() if job in done else _Answer(name, error=f"{name}: timeout")
-        for job, name in zip(jobs, tried, strict=True)
-    ]
+    try:
+        done, pending = await asyncio.wait(jobs, timeout=budget_s)
+    finally:
+        for job in jobs:
+            job.cancel()  # its thread finishes on its own; the answer is not waited for
+    answers = [_answer(job, name, done) for job, name in zip(jobs, tried, strict=True)]
     errors = [a.error for a in answers if a.error]
     gguf_answers = answers[: len(gguf)]
     files = preferred([a.files for a in gguf_answers])
@@ -107,6 +122,19 @@ async def read_listing(
         found=tuple(a.repo for a in gguf_answers if a.repo),
         error="; ".join(errors),
     )
+
+
+async def _guarded(run: Runner, name: str, call: Callable[[], _Answer]) -> _Answer:
+    """One read that never raises: a full pool ("busy") or an error no read expected is an answer
+    naming it, so no job is left holding an exception nobody retrieves."""
+    try:
+        return await run(name, call)
+    except Exception as exc:  # noqa: BLE001 - the listing never fails the look-up
+        return _Answer(name, error=f"{name}: {getattr(exc, 'kind', type(exc).__name__)}")
+
+
+def _answer(job: asyncio.Future[_Answer], name: str, done: set[Any]) -> _Answer:
+    return job.result() if job in done else _Answer(name, error=f"{name}: timeout")
 
 
 def with_own_files(

@@ -125,17 +125,32 @@ def export_json(anchors: Iterable[Submission], catalog: Catalog | None = None) -
     return json.dumps(data, ensure_ascii=False, indent=1).encode("utf-8")
 
 
+# A text cell a spreadsheet would run as a formula (OWASP "CSV injection"): = + - @, and a tab or
+# carriage return before one. Such a cell gets a leading apostrophe, which the spreadsheet shows as
+# text; so does a cell that already starts with one, so `parse_csv` can take exactly one off.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "'")
+
+
+def neutralise(text: str) -> str:
+    """`text` as a CSV cell no spreadsheet evaluates (issue 24)."""
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
 def _cell(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
-    return str(value)
+    if isinstance(value, int | float):
+        return str(value)  # a number is a number (a negative one is no formula)
+    return neutralise(str(value))
 
 
 def export_csv(anchors: Iterable[Submission], catalog: Catalog | None = None) -> bytes:
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=FIELDS, lineterminator="\n")
+    # CRLF rows (RFC 4180): the writer quotes a cell holding either character, so a carriage
+    # return typed into a note can't end the row and start a forged one.
+    writer = csv.DictWriter(buf, fieldnames=FIELDS, lineterminator="\r\n")
     writer.writeheader()
     for row in rows(anchors, catalog):
         writer.writerow({k: _cell(v) for k, v in row.items()})
@@ -158,6 +173,6 @@ def parse_csv(data: bytes) -> list[dict[str, Any]]:
             elif key in _BOOL:
                 row[key] = text == "true"
             else:
-                row[key] = text
+                row[key] = text[1:] if text.startswith("'") else text  # undo `neutralise`
         out.append(row)
     return out

@@ -22,6 +22,8 @@ from typing import Any
 from core.catalog.architectures.fields import Config, ConfigError
 from core.catalog.architectures.registry import base_reader, reader_for
 from core.catalog.architectures.transformer import placeholder
+from core.catalog.config_bounds import ConfigRangeError, check_config, check_reading
+from core.catalog.hub_limits import ConfigLimits
 from core.catalog.model import Model
 from core.i18n import Note
 
@@ -48,7 +50,7 @@ class ConfigReading:
 
 
 _placeholder = placeholder
-__all__ = ["ConfigError", "ConfigReading", "ParamCount", "merge_into", "read_config"]
+__all__ = ["ConfigError", "ConfigRangeError", "ConfigReading", "ParamCount", "merge_into", "read_config"]
 
 
 def _split(config: Config) -> tuple[Config, Config | None, str]:
@@ -93,10 +95,28 @@ def _compressed_tensors_kind(quant: Mapping[str, Any]) -> str:
     return "COMPRESSED-TENSORS"
 
 
-def read_config(config: Config, *, model_id: str = "", repo: str = "", source: str = "") -> ConfigReading:
+def default_limits() -> ConfigLimits:
+    """The shipped catalog's bounds (catalogs/hub.toml [limits.config])."""
+    from core.catalog.loader import default_catalog
+    from core.catalog.sections import sections
+
+    return sections(default_catalog()).hub.limits.config
+
+
+def read_config(
+    config: Config,
+    *,
+    model_id: str = "",
+    repo: str = "",
+    source: str = "",
+    limits: ConfigLimits | None = None,
+) -> ConfigReading:
     """Read `config` (a parsed config.json) into a catalog Model and its parameter count.
 
-    Raises ConfigError naming the model_type or field when the config cannot be read exactly."""
+    Raises ConfigError naming the model_type or field when the config cannot be read exactly, and
+    ConfigRangeError (before any reader loops) when a value is outside what a real model has."""
+    limits = limits or default_limits()
+    check_config(config, limits)
     text, vision, model_type = _split(config)
     text_type = str(text.get("model_type") or model_type)
     arch = reader_for(model_type, text_type)
@@ -105,6 +125,7 @@ def read_config(config: Config, *, model_id: str = "", repo: str = "", source: s
     # Text configs of wrappers carry their own model_type (qwen3_vl_text); the readers key their
     # per-family details on the wrapper's type, which names the architecture.
     reading = base_reader(arch)(text, vision, model_type)
+    check_reading(reading.fields, reading.total, limits)
     fields = dict(reading.fields, native_quant=_native_quant(config, text))
     probe = placeholder(fields, model_id, repo, source)
     params = ParamCount(decoder=reading.total, active=reading.active, mtp=reading.mtp, vision=reading.vision)

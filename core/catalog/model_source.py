@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Literal, Protocol
+from urllib.parse import urlsplit
 
 from core.catalog.from_config import ParamCount
 from core.catalog.model import Model
@@ -24,10 +25,12 @@ FailureKind = Literal[
     "rate_limited",  # HTTP 429
     "gated",  # the repo needs accepted terms or a token (HF_TOKEN)
     "not_found",  # no such repo, or no config.json in it
-    "malformed",  # config.json is not JSON, or truncated
+    "malformed",  # config.json is not JSON, truncated, too big or deep, or outside any real model's range
     "unsupported",  # the architecture cannot be read (ConfigError names the model_type / field)
     "no_weights",  # the repo holds no weight files
     "server_error",  # 5xx
+    "busy",  # the bot's own Hub pool is full (too many look-ups at once): nothing was asked
+    "budget",  # this person or chat used its Hub look-ups for now (catalogs/hub.toml [limits.budget])
 ]
 
 
@@ -115,3 +118,33 @@ def parse_repo_ref(text: str) -> RepoRef | None:
     if match:
         return RepoRef(match.group(1), match.group(2) or "")
     return None
+
+
+# ---------------------------------------------------------------- the endpoint as people see it
+
+# "//user:password@" or "//token@" in any URL-shaped text.
+_USERINFO = re.compile(r"(?<=//)[^/\s@]+@")
+SOME_HUB = "the configured Hub"
+
+
+def public_endpoint(endpoint: str) -> str:
+    """`endpoint` as scheme://host[:port]: no userinfo (HF_ENDPOINT may carry a password), path,
+    query or fragment. Replies, provenance and source links name the Hub by this."""
+    try:
+        parts = urlsplit(endpoint)
+        host, port = parts.hostname or "", parts.port
+    except ValueError:  # a port that is no number
+        return SOME_HUB
+    if not host:
+        return SOME_HUB
+    if ":" in host:  # an IPv6 literal keeps its brackets
+        host = f"[{host}]"
+    scheme = f"{parts.scheme}://" if parts.scheme else ""
+    return f"{scheme}{host}{f':{port}' if port else ''}"
+
+
+def scrub_userinfo(text: str, endpoint: str = "") -> str:
+    """`text` without URL userinfo, the configured `endpoint` named by its public form."""
+    if endpoint:
+        text = text.replace(endpoint, public_endpoint(endpoint))
+    return _USERINFO.sub("", text)

@@ -211,6 +211,11 @@ def remember_listing(model: Model, listing: QuantListing) -> None:
     _hub[model.id] = (model.hf_repo, listing)
 
 
+def forget_listing(model_id: str) -> None:
+    """Drop what `remember_listing` kept for `model_id` (a Hub model the overlay no longer holds)."""
+    _hub.pop(model_id, None)
+
+
 def listing_for(model: Model) -> QuantListing | None:
     """The Hub listing kept for `model`; None for a catalog model or a model never listed."""
     hit = _hub.get(model.id)

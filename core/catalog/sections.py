@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from core.cache.warm import per_catalog
+from core.catalog.hub_limits import HubLimits
 from core.catalog.loader import Catalog, CatalogError
 from core.catalog.pricing_sections import (
     CalibrationFit,
@@ -39,6 +40,7 @@ class HubSection:
 
     names: dict[str, Words] = field(default_factory=dict)  # ignore, tools, variant
     search: dict[str, Words] = field(default_factory=dict)  # forks, fork_words
+    limits: HubLimits = HubLimits()  # config ranges, the Hub pool, budgets, caches (issue 24)
 
     def name_words(self, key: str) -> frozenset[str]:
         return frozenset(w.lower() for w in self.names.get(key, ()))

@@ -103,6 +103,11 @@ class BotContext:
     # Answers whose 👍 / 👎 still work (core.commands.feedback).
     answers: AnswerLog = field(default_factory=lambda: AnswerLog(20000))
     dialogues: dict[tuple[str, str, str], Dialogue] = field(default_factory=dict)  # the guided /submit
+    dialogues_swept: datetime | None = None  # when stale dialogues were last dropped (submit.py)
+    # The last database fault a command met, and its log line (core.commands.faults; /healthz).
+    storage_fault_at: datetime | None = None
+    storage_fault_logged: datetime | None = None
+    storage_faults: int = 0
     # "The next line answers this prompt", for every platform (a rejection reason, ...).
     prompts: PendingPrompts = field(default_factory=lambda: PendingPrompts(timedelta(minutes=30)))
     # What each chat platform can do: each adapter registers its declaration when it is built; a
@@ -119,9 +124,15 @@ class BotContext:
     # Metrics hook: (platform, command, status, seconds) after every handled invocation or action.
     observe: Callable[[str, str, str, float], None] | None = None
     # Models the catalog doesn't hold, read through the model source (core.catalog.model_source; None: no
-    # Hub configured) and kept as an overlay of the catalog (core.commands.model_lookup.HubModels).
+    # Hub configured): `/model add`'s kept as an overlay of the catalog, a question's only for it
+    # (core.commands.model_lookup.HubModels).
     model_source: ModelSource | None = None
     hub_models: HubModels = field(default_factory=HubModels)
 
     def capabilities(self, platform: str) -> PlatformCapabilities:
         return self.platforms.get(platform) or PlatformCapabilities()
+
+    def catalog_for(self, query: AskQuery) -> Catalog:
+        """The catalog `query` is priced with: the shared one, or -- for a model read from the Hub
+        for one question (a button under its answer) -- the shared one with that model in it."""
+        return self.hub_models.catalog_for(self.catalog, query.model_id)

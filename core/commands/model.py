@@ -1,8 +1,10 @@
 """/model add REPO (moderators): read a model from the Hugging Face Hub into the bot's catalog overlay.
 
 Also where the ask path meets the model source: `answer_for` answers a question, looking a model the
-catalog doesn't hold up first (core.commands.model_lookup), and keeps what it found in the database
-(storage.cache_model: shared by every process on it, loaded again at start by `load_stored`).
+catalog doesn't hold up first (core.commands.model_lookup). What a question read answers that
+question (and later ones naming its exact repo) and is not kept for everyone: only what `/model add`
+reads is stored (storage.cache_model: shared by every process on it, loaded again at start by
+`load_stored`, which skips what a question stored before issue 24).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from core.commands.model_lookup import (
     AskSettings,
     answer_with_hub,
     from_payload,
+    shared_payload,
     storage_key,
     to_payload,
     why_failed,
@@ -39,27 +42,33 @@ async def remember(bot: BotContext, sourced: SourcedModel) -> None:
 
 async def load_stored(bot: BotContext, payloads: list[str]) -> int:
     """Put stored models (storage payloads) into the overlay; a payload of another shape is skipped."""
-    added = 0
+    added = skipped = 0
     for payload in payloads:
+        if not shared_payload(payload):
+            skipped += 1
+            continue
         try:
             bot.hub_models.add(from_payload(payload))
             added += 1
         except (ValueError, TypeError, KeyError):
             log.warning("a stored Hub model could not be read back; skipped")
+    if skipped:
+        log.warning(
+            "%d stored Hub models were read for single questions, not added by a moderator: not loaded "
+            "(add the ones wanted with /model add)",
+            skipped,
+        )
     bot.catalog = bot.hub_models.apply(bot.catalog)
     return added
 
 
-async def answer_for(bot: BotContext, text: str, lang: Lang | None, target: str) -> Reply:
-    """The reply to a question; the catalog overlay grows by the model the Hub gave, if any."""
-    how = AskSettings(lang, target, bot.anchors, bot.default_os)
-
-    async def keep(sourced: SourcedModel) -> None:
-        await remember(bot, sourced)
-
-    reply, bot.catalog = await answer_with_hub(
-        bot.catalog, bot.hub_models, bot.model_source, text, how, on_found=keep
-    )
+async def answer_for(
+    bot: BotContext, text: str, lang: Lang | None, target: str, who: tuple[str, str] | None = None
+) -> Reply:
+    """The reply to a question; a model the Hub gave answers it without joining the shared names.
+    `who`: (person, chat) for the Hub budget; None for the operator's own command line."""
+    how = AskSettings(lang, target, bot.anchors, bot.default_os, who)
+    reply, bot.catalog = await answer_with_hub(bot.catalog, bot.hub_models, bot.model_source, text, how)
     return reply
 
 
@@ -91,7 +100,9 @@ async def run(bot: BotContext, inv: Invocation) -> list[Response]:
                 one(inv.target, translate("model.add.failed", lang, repo=ref.repo, why=why)), status="error"
             )
         ]
+    bot.hub_models.configure(bot.catalog)
     kept = bot.hub_models.add(sourced)
+    bot.hub_models.misses.forget(sourced.provenance.repo)
     bot.catalog = bot.hub_models.apply(bot.catalog)
     await remember(bot, kept)
     done = translate("model.add.done", lang, name=kept.model.name, repo=kept.provenance.repo)

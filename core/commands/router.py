@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from core.commands import ask, submit
 from core.commands.context import BotContext
+from core.commands.faults import is_storage_fault, record_fault
 from core.commands.registry import ACTION_OWNERS, ACTIONS, BY_NAME
 from core.commands.review import refuse
 from core.commands.spec import CommandSpec, Place, arg_id, parse_args
@@ -67,9 +68,8 @@ class CommandRouter:
         name = inv.command or "ask"
         try:
             responses = await self._dispatch(inv)
-        except Exception:  # noqa: BLE001 - one bad command must not take the bot down; it is logged
-            log.exception("command %s failed", name)
-            responses = [to_asker(translate("cmd.failed", inv.lang), status="error")]
+        except Exception as exc:  # noqa: BLE001 - one bad command must not take the bot down; it is logged
+            responses = self._failed(inv, exc, f"command {name}")
         self._remember_prompts(inv, responses)
         self._observe(inv.actor.platform, name, responses, started)
         return responses
@@ -85,14 +85,21 @@ class CommandRouter:
                 responses = [to_asker(translate("cmd.unknown_action", inv.lang), status="error")]
             else:
                 responses = await action.act(self.bot, inv, rest.split(":") if rest else [])
-        except Exception:  # noqa: BLE001 - see handle()
-            log.exception("action %r failed", inv.text)
-            responses = [to_asker(translate("cmd.failed", inv.lang), status="error")]
+        except Exception as exc:  # noqa: BLE001 - see handle()
+            responses = self._failed(inv, exc, f"action {inv.text[:40]!r}")
         self._remember_prompts(inv, responses)
         self._observe(
             inv.actor.platform, f"button:{ACTION_OWNERS.get(prefix, 'unknown')}", responses, started
         )
         return responses
+
+    def _failed(self, inv: Invocation, exc: Exception, what: str) -> list[Response]:
+        """A database fault gets its own reply and one log line a minute; anything else is a bug."""
+        if is_storage_fault(exc):
+            record_fault(self.bot, exc, what)
+            return [to_asker(translate("cmd.storage_failed", inv.lang), status="error")]
+        log.exception("%s failed", what)
+        return [to_asker(translate("cmd.failed", inv.lang), status="error")]
 
     async def _dispatch(self, inv: Invocation) -> list[Response]:
         if not inv.command:

@@ -75,6 +75,27 @@ def _typed_fields(args: Mapping[str, ArgValue]) -> dict[str, str]:
     return out
 
 
+# Issue 24: the rule questions are read by (core/understanding/normalize.py: zero-width, bidi
+# marks and overrides, word joiners, BOM) plus Unicode tag characters, applied to the ack too: it
+# echoes the names and notes as typed.
+_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\U000e0000-\U000e007f]")
+SWEEP_EVERY = timedelta(minutes=1)
+
+
+def sweep_dialogues(bot: BotContext) -> int:
+    """Drop every guided /submit left open past its time (issue 24: 2,000 were left after 20,000
+    users), at most once a minute; returns how many were dropped."""
+    now = bot.clock()
+    if bot.dialogues_swept is not None and now - bot.dialogues_swept < SWEEP_EVERY:
+        return 0
+    bot.dialogues_swept = now
+    stale = timedelta(minutes=bot.limits.dialogue_minutes)
+    old = [k for k, d in bot.dialogues.items() if d.updated_at and now - d.updated_at > stale]
+    for key in old:
+        del bot.dialogues[key]
+    return len(old)
+
+
 def _key(inv: Invocation) -> tuple[str, str, str]:
     return (inv.actor.platform, inv.actor.user_id, inv.where.chat_id)
 
@@ -94,6 +115,7 @@ async def run(bot: BotContext, inv: Invocation) -> list[Response]:
     if _LONE_SURROGATE.search(text) or any(_LONE_SURROGATE.search(v) for v in fields.values()):
         return _bad_unicode(inv, inv.lang)
     if not text and not fields:
+        sweep_dialogues(bot)
         d = Dialogue(lang=inv.lang, updated_at=bot.clock())
         return _ask_next(bot, inv, d, FORM, intro=True)
     return await _attempt(bot, inv, Dialogue(text=text, fields=fields, lang=inv.lang, updated_at=bot.clock()))
@@ -227,6 +249,7 @@ async def _store(bot: BotContext, inv: Invocation, drafts: Sequence[Draft], lang
         lines += [translate("submission.flag_intro", lang) + " " + n.text(lang) for n in draft.flag_notes]
     if stored:
         lines.append(translate("submission.next", lang))
+    lines = [_INVISIBLE.sub("", line) for line in lines]  # the ack echoes what was typed
     status = "ok" if stored else "error"
     caps = bot.capabilities(actor.platform)
     if stored and not inv.where.private and not caps.unprompted_dm:

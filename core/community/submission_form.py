@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator
@@ -15,7 +16,7 @@ from core.catalog.platforms import os_from_word
 from core.community.submit_limits import SubmitLimits, limits
 from core.i18n import Note
 
-_NUMBER = re.compile(r"^\s*~?\s*(\d+(?:[.,]\d+)?)\s*([a-z/ ]*?)\s*$", re.I)
+_NUMBER = re.compile(r"^\s*~?\s*(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?)\s*([a-z/ ]*?)\s*$", re.I)
 _SPEED_UNITS = ("", "t/s", "tok/s", "tokens/s", "token/s", "tps", "tk/s", "toks/s")
 _TRUE = {"1", "on", "true", "yes", "y", "enabled", "开"}
 _FALSE = {"0", "off", "false", "no", "n", "disabled", "关"}
@@ -31,20 +32,72 @@ def _limits_of(info: ValidationInfo) -> SubmitLimits:
     return found
 
 
+# Issue 24: every numeric field reads digits one way. Any script's decimal digits ("１２８", "١٢٨")
+# are the ASCII ones (never accepted and then dropped); other digit-like characters ("²") and runs
+# longer than MAX_DIGITS (400 digits overflowed the context parser) are refused with the field's
+# own message; one comma rule (`_decimal`); integers are read as integers, never through a float.
+MAX_DIGITS = 12
+_DIGIT_RUN = re.compile(r"\d+")
+_THOUSANDS = re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
+
+
+class _BadDigits(ValueError):
+    pass
+
+
+def _ascii_digits(text: str) -> str:
+    """`text` with every Unicode decimal digit as its ASCII digit; _BadDigits for a digit-like
+    character that is no decimal digit, or for a run of more than MAX_DIGITS digits."""
+    out = []
+    for char in text:
+        if char.isdecimal() and not char.isascii():
+            out.append(str(unicodedata.decimal(char)))
+        elif char.isdigit() and not char.isdecimal():  # superscripts, circled digits
+            raise _BadDigits(char)
+        else:
+            out.append(char)
+    plain = "".join(out)
+    if any(len(run) > MAX_DIGITS for run in _DIGIT_RUN.findall(plain)):
+        raise _BadDigits("too many digits")
+    return plain
+
+
+def _plain(value: Any, code: str, **params: Any) -> str:
+    """A typed number's text, digits made plain, or the field's own error (`code`)."""
+    try:
+        return _ascii_digits(str(value).strip())
+    except _BadDigits:
+        raise _err(code, **params, value=str(value)[:20]) from None
+
+
+def _decimal(digits: str) -> float:
+    """ "1,234" and "1,234,567" are thousands (a comma before exactly three digits, repeated);
+    any other comma is a decimal point ("128,5" is 128.5). The one rule for every numeric field."""
+    if _THOUSANDS.match(digits):
+        return float(digits.replace(",", ""))
+    return float(digits.replace(",", "."))
+
+
 def _number(value: Any, field: str, units: tuple[str, ...] = ("",)) -> float:
-    """ "128.5", "128,5 t/s", 128 -> float; a decimal comma is read as a point ("1,234" is 1234)."""
+    """ "128.5", "128,5 t/s", "1,234", 128 -> float (`_decimal`'s comma rule)."""
     if isinstance(value, bool):
         raise _err("submit.not_a_number", field=field, value=value)
     if isinstance(value, int | float):
         return float(value)
-    m = _NUMBER.match(str(value))
+    m = _NUMBER.match(_plain(value, "submit.not_a_number", field=field))
     if not m or m.group(2).lower().replace(" ", "") not in units:
         raise _err("submit.not_a_number", field=field, value=str(value)[:40])
-    digits = m.group(1)
-    if "," in digits:
-        whole, frac = digits.split(",")
-        digits = whole + frac if len(frac) == 3 else f"{whole}.{frac}"
-    return float(digits)
+    return _decimal(m.group(1))
+
+
+def _whole(value: Any) -> Any:
+    """A typed token count as an int when it is plain digits (with thousands commas): read as an
+    integer, never through a float; anything else ("32k") is left to parse_context."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.isascii() and (text.isdigit() or (_THOUSANDS.match(text) and "." not in text)):
+            return int(text.replace(",", ""))
+    return value
 
 
 class SubmissionForm(BaseModel):
@@ -100,9 +153,9 @@ class SubmissionForm(BaseModel):
     def _count(cls, value: Any, info: ValidationInfo) -> int | None:
         if value is None or str(value).strip() == "":
             return None
-        text = str(value).strip().lower().strip("x×*张卡 ")
         top = _limits_of(info).max_count
-        if not text.isdigit() or not 1 <= int(text) <= top:
+        text = _plain(value, "submit.bad_count", max=top).lower().strip("x×*张卡 ")
+        if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= top:
             raise _err("submit.bad_count", value=str(value)[:20], max=top)
         return int(text)
 
@@ -111,13 +164,13 @@ class SubmissionForm(BaseModel):
     def _memory(cls, value: Any, info: ValidationInfo) -> float | None:
         if value is None or str(value).strip() == "":
             return None
-        m = _NUMBER.match(str(value))
+        top = _limits_of(info).max_memory_gib
+        m = _NUMBER.match(_plain(value, "submit.bad_memory", field=info.field_name, max=top))
         unit = m.group(2).lower().replace(" ", "") if m else ""
         scale = {"": 1.0, "g": 1.0, "gb": 1.0, "gib": 1.0, "mib": 1 / 1024, "mb": 1 / 1024}.get(unit)
-        top = _limits_of(info).max_memory_gib
         if m is None or scale is None:
             raise _err("submit.bad_memory", field=info.field_name, value=str(value)[:20], max=top)
-        gib = float(m.group(1).replace(",", ".")) * scale
+        gib = _decimal(m.group(1)) * scale  # the same comma rule as the speeds: 1,000 MiB is 1000
         if not 0 < gib <= top:
             raise _err("submit.bad_memory", field=info.field_name, value=str(value)[:20], max=top)
         return round(gib, 2)
@@ -128,9 +181,10 @@ class SubmissionForm(BaseModel):
         if value is None or str(value).strip() == "":
             return None
         lim = _limits_of(info)
+        text = _plain(value, "submit.bad_context", min=lim.min_context, max=lim.max_context)
         try:
-            tokens = parse_context(value)
-        except ValueError:
+            tokens = parse_context(_whole(text))
+        except (ValueError, OverflowError):
             tokens = -1
         if not lim.min_context <= tokens <= lim.max_context:
             raise _err("submit.bad_context", value=str(value)[:20], min=lim.min_context, max=lim.max_context)
@@ -141,11 +195,12 @@ class SubmissionForm(BaseModel):
     def _tokens(cls, value: Any, info: ValidationInfo) -> int | None:
         if value is None or str(value).strip() == "":
             return None
-        text = str(value).strip().lower().removeprefix("d").removeprefix("pp")
         lim = _limits_of(info)
+        plain = _plain(value, "submit.bad_tokens", field=info.field_name, max=lim.max_context)
+        text = plain.lower().removeprefix("d").removeprefix("pp")
         try:
-            tokens = 0 if text == "0" else parse_context(text)
-        except ValueError:
+            tokens = 0 if text == "0" else parse_context(_whole(text))
+        except (ValueError, OverflowError):
             tokens = -1
         low = 0 if info.field_name == "depth" else 1
         if not low <= tokens <= lim.max_context:

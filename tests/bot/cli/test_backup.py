@@ -99,3 +99,13 @@ async def test_destination_is_source(tmp_path: Path, capsys: pytest.CaptureFixtu
     await _make_db(db)
     assert await _run(_args(db, db)) == 1
     assert "database itself" in capsys.readouterr().err
+
+
+async def test_a_missing_folder_named_with_a_slash_is_created(tmp_path: Path) -> None:
+    """Issue 24: `bot backup --db t.db bk/` with no bk folder wrote a file called bk."""
+    db = tmp_path / "bot.db"
+    await _make_db(db)
+    folder = tmp_path / "bk"
+    args = argparse.Namespace(db=str(db), destination=f"{folder}/")
+    assert await _run(args) == 0
+    assert folder.is_dir() and len(list(folder.glob("bot-*.db"))) == 1

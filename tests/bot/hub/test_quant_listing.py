@@ -117,10 +117,11 @@ async def test_the_cached_payload_keeps_the_listing(hub: FakeHub, source: Huggin
 
 async def test_the_estimator_uses_the_published_size(hub: FakeHub, source: HuggingFaceSource) -> None:
     hub_models = HubModels()
-    reply, catalog = await answer_with_hub(
+    reply, shared = await answer_with_hub(
         CAT, hub_models, source, f"4090 {CODER} q4_k_m", AskSettings("en", "plain")
     )
     assert reply.status == "answer" and reply.query is not None, reply.text
+    catalog = hub_models.catalog_for(shared, reply.query.model_id)  # the question's own catalog
     model = catalog.models[CODER.lower()]
     q4 = published_file(model, "Q4_K_M")
     assert q4 is not None and q4.repo == BARTOWSKI
@@ -141,10 +142,12 @@ async def test_the_estimator_uses_the_published_size(hub: FakeHub, source: Huggi
 
 async def test_a_reply_says_when_the_listing_was_not_read(hub: FakeHub, source: HuggingFaceSource) -> None:
     hub.fail_repo(UNSLOTH, 500)
-    reply, catalog = await answer_with_hub(
-        CAT, HubModels(), source, f"{CODER} on a 4090", AskSettings("en", "plain")
+    hub_models = HubModels()
+    reply, shared = await answer_with_hub(
+        CAT, hub_models, source, f"{CODER} on a 4090", AskSettings("en", "plain")
     )
-    assert reply.status == "answer", reply.text
+    assert reply.status == "answer" and reply.query is not None, reply.text
+    catalog = hub_models.catalog_for(shared, reply.query.model_id)
     assert "GGUF listing was not read" in reply.text and UNSLOTH in reply.text
     model = catalog.models[CODER.lower()]
     # The repos that did answer are still used (bartowski's Q4_K_M); unsloth's quants are computed.

@@ -174,12 +174,13 @@ async def test_an_unknown_model_is_answered_through_the_hub(hub: FakeHub, source
     assert head.startswith("Qwen2.5-VL-32B-Instruct · Hugging Face (Qwen/Qwen2.5-VL-32B-Instruct")
     assert "Same architecture as Qwen2.5-32B" in reply.text  # the text decoder is Qwen2.5-32B's
     assert reply.as_dict()["model"] == {"name": "Qwen2.5-VL-32B-Instruct", "repo": VL32}
-    assert "qwen/qwen2.5-vl-32b-instruct" in catalog.models
+    # Read for this question: it answers it, and never joins the names everyone resolves (issue 24).
+    assert "qwen/qwen2.5-vl-32b-instruct" not in catalog.models
     asked = len(hub.requests)
 
     # (The first and cached look-up times are scripts/bench_hub_lookup.py's figures.)
     again, _ = await _ask("4090 qwen2.5-vl-32b", source, overlay, catalog)  # the bot keeps its catalog
-    assert again.text.splitlines()[0] == head and len(hub.requests) == asked  # the overlay answered
+    assert again.text.splitlines()[0] == head and len(hub.requests) == asked  # memory answered
 
 
 async def test_a_repo_url_is_read(hub: FakeHub, source: HuggingFaceSource) -> None:
@@ -239,7 +240,7 @@ async def test_issue_examples(question: str, hub: FakeHub, source: HuggingFaceSo
 # --- chat: the command layer, persistence, /model add ------------------------------------------------
 
 
-async def test_chat_answers_through_the_source_and_keeps_the_model(
+async def test_chat_answers_through_the_source_and_only_model_add_keeps_the_model(
     hub: FakeHub, source: HuggingFaceSource
 ) -> None:
     h = Harness()
@@ -247,6 +248,10 @@ async def test_chat_answers_through_the_source_and_keeps_the_model(
     h.bot.model_source = source
     [response] = await h.say("alice", "/ask 4090 qwen2.5-vl-32b")
     assert response.text.startswith("Qwen2.5-VL-32B-Instruct · Hugging Face"), response.text
+    # A question's model is not stored for everyone (issue 24): only /model add stores one.
+    assert await h.storage.cached_model("qwen/qwen2.5-vl-32b-instruct") is None
+    [done] = await h.say("bob", f"/model add {VL32}")
+    assert done.status == "ok", done.text
     stored = await h.storage.cached_model("qwen/qwen2.5-vl-32b-instruct")
     assert stored is not None and from_payload(stored[0]).model.layers == 64
 
