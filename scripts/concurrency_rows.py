@@ -40,16 +40,36 @@ _USERS = (
     re.compile(r"\bbatch (\d+)"),
     re.compile(r"\b(\d+) concurrent"),
 )
-_ISL_OSL = re.compile(r"^(\d+)\s*/\s*(\d+)$")
+_ISL_OSL = re.compile(r"^(\d+(?:\.\d+)?[kK]?)\s*(?:/|->|→|in\s*/)\s*(\d+(?:\.\d+)?[kK]?)(?:\s*out)?$")
+# Lengths as serving benchmarks print them in the notes: "--random-input-len 1024 --random-output-len
+# 128", "input 1024 / output 128", "ISL/OSL 1024/1024", "1024 in / 128 out", "ISL 8K OSL 1K".
+_LEN = r"(\d+(?:\.\d+)?[kK]?)"
+_NOTE_LENGTHS = (
+    re.compile(rf"input[-_ ]len(?:gth)?[= ]{_LEN}.*?output[-_ ]len(?:gth)?[= ]{_LEN}", re.I),
+    re.compile(rf"ISL\s*/\s*OSL[ :=]+{_LEN}\s*/\s*{_LEN}", re.I),
+    re.compile(rf"ISL[ :=]+{_LEN}[ ,;/]+OSL[ :=]+{_LEN}", re.I),
+    re.compile(rf"\binput {_LEN}(?: tokens)? ?/ ?output {_LEN}", re.I),
+    re.compile(rf"\b{_LEN} in ?/ ?{_LEN} out\b", re.I),
+)
+# vllm bench serve's defaults where a run names its dataset but not the lengths: random 1024 in /
+# 128 out (vllm PR 23867's printed Namespace); ShareGPT averages ~215 in / ~200 out per prompt.
+_DEFAULT_LENGTHS = (
+    (re.compile(r"sharegpt", re.I), (215, 200)),
+    (re.compile(r"bench serve|benchmark_serving|random", re.I), (1024, 128)),
+)
+_KV_POOL = re.compile(r"KV cache memory:? (\d+(?:\.\d+)?) ?GiB", re.I)
+_UTIL = re.compile(r"gpu[-_]memory[-_]utilization[= ](\d?\.\d+)", re.I)
 _PP_TG = re.compile(r"PP (\d+), TG (\d+)")
 _NPP_NTG = re.compile(r"^(\d+)\+(\d+)$")
-_REQUESTS = re.compile(r"\b(\d+) (?:req|requests|prompts)\b")
+_REQUESTS = re.compile(r"\b(\d+) (?:req|requests|prompts)\b|num[-_]prompts[= ](\d+)")
 _X_TOKENS = re.compile(r"requests x (\d+) tokens")
 _TPOT = re.compile(r"TPOT(?: mean)? (\d+(?:\.\d+)?) ?ms")
 _PER_REQUEST = re.compile(r"per-request (\d+(?:\.\d+)?) tok/s")
 # A serving benchmark: its throughput is output over the whole run (prefills and tail included).
-_SERVING = re.compile(r"bench serve|bench_serving|Output token throughput|Throughput \(tok/s\)|"
-                      r"Output tput|output throughput|streaming|incl\. TTFT", re.I)  # fmt: skip
+_SERVING = re.compile(r"bench serve|bench_serving|benchmark_serving|Output token throughput|"
+                      r"Throughput \(tok/s\)|Output tput|output throughput|Output Tok/s|streaming|"
+                      r"incl\. TTFT|max[- ]concurrency|genai-perf|llmperf|aiperf|guidellm|evalscope",
+                      re.I)  # fmt: skip
 # The measurement files a bench run reads (bench_accuracy_setups.main sets its --csv list here):
 # the columns its Measured rows do not keep are read back from them by file name and line.
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
@@ -84,6 +104,8 @@ class Workload:
     depth: int  # tokens in each user's cache at the average decoded token
     run: ServingRun | None  # a serving benchmark's whole run; None: the steady decode
     per_user: float | None  # measured tok/s each user saw, where the row states it
+    kv_pool_gib: float | None = None  # the KV pool the run logged, all cards
+    memory_utilization: float | None = None  # --gpu-memory-utilization the run set
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +130,8 @@ class Case:
             self.framework,
             req.kv_type,
             self.backend,
+            work.kv_pool_gib,
+            work.memory_utilization,
         )
         return concurrent_for(batch, catalog, run=work.run, params=params)
 
@@ -135,8 +159,32 @@ def users_of(row: MeasuredRow, paths: Iterable[Path]) -> int:
     return 1
 
 
+def _tokens(text: str) -> int:
+    """1024 from "1024", 8192 from "8K"."""
+    t = text.strip().lower()
+    return int(float(t[:-1]) * 1024) if t.endswith("k") else int(float(t))
+
+
+def lengths(context: str, notes: str) -> tuple[int, int]:
+    """(prompt, output) tokens of each request: the `context_or_depth` column, else the notes' own
+    words, else the default lengths of the benchmark they name; (0, 0) when nothing says."""
+    if (io := _ISL_OSL.match(context.strip())) is not None:
+        return _tokens(io.group(1)), _tokens(io.group(2))
+    if (pt := _PP_TG.search(notes) or _NPP_NTG.match(context.strip())) is not None:
+        return int(pt.group(1)), int(pt.group(2))
+    for pattern in _NOTE_LENGTHS:
+        if (m := pattern.search(notes)) is not None:
+            return _tokens(m.group(1)), _tokens(m.group(2))
+    if (x := _X_TOKENS.search(notes)) is not None:
+        return 0, int(x.group(1))
+    for pattern, default in _DEFAULT_LENGTHS:
+        if pattern.search(notes):
+            return default
+    return 0, 0
+
+
 def workload(row: MeasuredRow, context: str, users: int) -> Workload:
-    """Lengths, request count and the per-user figure of a concurrent row, from its
+    """Lengths, request count, the KV pool and the per-user figure of a concurrent row, from its
     `context_or_depth` and notes."""
     notes = row.notes
     per_user = None
@@ -144,22 +192,25 @@ def workload(row: MeasuredRow, context: str, users: int) -> Workload:
         per_user = 1000.0 / float(t.group(1))
     elif (q := _PER_REQUEST.search(notes)) is not None:
         per_user = float(q.group(1))
-    ctx = context.strip()
-    prompt, output = 0, 0
-    if (io := _ISL_OSL.match(ctx)) is not None:
-        prompt, output = int(io.group(1)), int(io.group(2))
-    elif (pt := _PP_TG.search(notes) or _NPP_NTG.match(ctx)) is not None:
-        prompt, output = int(pt.group(1)), int(pt.group(2))
-    elif (x := _X_TOKENS.search(notes)) is not None:
-        output = int(x.group(1))
+    prompt, output = lengths(context, notes)
     serving = bool(_SERVING.search(notes)) and output > 0
     depth = prompt + output // 2 if output else UNSTATED_DEPTH
     run = None
     if serving:
         req = _REQUESTS.search(notes)
         # No count stated: one wave of `users` requests (no partly filled last wave).
-        run = ServingRun(prompt, output, int(req.group(1)) if req else users)
-    return Workload(users, depth, run, per_user)
+        count = int(req.group(1) or req.group(2)) if req else users
+        run = ServingRun(prompt, output, count)
+    pool = _KV_POOL.search(notes)
+    util = _UTIL.search(notes)
+    return Workload(
+        users,
+        depth,
+        run,
+        per_user,
+        float(pool.group(1)) * row.gpu_count if pool else None,
+        float(util.group(1)) if util else None,
+    )
 
 
 def make_case(row: MeasuredRow, query: EstimateQuery, catalog: Catalog, paths: Sequence[Path]) -> Case | str:

@@ -250,6 +250,36 @@ def _card(it: Item) -> str:
 # --- the TOML -------------------------------------------------------------------------------------
 
 
+# How each engine sizes its KV pool and running batch (not fitted: the engines' documented defaults,
+# written into the TOML beside the fitted terms so core/estimator/concurrency.py reads one file).
+SERVING = """# KV pool and running batch per engine (not fitted: documented defaults). paged: the engine
+# admits sequences while its pool has room (the rest wait); memory_utilization: share of each card it takes
+# (vLLM --gpu-memory-utilization, catalogs/estimator.toml [vllm] 0.92; SGLang --mem-fraction-static
+# ~0.88, catalogs/frameworks.toml); reserve_gib per card: activations + CUDA graphs besides weights
+# and KV (estimator.toml [vllm] activation 1.3 + cuda_graph 0.5); max_num_seqs: the scheduler's cap
+# (vLLM's default 256: dennislee22/vLLM-benchmarking logs 'Running: 256 reqs' on an A100 80GB;
+# SGLang sizes max_running_requests from memory). llama.cpp allocates its -np slots up front:
+# not paged, its maximum is what the usable memory holds.
+[serving.default]
+paged = false
+memory_utilization = 0.95
+reserve_gib = 0.5
+max_num_seqs = 0
+
+[serving."vllm"]
+paged = true
+memory_utilization = 0.92
+reserve_gib = 1.8
+max_num_seqs = 256
+
+[serving."sglang"]
+paged = true
+memory_utilization = 0.88
+reserve_gib = 1.8
+max_num_seqs = 0
+"""
+
+
 def render(x: np.ndarray, band: Band, meta: dict[str, str]) -> str:
     v = dict(zip(NAMES, x, strict=True))
     lines = [
@@ -285,6 +315,7 @@ def render(x: np.ndarray, band: Band, meta: dict[str, str]) -> str:
             f"routing = {v['routing']:.3f}",
             "",
         ]
+    lines.append(SERVING)
     lines.append("[fit]")
     lines += [f'{k} = "{val}"' for k, val in meta.items()]
     return "\n".join(lines) + "\n"

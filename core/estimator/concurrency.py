@@ -12,6 +12,13 @@ One decode step serves every user. Its time is a roofline of two sides plus the 
     plus a cost per extra sequence per step (scheduling, sampling, per-sequence attention launches).
 aggregate tok/s = N / step, per-user tok/s = 1 / step. One user is exactly the single-stream speed.
 
+The KV cache caps the running batch: a paged engine (vLLM, SGLang) holds as many sequences as its
+KV pool (the cards' memory x the engine's memory share, less the weights and its activation reserve,
+catalogs/concurrency.toml [serving]) has room for at their depth, and at most its scheduler's
+max_num_seqs; the other users wait their turn, so past that the aggregate stays flat and each user's
+share of it falls as 1/N. `ConcurrentSpeed` says the KV-bound maximum (`max_seqs`) and the knee: the
+users at which per-user speed is half the single-stream one (`knee_users`).
+
 A serving benchmark's "output token throughput" (vllm bench serve, sglang.bench_serving) is not that
 steady state: its duration also holds each request's prefill and the last, partly filled wave of
 requests. `ServingRun` prices that run through the same step parts, each wave's prefills chunked
@@ -39,6 +46,10 @@ from core.estimator import speed
 from core.estimator.estimate import Estimate, Setup
 from core.estimator.memory import kv_read_bytes
 from core.estimator.weights import weight_breakdown
+
+GIB = 2**30
+# The knee search stops here: a batch past it is no longer a question of users at one box.
+KNEE_SEARCH_MAX = 1 << 16
 
 # Engines that split every layer across cards (tensor parallel) when there are several: as
 # `estimate` prices their single-stream rows, so one user here is that row's speed.
@@ -71,6 +82,8 @@ class ConcurrentSpeed:
     aggregate_high: float = 0.0
     per_user_low: float = 0.0
     per_user_high: float = 0.0
+    max_seqs: int | None = None  # sequences the KV pool holds at once (None: not priced)
+    knee_users: int | None = None  # users at which per-user speed halves (None: beyond the search)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +130,52 @@ class Batch:
     framework: str = "llama.cpp"
     kv_type: KvCacheType = FULL_PRECISION_KV
     backend: str | None = None
+    kv_pool_gib: float | None = None  # the KV pool a run logged (vLLM "Available KV cache memory", all cards)
+    memory_utilization: float | None = None  # --gpu-memory-utilization a run set (None: the engine's)
+
+
+@dataclass(frozen=True, slots=True)
+class ServingLimits:
+    """How a serving engine sizes its KV pool and running batch (concurrency.toml [serving.<group>])."""
+
+    paged: bool  # the engine admits sequences while its KV pool has room (vLLM, SGLang); else slots
+    memory_utilization: float  # share of each card's memory the engine takes
+    reserve_gib: float  # per card: activations, CUDA graphs, buffers besides the weights and KV
+    max_num_seqs: int  # the scheduler's cap on running sequences (0: none)
+
+
+NO_LIMITS = ServingLimits(paged=False, memory_utilization=0.95, reserve_gib=0.5, max_num_seqs=0)
+
+
+def serving_limits(catalog: Catalog, framework: str) -> ServingLimits:
+    """catalogs/concurrency.toml [serving.<group>] over [serving.default] (none: `NO_LIMITS`)."""
+    table = catalog.tables.get("concurrency", {}).get("serving", {})
+    raw = dict(table.get("default", {})) | dict(table.get(group_key(framework, catalog), {}))
+    return ServingLimits(
+        paged=bool(raw.get("paged", NO_LIMITS.paged)),
+        memory_utilization=float(raw.get("memory_utilization", NO_LIMITS.memory_utilization)),
+        reserve_gib=float(raw.get("reserve_gib", NO_LIMITS.reserve_gib)),
+        max_num_seqs=int(raw.get("max_num_seqs", NO_LIMITS.max_num_seqs)),
+    )
+
+
+def kv_pool_bytes(batch: Batch, weight_bytes: float, limits: ServingLimits) -> float:
+    """Bytes the engine keeps for KV caches on all the cards: the logged pool where a run gave it,
+    else memory x utilization less the weights and the per-card reserve."""
+    if batch.kv_pool_gib is not None:
+        return batch.kv_pool_gib * GIB
+    setup = batch.setup
+    util = batch.memory_utilization or limits.memory_utilization
+    total = setup.memory_gib * setup.count * util * GIB
+    return max(total - weight_bytes - limits.reserve_gib * setup.count * GIB, 0.0)
+
+
+def max_sequences(pool_bytes: float, seq_bytes: float, limits: ServingLimits) -> int:
+    """Sequences a pool holds at `seq_bytes` each, within the scheduler's cap (at least one)."""
+    fit = int(pool_bytes // seq_bytes) if seq_bytes > 0 else 1 << 20
+    if limits.max_num_seqs:
+        fit = min(fit, limits.max_num_seqs)
+    return max(fit, 1)
 
 
 def _over(base: BatchParams, terms: BatchTerms | FrameworkBatchTerms) -> BatchParams:
@@ -206,34 +265,78 @@ def concurrent_speed(
     *,
     params: BatchParams | None = None,
     run: ServingRun | None = None,
+    running_cap: int | None = None,
+    max_seqs: int | None = None,
 ) -> ConcurrentSpeed:
     """Aggregate and per-user decode tok/s for `users` parallel streams on `rt`, from the seconds of
     one decode step reading `reads`. `run`: price a serving benchmark's whole run (prefills and the
-    last wave) instead of the steady state."""
+    last wave) instead of the steady state. `running_cap`: the most sequences that decode at once
+    (a paged engine's KV pool; None: all users); `max_seqs` is reported as the KV-bound maximum."""
     users = max(1, users)
     p = params or _legacy_params(rt.cal)
+    cap = max(1, min(users, running_cap)) if running_cap else users
 
     def parts(n: int) -> tuple[float, float, float]:
         return step_parts(rt, model, quant_id, n, reads, p)
 
-    memory, compute, extra = parts(users)
-    seconds = roofline(memory, compute, p.overlap) + extra
-    aggregate = users / seconds
+    prefill = speed.prefill_seconds(rt, model, quant_id, max(run.prompt, 1), 0) if run else 0.0
+    prefills = (prefill, run.output) if run else None
+
+    def per_user_at(n: int) -> float:
+        return _per_user(n, running_cap, parts, p.overlap, prefills)
+
+    per_user = per_user_at(users)
+    memory, compute, extra = parts(cap)
+    aggregate = cap / (roofline(memory, compute, p.overlap) + extra)
     if run is not None:
-        prefill = speed.prefill_seconds(rt, model, quant_id, max(run.prompt, 1), 0)
-        aggregate = _serving_aggregate(users, run, prefill, parts, p.overlap)
-        # Continuous batching: the other users' prefill chunks ride in every decoding user's steps
-        # (TPOT holds them); their matmuls add to the compute side of the step.
-        seconds = roofline(memory, compute + users * prefill / max(run.output, 1), p.overlap) + extra
+        aggregate = _serving_aggregate(cap, run, prefill, parts, p.overlap)
+    ratio = per_user / aggregate if aggregate > 0 else 0.0
     return ConcurrentSpeed(
         users,
         round(aggregate, 1),
-        round(1.0 / seconds, 1),
+        round(per_user, 1),
         round(aggregate * p.low, 1),
         round(aggregate * p.high, 1),
-        round(p.low / seconds, 1),
-        round(p.high / seconds, 1),
+        round(aggregate * p.low * ratio, 1),
+        round(aggregate * p.high * ratio, 1),
+        max_seqs,
+        knee(per_user_at),
     )
+
+
+def _per_user(
+    n: int,
+    cap: int | None,
+    parts: Callable[[int], tuple[float, float, float]],
+    p: float,
+    prefills: tuple[float, int] | None = None,
+) -> float:
+    """Per-user tok/s at `n` users. Steady state: 1 / step while all decode, the share of the capped
+    batch's aggregate once the KV pool holds fewer than `n`. A serving run (`prefills`: one
+    request's prefill seconds and its output tokens): 1 / step of the running batch with the other
+    users' prefill chunks riding in every step (continuous batching: TPOT holds them; the queued
+    requests wait before their first token, not between tokens)."""
+    running = min(n, cap) if cap else n
+    memory, compute, extra = parts(running)
+    if prefills is None:
+        return running / (roofline(memory, compute, p) + extra) / n
+    prefill, output = prefills
+    return 1.0 / (roofline(memory, compute + running * prefill / max(output, 1), p) + extra)
+
+
+def knee(per_user: Callable[[int], float]) -> int | None:
+    """The fewest users at which per-user speed is at most half the single-stream one (it falls
+    monotonically with users): doubling, then bisection; None past `KNEE_SEARCH_MAX`."""
+    half = per_user(1) / 2.0
+    low, high = 1, 2
+    while per_user(high) > half:
+        low, high = high, high * 2
+        if high > KNEE_SEARCH_MAX:
+            return None
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if per_user(mid) > half else (low, mid)
+    return high
 
 
 def roofline(memory: float, compute: float, overlap: float) -> float:
@@ -302,7 +405,8 @@ def concurrent_for(
 ) -> ConcurrentSpeed:
     """`concurrent_speed` for a setup as the chat knows it: the backend the question named (checked
     against the card) or the card's usual one, the quant's weight breakdown and each user's KV cache
-    read at `depth` tokens, the framework's fitted parameters and band (catalogs/concurrency.toml).
+    read at `depth` tokens, the framework's fitted parameters and band (catalogs/concurrency.toml),
+    and its KV pool: how many sequences fit at that depth (a paged engine runs no more at once).
     The chat and scripts/concurrency_rows.py both price through here: one figure per cell;
     `params` overrides the catalog's (scripts/fit_concurrency.py trying values)."""
     setup, model, framework = batch.setup, batch.model, batch.framework
@@ -315,14 +419,24 @@ def concurrent_for(
         setup.count,
         split_for(framework, setup.count, catalog),
     )
+    kv_per_user = kv_read_bytes(model, batch.depth, batch.kv_type, catalog)
     reads = StepReads(
-        float(weights.active_bytes_per_token),
-        float(weights.expert_bytes),
-        kv_read_bytes(model, batch.depth, batch.kv_type, catalog),
-        batch.depth,
+        float(weights.active_bytes_per_token), float(weights.expert_bytes), kv_per_user, batch.depth
     )
     params = params or params_for(catalog, framework, model.is_moe)
-    return concurrent_speed(rt, model, batch.quant, batch.users, reads, params=params, run=run)
+    limits = serving_limits(catalog, framework)
+    seqs = max_sequences(kv_pool_bytes(batch, float(weights.total_bytes), limits), kv_per_user, limits)
+    return concurrent_speed(
+        rt,
+        model,
+        batch.quant,
+        batch.users,
+        reads,
+        params=params,
+        run=run,
+        running_cap=seqs if limits.paged else None,
+        max_seqs=seqs,
+    )
 
 
 def as_json(got: ConcurrentSpeed, quant: str) -> dict[str, Any]:
@@ -334,6 +448,8 @@ def as_json(got: ConcurrentSpeed, quant: str) -> dict[str, Any]:
         "per_user_tps": got.per_user_tps,
         "aggregate_range": [got.aggregate_low, got.aggregate_high],
         "per_user_range": [got.per_user_low, got.per_user_high],
+        "max_seqs": got.max_seqs,
+        "knee_users": got.knee_users,
     }
 
 

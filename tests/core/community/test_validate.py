@@ -246,7 +246,8 @@ def test_unknown_gpu_lists_closest_candidates():
 
 
 def test_ambiguous_model_lists_candidates_closest_first():
-    reading = read_submission("gpu=4090 model='qwen2 7b' quant=Q4_K_M decode=100", CATALOG)
+    # "qwen 7b" names no generation (Qwen2-7B is catalogued too, so "qwen2 7b" is that one exactly)
+    reading = read_submission("gpu=4090 model='qwen 7b' quant=Q4_K_M decode=100", CATALOG)
     assert _codes(reading) == ["submit.ambiguous_model"]
     # The plain model first; its 7B variants (Coder, VL, ...) follow in the resolver's order.
     candidates = reading.candidates["model"]

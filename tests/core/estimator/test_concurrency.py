@@ -167,7 +167,15 @@ def test_bench_prices_each_concurrent_row_as_the_chat_does() -> None:
         got = case.price(CATALOG)
         req, work = case.request, case.work
         batch = concurrency.Batch(
-            req.setup, req.model, case.quant, work.users, work.depth, case.framework, backend=case.backend
+            req.setup,
+            req.model,
+            case.quant,
+            work.users,
+            work.depth,
+            case.framework,
+            backend=case.backend,
+            kv_pool_gib=work.kv_pool_gib,
+            memory_utilization=work.memory_utilization,
         )
         direct = concurrency.concurrent_for(batch, CATALOG, run=work.run)
         assert got == direct
@@ -193,3 +201,71 @@ def test_estimate_json_users_gives_the_chat_lines_figures() -> None:
     plain, _ = estimate_answer(request)
     assert "concurrency" not in plain["rows"][0]
     assert {k: v for k, v in result["rows"][0].items() if k != "concurrency"} == plain["rows"][0]
+
+
+def test_the_kv_pool_caps_a_paged_engines_running_batch() -> None:
+    """vLLM holds as many sequences as its KV pool has room for: past that the aggregate is flat,
+    each user's share falls as 1/N, and the knee and the KV-bound maximum are said."""
+    req = _request("a100 80gb", "qwen2.5 7b", "BF16", "vllm")
+
+    def at(users: int, pool: float | None = 5.0) -> concurrency.ConcurrentSpeed:
+        batch = concurrency.Batch(req.setup, req.model, "BF16", users, 2048, "vllm", kv_pool_gib=pool)
+        return concurrency.concurrent_for(batch, CATALOG)
+
+    # 5 GiB at 2048 tokens of 56 KiB each: 45 sequences.
+    assert at(64).max_seqs == 45
+    assert at(64).aggregate_tps == at(200).aggregate_tps == at(45).aggregate_tps
+    assert at(200).per_user_tps == pytest.approx(at(45).aggregate_tps / 200, abs=0.1)
+    # The engine's own pool (0.92 of 80 GB less weights and reserve) is the scheduler's 256 cap.
+    assert at(64, None).max_seqs == 256 and at(64, None).aggregate_tps > at(64).aggregate_tps
+    knee = at(8).knee_users
+    assert knee is not None and knee > 1
+    before, after = at(knee - 1), at(knee)
+    single = at(1).per_user_tps
+    assert before.per_user_tps > single / 2 >= after.per_user_tps - 0.1
+
+
+def test_llama_server_slots_are_not_capped_but_say_their_maximum() -> None:
+    req = _request("rtx 4090", "qwen3 8b", "Q4_K_M", "llama.cpp")
+    few = concurrency.concurrent_for(concurrency.Batch(req.setup, req.model, "Q4_K_M", 4, 32768), CATALOG)
+    many = concurrency.concurrent_for(concurrency.Batch(req.setup, req.model, "Q4_K_M", 64, 32768), CATALOG)
+    assert few.max_seqs == many.max_seqs and many.max_seqs is not None and many.max_seqs < 64
+    assert many.aggregate_tps > few.aggregate_tps  # -np N allocates its slots; no scheduler queue
+    cell = concurrency.as_json(many, "Q4_K_M")
+    assert cell["max_seqs"] == many.max_seqs and cell["knee_users"] == many.knee_users
+
+
+@pytest.mark.parametrize(
+    ("context", "notes", "expected"),
+    [
+        ("1024/128", "vllm bench serve", (1024, 128)),
+        ("8K/1K", "vllm bench serve", (8192, 1024)),
+        ("", "vllm bench serve --random-input-len 2048 --random-output-len 256", (2048, 256)),
+        ("", "sglang.bench_serving ISL 4K OSL 1K", (4096, 1024)),
+        ("", "vllm bench serve, input 512 / output 64", (512, 64)),
+        ("", "vllm bench serve, 1000 prompts, dataset random", (1024, 128)),
+        ("", "vllm bench serve on ShareGPT", (215, 200)),
+        ("", "SGLang batch 32 decode", (0, 0)),
+    ],
+)
+def test_serving_lengths_from_the_ways_benchmarks_print_them(
+    context: str, notes: str, expected: tuple[int, int]
+) -> None:
+    assert _load("concurrency_rows").lengths(context, notes) == expected
+
+
+def test_a_logged_kv_pool_and_num_prompts_are_read() -> None:
+    rows = _load("concurrency_rows")
+
+    class Row:
+        file, line, gpu, gpu_count, model, framework, backend, phase, tps, source = (
+            "x.csv", 2, "A100", 2, "m", "vLLM", "CUDA", "decode", 100.0, "s",
+        )  # fmt: skip
+        notes = (
+            "benchmark_serving.py --num-prompts 50 --gpu-memory-utilization 0.5; "
+            "'Available KV cache memory: 5.01 GiB'"
+        )
+
+    work = rows.workload(Row(), "1024/1024", 50)
+    assert work.run == concurrency.ServingRun(1024, 1024, 50)
+    assert work.kv_pool_gib == pytest.approx(10.02) and work.memory_utilization == 0.5
