@@ -1,6 +1,10 @@
 """Share of the understanding corpus read right (per field and overall), the misses, and timing.
 
-.venv/bin/python scripts/bench_understanding.py [corpus.jsonl] [--repeat N] [--regex]
+.venv/bin/python scripts/bench_understanding.py [corpus.jsonl ...] [--repeat N] [--regex]
+
+Several corpora are scored one after the other (the issue-21 train and held-out splits:
+tests/core/understanding/corpus_issue21*.jsonl); each gets its table by field and language, then
+the share read right by intent and by language, and by the class of miss a line tests ("class").
 
 --regex also counts the regular-expression calls one parse makes (searches, matches, subs, finditers
 run by the engine; a gated pattern whose words are not in the question costs none: gate.py).
@@ -47,25 +51,47 @@ def _table(results: list[CaseResult]) -> None:
         right = sum(1 for r in rs if r.right)
         cells.append(f"{right / max(1, len(rs)):7.1%} {right:>3}/{len(rs):<3}")
     print(f"  {'overall':<10} " + " ".join(cells))
+    _by(results, "intent")
+    _by(results, "class")
+
+
+def _by(results: list[CaseResult], key: str) -> None:
+    """Share right per value of one key of the lines (their expected intent, their class), by language."""
+    values = sorted({str(r.case.get(key, "general" if key == "intent" else "-")) for r in results})
+    if key == "class" and values == ["-"]:
+        return
+    print(f"  by {key}:")
+    for value in values:
+        group = [r for r in results if str(r.case.get(key, "general" if key == "intent" else "-")) == value]
+        cells = []
+        for lang in ("all", "en", "zh"):
+            rs = [r for r in group if lang == "all" or language_of(r.question) == lang]
+            right = sum(1 for r in rs if r.right)
+            cells.append(f"{right:>3}/{len(rs):<3}" if rs else f"{'-':>7}")
+        langs = ("all", "en", "zh")
+        print(f"    {value:<14} " + "   ".join(f"{lang} {c}" for lang, c in zip(langs, cells, strict=True)))
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("corpus", nargs="?", type=Path, default=DEFAULT)
+    ap.add_argument("corpus", nargs="*", type=Path, default=[DEFAULT])
     ap.add_argument("--repeat", type=int, default=20, help="timing passes over the corpus")
     ap.add_argument("--regex", action="store_true", help="count regex calls per parse (cProfile)")
     args = ap.parse_args()
 
     catalog = default_catalog()
-    cases = load_corpus(args.corpus)
     t0 = time.perf_counter()
     parse_question("warm up 4090 qwen3 32b", catalog)  # builds the indexes once
     build_ms = (time.perf_counter() - t0) * 1e3
-
-    results = [score_case(case, catalog) for case in cases]
-    n = len(results)
-    print(f"corpus: {args.corpus} ({n} questions); index build {build_ms:.1f} ms")
-    _table(results)
+    cases: list[dict[str, object]] = []
+    results: list[CaseResult] = []
+    for path in args.corpus:
+        these = load_corpus(path)
+        scored = [score_case(case, catalog) for case in these]
+        print(f"corpus: {path} ({len(scored)} questions); index build {build_ms:.1f} ms")
+        _table(scored)
+        cases += these
+        results += scored
 
     misses = [r for r in results if not r.right]
     if misses:

@@ -137,6 +137,8 @@ def query_of(
         backend=backend,
         other_backend=other_backend,
         ollama_tag=tag[0] if tag and tag[1] in quants else None,
+        cpu_moe_layers=parsed.cpu_moe_layers,
+        gpu_memory_utilization=parsed.gpu_memory_utilization,
     )
 
 
@@ -260,6 +262,8 @@ def _notes(parsed: ParsedQuestion, hardware: Hardware, catalog: Catalog) -> tupl
                 "machines", str(hardware.machines), _card_words(priced_card(hardware, catalog), catalog)
             )
         )
+    if parsed.gpu_memory_utilization is not None:
+        notes.append(QueryNote("gpu_util", f"{parsed.gpu_memory_utilization:g}"))
     if parsed.kv_type is not None and parsed.kv_type != FULL_PRECISION_KV:
         # The table doesn't show which KV cache it was priced with; the question set one, so say so.
         notes.append(QueryNote("kv_type", parsed.kv_type))
@@ -360,10 +364,17 @@ def _request(setup: Setup, query: AskQuery, catalog: Catalog) -> EstimateRequest
         framework=query.framework,
         kv_type=query.kv_type,
         backend=_still_runs(query.backend, setup.gpu, setup.os, catalog),
-        offload="cpu" if setup.gpu.id == "cpu-only" else "",
+        offload="cpu" if setup.gpu.id == "cpu-only" else _experts_asked(query, catalog),
+        cpu_moe_layers=query.cpu_moe_layers if _experts_asked(query, catalog) else None,
         users=query.users,
         ollama_tag=query.ollama_tag,
     )
+
+
+def _experts_asked(query: AskQuery, catalog: Catalog) -> str:
+    """ "experts" when the pasted command keeps a MoE's experts in RAM (`--n-cpu-moe N`, `--cpu-moe`)."""
+    model = catalog.models.get(query.model_id or "")
+    return "experts" if query.cpu_moe_layers is not None and model is not None and model.is_moe else ""
 
 
 def _still_runs(backend: str | None, gpu: Gpu, os_name: str, catalog: Catalog) -> str | None:

@@ -199,16 +199,23 @@ class _Pools:
 
 def _pools(options: list[_Option], ctx: int, r: ChoiceRules) -> _Pools:
     here = [o for o in options if o.context == ctx and o.bpw >= r.low_bit_bpw]
-    gpu = [o for o in here if o.place == "gpu"]
+    gpu, off_gpu = _split(here, lambda o: o.place == "gpu")
+    full, lower = _split(gpu, lambda o: o.bpw >= r.full_min_bpw)
     return _Pools(
-        full=[o for o in gpu if o.bpw >= r.full_min_bpw],
+        full=full,
         experts=[o for o in here if _experts_ok(o, r)],
         shorter=[o for o in options if _shorter(o, ctx, r)],
-        lower=[o for o in gpu if o.bpw < r.full_min_bpw],
-        offload=[o for o in here if o.place != "gpu"],
+        lower=lower,
+        offload=off_gpu,
         low_bit=[o for o in options if o.bpw < r.low_bit_bpw and o.context <= ctx],
         slow=[o for o in options if _slow_ok(o, ctx, r)],
     )
+
+
+def _split(options: list[_Option], keep: Callable[[_Option], bool]) -> tuple[list[_Option], list[_Option]]:
+    """(the options `keep` holds for, the others), each in order."""
+    yes = [o for o in options if keep(o)]
+    return yes, [o for o in options if not keep(o)]
 
 
 def _experts_ok(o: _Option, r: ChoiceRules) -> bool:

@@ -220,6 +220,9 @@ def _count_near(
         if 1 <= n <= MAX_COUNT:
             return n, None
         return None, ("count_out_of_range", wide.group(0).strip())
+    listed = _count_listed(before, pats)
+    if listed is not None:
+        return listed, None
     plural = after.startswith("s") or ps[j - 1].text.endswith("s")
     m = pats.count_word_before.search(before)
     word = _number(m.group(1), pats) if m else None
@@ -232,3 +235,14 @@ def _count_near(
     if m and 1 <= int(m.group(1)) <= 16:
         return int(m.group(1)), None
     return None, None
+
+
+def _count_listed(before: str, pats: _Patterns) -> int | None:
+    """ "GPU 0-7: Tesla V100" (nvidia-smi numbers the cards: 8 of them), "8-A100" (a count joined to
+    the name by a dash): the count, or None."""
+    m = pats.count_range_before.search(before)
+    if m:
+        low, high = int(m.group(1)), int(m.group(2))
+        return high - low + 1 if low < high and high - low + 1 <= MAX_COUNT else None
+    m = pats.count_dash_before.search(before)
+    return int(m.group(1)) if m and 1 <= int(m.group(1)) <= MAX_COUNT else None

@@ -58,9 +58,19 @@ def _total_memory(cards: list[ParsedCard], ps: list[_Piece], catalog: Catalog) -
     share = memory / card.count
     sized = _with_memory(replace(card.res, memory_gib=None), share, catalog)
     row = catalog.gpus.get(sized.best_id or "")
+    if row is not None and abs(share - gpu.memory_gib) <= TOTAL_SLACK * gpu.memory_gib:
+        # "2xH100 NVL 196GB" (issue 21): the total as the box's spec sheet rounds it (2 × 96 GB HBM,
+        # 94 GB usable each) is still the cards' total, not 196 GB per card.
+        return [
+            ParsedCard(_with_memory(card.res, gpu.memory_gib, catalog), card.count, card.joiner),
+            *cards[1:],
+        ]
     if row is None or row.memory_gib != share:
         return cards
     return [ParsedCard(sized, card.count, card.joiner), *cards[1:]]
+
+
+TOTAL_SLACK = 0.05  # a total within 5 % of count × the card's memory is that total, rounded
 
 
 def _mixed_total(cards: list[ParsedCard], catalog: Catalog) -> list[ParsedCard]:

@@ -8,14 +8,17 @@ above), "host_ram", "ram_type", "kv_type", "machines", "notes" (note codes); and
 the line has them: "laptop", "size_b" (a size typed without a model name), "gpu_sure" / "model_sure"
 (false: the name must be asked back or said unknown, whichever id ranks first), "ram_channels" (memory
 channels said), "other_gpu" (a comparison's second card), "backends" (every backend named, in
-order: "ROCm vs Vulkan" -> ["rocm", "vulkan"]). A line may say where the question was
-found ("source", a URL); it is kept for people and not scored.
+order: "ROCm vs Vulkan" -> ["rocm", "vulkan"]), "users" (concurrent users said), "cpu_sockets"
+("双路至强"), "cpu_moe" (`--n-cpu-moe N`), "gpu_util" (`--gpu-memory-utilization 0.7`),
+"model_candidates" (ids the model's candidates must all hold: "deepseek" on a laptop offers the R1
+distills). A line may say where the question was found ("source", a URL) and the class of miss it
+tests ("class"); both are kept for people and not scored.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +50,27 @@ FIELDS = (
     "ram_channels",
     "other_gpu",
     "backends",
+    "users",
+    "cpu_sockets",
+    "cpu_moe",
+    "gpu_util",
+    "model_candidates",
 )
 OPTIONAL = frozenset(
-    {"laptop", "size_b", "gpu_sure", "model_sure", "ram_channels", "other_gpu", "backends"}
+    {
+        "laptop",
+        "size_b",
+        "gpu_sure",
+        "model_sure",
+        "ram_channels",
+        "other_gpu",
+        "backends",
+        "users",
+        "cpu_sockets",
+        "cpu_moe",
+        "gpu_util",
+        "model_candidates",
+    }
 )  # compared only where a line has them
 
 
@@ -59,6 +80,7 @@ class CaseResult:
     wrong: dict[str, tuple[Any, Any]]  # field -> (expected, got)
     seconds: float
     checked: frozenset[str] = frozenset(FIELDS)  # the fields this line is scored on
+    case: dict[str, Any] = field(default_factory=dict)  # the corpus line (its intent, its class)
 
     @property
     def right(self) -> bool:
@@ -98,6 +120,9 @@ def reading(parsed: ParsedQuestion) -> dict[str, Any]:
         "ram_channels": parsed.host_ram_channels,
         "other_gpu": _other_gpu(parsed),
         "backends": list(parsed.backends),
+        "cpu_sockets": parsed.cpu_sockets,
+        "cpu_moe": parsed.cpu_moe_layers,
+        "gpu_util": parsed.gpu_memory_utilization,
     }
 
 
@@ -120,6 +145,10 @@ def score_case(case: dict[str, Any], catalog: Catalog) -> CaseResult:
     after, _need = model_need(parsed.raw, parsed.model, catalog)
     if after is not None:
         got["model_sure"] = after.confident and after.best_id is not None
+    got["users"] = intent_details(case["q"], catalog).users
+    held = {cid for cid, _score in parsed.model.candidates} if parsed.model else set()
+    want_candidates = case.get("model_candidates", [])
+    got["model_candidates"] = [cid for cid in want_candidates if cid in held]
     if parsed.gpu is None:
         # Cards named only by their memory ("3张24GB的显卡"): the count the reply prices them at.
         got["count"] = intent_details(case["q"], catalog).memory_only_count
@@ -131,7 +160,7 @@ def score_case(case: dict[str, Any], catalog: Catalog) -> CaseResult:
         for name in FIELDS
         if name in checked and _norm(case.get(name, _default(name, case))) != _norm(got[name])
     }
-    return CaseResult(case["q"], wrong, seconds, frozenset(checked))
+    return CaseResult(case["q"], wrong, seconds, frozenset(checked), case)
 
 
 def _default(name: str, case: dict[str, Any]) -> Any:

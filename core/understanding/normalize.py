@@ -23,6 +23,10 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u20
 _TERA_UNIT = re.compile(
     r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*(?:tib|tb|t(?=\s*(?:内存|ram|memory|of ram|ddr)))(?![a-z])"
 )
+# "22528MiB" (nvidia-smi's total for a 22 GB card), "24564MiB", "81920 MB" -> GiB, rounded: the driver
+# shows a little under the nominal size (issue 21: "22528MiB" was read as an 11 GB something).
+# Before a RAM word ("24564MiB 内存不够") it is left as typed: 内存 there may be either memory.
+_MEBI_UNIT = re.compile(r"(?<![a-z0-9.])(\d{4,7})\s*(?:mib|mb)(?![a-z])(?!\s*(?:内存|ram\b|memory))")
 _MEMORY_UNIT = re.compile(r"(?:(?<![a-z0-9.])|(?<=\d[x*]))(\d+(?:\.\d+)?)\s*(?:gib|gb|g)(?!(?!x\d)[a-z])")
 _SPACES = re.compile(r"\s+")
 # "1070gtx", "3090rtx": the series word glued after the number reads as the card ("nvidia 1070gtx with
@@ -75,6 +79,7 @@ def clean(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).lower()
     text = _CONTROL.sub(" ", text).replace("×", "x")
     text = _TERA_UNIT.sub(lambda m: f"{float(m.group(1)) * 1024:g}g", text)
+    text = _MEBI_UNIT.sub(lambda m: f"{round(int(m.group(1)) / 1024)}g", text)
     text = _MEMORY_UNIT.sub(r"\1g", text)
     text = _SERIES_AFTER.sub(r"\2 \1", text)
     text = _BILLION.sub(r"\1b", text)

@@ -14,6 +14,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from core.catalog.loader import Catalog
+from core.understanding.asked_setup import asked_cards, without_server_names
 from core.understanding.backend_words import read_backends
 from core.understanding.card_reading import (
     _backends_compared,
@@ -29,6 +30,7 @@ from core.understanding.card_reading import (
     _unified_ram,
 )
 from core.understanding.cpu_words import read_cpu
+from core.understanding.family_words import fitting_members_first, without_negated_variants
 from core.understanding.intent import read_intent, with_card
 from core.understanding.model_reading import _find_model
 from core.understanding.normalize import (
@@ -86,15 +88,20 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
     cleaned = clean(raw)
     t, backends = read_backends(cleaned, catalog)
     t, setup = _read_setup(t, pats, catalog)
-    os_name = _read_os(t, pats)
+    # A Mac counted as machines ("three Mac Studios") had its OS word blanked with the count.
+    os_name = _read_os(t, pats) or (_read_os(setup.unblanked, pats) if setup.machines > 1 else None)
     t, intent = read_intent(t, catalog)
     t, classified = _read_classified_counts(t, pats)
-    t = _without_cpu_models(t, index)
+    t = without_negated_variants(_without_cpu_models(t, index))
 
     ps = [_piece(w, s, e, index) for w, s, e in pieces(t) if w not in vocab.card_words]
-    found = _find_cards(setup.unblanked, ps, pats, catalog)
+    found = without_server_names(setup.unblanked, ps, _find_cards(setup.unblanked, ps, pats, catalog), vocab)
     notes = [*setup.notes, *(c.note for c in classified if c.note)]
     found, cards = _cards_with_counts(t, ps, found, classified, pats, notes, setup.unblanked)
+    cards, other_setup = asked_cards(setup.unblanked, ps, found, cards, vocab)
+    if other_setup is not None:
+        notes.append(other_setup)
+        intent = "fit" if intent in ("general", "speed") else intent  # "能不能行", "would X work"
     cards = _cards_read_fully(cards, ps, index, catalog, setup.laptop, notes)
     cards, host_gib = _unified_ram(cards, setup.host.gib, catalog)
     cards = _total_memory(cards, ps, catalog)
@@ -106,6 +113,10 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
     first = cards[0] if cards else None
 
     model = _find_model(ps, index, catalog, pats)
+    if first is not None:
+        gpu_row = catalog.gpus.get(first.res.best_id or "")
+        memory = first.res.memory_gib or (gpu_row.memory_gib if gpu_row else None)
+        model = fitting_members_first(model, memory, _size_typed(ps) is not None, catalog)
     laptop = setup.laptop or (first is not None and _is_laptop(first.res, catalog))
     return ParsedQuestion(
         raw=raw[:500],
@@ -128,4 +139,6 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
         notes=tuple(dict.fromkeys(notes)),
         backend=backends[0][0] if backends else None,
         backends=tuple(b for b, _start, _end in backends),
+        cpu_moe_layers=setup.flags.cpu_moe_layers,
+        gpu_memory_utilization=setup.flags.gpu_memory_utilization,
     )

@@ -10,6 +10,7 @@ from core.catalog.loader import Catalog
 from core.catalog.platforms import OsFamily, family_from_word
 from core.catalog.quant import QuantTable, free_bpw_mentions
 from core.understanding.name_index import Index
+from core.understanding.parse_flags import Flags, read_flags
 from core.understanding.parse_patterns import _blank, _number, _Patterns
 from core.understanding.question import MAX_CONTEXT, MAX_COUNT, MIN_CONTEXT
 from core.understanding.resolve import resolve_framework, resolve_quant
@@ -208,6 +209,7 @@ class _Setup:
     laptop: bool
     notes: tuple[Note, ...]
     unblanked: str  # the question before anything was blanked (intent words say "vs")
+    flags: Flags = Flags()  # serving flags pasted with it ("-c 65536", "--n-cpu-moe 28")
 
 
 def _unglued(m: re.Match[str], index: Index) -> str:
@@ -227,11 +229,13 @@ def _read_setup(t: str, pats: _Patterns, catalog: Catalog) -> tuple[str, _Setup]
     # "qwen72b-int4" (QwenLM/Qwen3#179): the family word and the size read apart, as "qwen 72b".
     t = pats.fused_size.sub(lambda m: _unglued(m, pats.index), t)
     unblanked = t  # the same positions as what is read below: joiners between cards are read here
+    t, flags = read_flags(t)
     t, contexts, context_notes = _read_contexts(t, pats)
+    contexts = (*flags.contexts, *(c for c in contexts if c not in flags.contexts))
     t, kv_type = read_kv_type(t, pats.setup, vocab)
     t, framework, quants = _read_framework_and_quants(t, pats, catalog)
     t, host = read_host_ram(t, pats.setup, vocab)
     t, machines, machine_notes = read_machines(t, pats.setup, vocab)
     laptop = read_laptop(t, pats.setup)
     notes = (*context_notes, *host.notes, *machine_notes)
-    return t, _Setup(contexts, framework, quants, kv_type, host, machines, laptop, notes, unblanked)
+    return t, _Setup(contexts, framework, quants, kv_type, host, machines, laptop, notes, unblanked, flags)

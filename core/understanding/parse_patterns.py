@@ -44,6 +44,9 @@ class _Patterns:
     split_plus: re.Pattern[str]  # "3090+3060" -> "3090 + 3060" ("max+ 395" keeps its plus)
     digitless_cards: tuple[str, ...]  # card names without a digit ("titanrtx", "vii", "dgxspark")
     digitless_starts: frozenset[str] = frozenset()  # every prefix of those: the words that may start one
+    # "GPU 0-7: Tesla V100" (nvidia-smi's numbering: 8 cards), "8-A100" (8 of them): issue 21.
+    count_range_before: re.Pattern[str] = re.compile(r"(?!)")
+    count_dash_before: re.Pattern[str] = re.compile(r"(?!)")
 
 
 def _form_pattern(form: str) -> str:
@@ -125,6 +128,10 @@ def _build_patterns(index: Index, catalog: Catalog) -> _Patterns:
         digitless_starts=frozenset(
             k[:n] for k in index.gpu_exact if not any(ch.isdigit() for ch in k) for n in range(1, len(k) + 1)
         ),
+        count_range_before=re.compile(
+            r"(?<![a-z])(?:gpus?|cards?|cuda)\s*(\d)\s*[-~]\s*(\d{1,2})\s*[:：]?\s*(?:nvidia\s*)?$"
+        ),
+        count_dash_before=re.compile(r"(?:^|[\s,;，；(（:：])(\d{1,2})-$"),
     )
 
 

@@ -111,6 +111,10 @@ class AskQuery:
     other_backend: str | None = None
     # The Ollama tag the question typed ("ollama run qwen3:32b"): the command runs that tag.
     ollama_tag: str | None = None
+    # Serving flags pasted with the question (issue 21): `--n-cpu-moe N` (-1: `--cpu-moe`, all) prices
+    # that experts offload; `--gpu-memory-utilization` is read and said (the table keeps vLLM's own).
+    cpu_moe_layers: int | None = None
+    gpu_memory_utilization: float | None = None
 
     @property
     def gpu_id(self) -> str | None:
@@ -147,6 +151,8 @@ class AskQuery:
             "cpu": hw.cpu,
             "cpu_sockets": hw.cpu_sockets,
             "ollama_tag": self.ollama_tag,
+            "cpu_moe_layers": self.cpu_moe_layers,
+            "gpu_memory_utilization": self.gpu_memory_utilization,
         }
 
     def _intent_json(self) -> dict[str, Any]:

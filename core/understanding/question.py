@@ -51,3 +51,7 @@ class ParsedQuestion:
     backends: tuple[str, ...] = ()  # every backend named, in order ("ROCm vs Vulkan": rocm, vulkan)
     cpu: str | None = None  # host CPU id (catalogs/cpus.toml): "7950X", "双路 Xeon Gold 6138" (cpu_words.py)
     cpu_sockets: int | None = None  # "2x EPYC 7763", "双路": sockets said next to the CPU
+    # Serving flags pasted with the question (parse_flags.py): `--n-cpu-moe N` (layers whose routed
+    # experts sit in RAM) and `--gpu-memory-utilization 0.7` (vLLM's share of each card it takes).
+    cpu_moe_layers: int | None = None
+    gpu_memory_utilization: float | None = None

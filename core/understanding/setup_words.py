@@ -106,7 +106,9 @@ def build_setup_patterns(vocab: Vocab, number_words: str) -> SetupPatterns:
         ),
         machines_zh=re.compile(
             rf"(?<![a-z0-9.])({number})\s*(?:{_alt(vocab.machine_zh_words) or '台'})\s*(?:每台|各)?"
-            rf"(?=\s*(?:\d{{1,3}}|{number_words or '两'})\s*(?:[x*]|张|卡|块|片|个))"
+            # ... or a card with its count after it: "2台 H100*8", "两台 A800 x8" (issue 21).
+            rf"(?=\s*(?:\d{{1,3}}|{number_words or '两'})\s*(?:[x*]|张|卡|块|片|个)"
+            r"|\s*[a-z][a-z0-9 -]{0,24}?\s*[x*]\s*\d{1,2}(?![0-9.]))"
         ),
         laptop=re.compile(rf"(?<![a-z])(?:{laptop})(?![a-z])") if laptop else None,
         size_yi=re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*(万亿|千亿|亿)"),

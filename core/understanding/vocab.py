@@ -54,6 +54,11 @@ class Vocab:
     card_versus_words: frozenset[str] = frozenset()  # "4090 vs 5090": two machines compared
     card_memory_joiners: frozenset[str] = frozenset()  # "A100的80G": a word between card and size
     card_together_words: tuple[str, ...] = ()  # "3090 + 3090", "4090 and 4090": a card said twice is two
+    server_names: frozenset[str] = frozenset()  # "a2": also a server's name ("A2服务器")
+    server_words: tuple[str, ...] = ()  # "服务器", "server": the words that make it the box's name
+    server_card_words: tuple[str, ...] = ()  # "显卡", "nvidia": beside such a name, it is the card
+    asked_markers: tuple[str, ...] = ()  # "能不能行", "would": the clause whose cards are asked about
+    given_up_words: tuple[str, ...] = ()  # "很难买", "tried": another card in it is not the one asked
     ram_channel_words: MappingProxyType[str, int] = field(
         default_factory=lambda: MappingProxyType({})
     )  # "双通道" -> 2, "quad channel" -> 4
@@ -112,6 +117,7 @@ def vocab_from_table(doc: dict[str, Any]) -> Vocab:
         card_versus_words=frozenset(doc.get("cards", {}).get("versus", ())),
         card_memory_joiners=frozenset(doc.get("cards", {}).get("memory_joiners", ())),
         card_together_words=tuple(str(w).lower() for w in doc.get("cards", {}).get("together", ())),
+        **_setup_choice_words(doc.get("cards", {})),
         device_suffixes=MappingProxyType(
             {
                 str(k).lower(): frozenset(w.lower() for w in v)
@@ -119,6 +125,21 @@ def vocab_from_table(doc: dict[str, Any]) -> Vocab:
             }
         ),
     )
+
+
+def _setup_choice_words(cards: dict[str, Any]) -> dict[str, Any]:
+    """[cards] words of issue 21: server names ("A2服务器"), the asked and given-up setups."""
+
+    def words(key: str) -> tuple[str, ...]:
+        return tuple(str(w).lower() for w in cards.get(key, ()))
+
+    return {
+        "server_names": frozenset(words("server_names")),
+        "server_words": words("server_words"),
+        "server_card_words": words("server_card_words"),
+        "asked_markers": words("asked_markers"),
+        "given_up_words": words("given_up_words"),
+    }
 
 
 @cache
