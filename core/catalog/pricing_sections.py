@@ -126,6 +126,7 @@ class ChoiceRules:
     low_bit_bpw: float = 3.1  # IQ1_*, IQ2_*, Q2_K: only when nothing else runs, said plainly
     slow_floor_tps: float = 3.0  # a ~3-bit+ run this fast (said to be slow) comes before a 1-2-bit one
     min_context: int = 8192  # a shorter context is no way out below this
+    unasked_min_context: int = 16384  # no context asked: shortened to this before a 4-bit KV cache
     lossy_kv: Words = ("q4_0",)  # KV cache types taken only after smaller weights
 
 

@@ -234,8 +234,14 @@ def _steps(options: list[_Option], ctx: int, r: ChoiceRules, moe: bool, asked_ct
     """The steps of the rule, in order, each with the options it may choose from."""
     pools = _pools(options, ctx, r)
     ok = r.comfortable_tps
-    steps: list[_Step] = [
-        ("gpu", [o for o in pools.full if not _step_down(o, r)], _by_quality, ok),
+    steps: list[_Step] = [("gpu", [o for o in pools.full if not _step_down(o, r)], _by_quality, ok)]
+    if not asked_ctx:
+        # The context is ours, not the user's: a somewhat shorter one (down to `unasked_min_context`)
+        # costs nothing they asked for, a 4-bit KV cache costs answer quality (4070 Laptop, Qwen3-8B:
+        # Q4_K_M at 16K with its cache as it is, not at 32K with a q4_0 cache).
+        free = [o for o in pools.shorter if o.context >= r.unasked_min_context and not _step_down(o, r)]
+        steps.append(("shorter", free, _by_context, ok))
+    steps += [
         ("gpu", pools.full, _by_quality, ok),
         ("experts", pools.experts if moe else [], _by_quality, ok),
     ]

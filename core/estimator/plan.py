@@ -36,6 +36,10 @@ PlanKind = Literal[
 ]
 
 
+# Notes about a command that runs, said beside it (core/render/advice.py).
+COMMAND_CAVEATS = frozenset({"fw.vllm.sibling_checkpoint"})
+
+
 @dataclass(frozen=True, slots=True)
 class Plan:
     """What to run one row with, for every view alike."""
@@ -158,10 +162,13 @@ def _launch(s: _Subject, option: FrameworkOption) -> tuple[str, tuple[Note, ...]
     if not option.command:
         # Runnable, but no published checkpoint to name: say so instead of a placeholder.
         return "", tuple(n for n in option.notes if n.code == "fw.vllm.no_checkpoint")
+    # What the command serves in place of what was priced (a GPTQ-Int4 for an unpublished AWQ) is
+    # said beside it, never left for the user to notice in the repo name.
+    caveats = tuple(n for n in option.notes if n.code in COMMAND_CAVEATS)
     if remedy is not None and remedy.wired_limit_mb:
         # macOS resets the limit at reboot; the run needs it raised first.
-        return f"sudo sysctl iogpu.wired_limit_mb={remedy.wired_limit_mb} && {option.command}", ()
-    return option.command, ()
+        return f"sudo sysctl iogpu.wired_limit_mb={remedy.wired_limit_mb} && {option.command}", caveats
+    return option.command, caveats
 
 
 def plan_for(est: Estimate, row: Row, catalog: Catalog, asked: str | None = None) -> Plan:

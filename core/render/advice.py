@@ -11,7 +11,7 @@ from core.catalog.loader import Catalog
 from core.catalog.sections import sections
 from core.estimator import speed
 from core.estimator.estimate import Estimate, Row, in_ram
-from core.estimator.plan import Plan
+from core.estimator.plan import COMMAND_CAVEATS, Plan
 from core.estimator.speculative import SpecOption, option_fits, speculative_options
 from core.estimator.ways_out.remedy import Remedy
 from core.i18n import Lang, Note, translate
@@ -58,6 +58,9 @@ def advise(plan: Plan, catalog: Catalog, lang: Lang) -> Advice:
     else:
         alt = _name(plan.framework, catalog)
         line = translate(f"reply.fw.{kind}", lang, framework=asked, why=why, alt=alt)
+    if plan.command:
+        caveats = [n.text(lang) for n in plan.notes if n.code in COMMAND_CAVEATS]
+        line = " ".join([line, *caveats]) if caveats else line
     return Advice(plan.framework, line, plan.command)
 
 
