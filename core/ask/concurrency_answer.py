@@ -21,7 +21,7 @@ from core.estimator.plan import Plan, plan_for
 from core.estimator.ways_out.kind import WayOutKind
 from core.i18n import Lang
 from core.render import ttft
-from core.render.advice import advise
+from core.render.advice import advise, note_texts
 from core.render.doc import Doc, Para, Pre
 from core.render.intent_rows import runs
 from core.understanding.query import AskQuery
@@ -106,14 +106,16 @@ def _with_command(
     ordered = sorted(
         est.rows, key=lambda r: -catalog.quants[r.quant].bpw if r.quant in catalog.quants else 0.0
     )
-    for row in ordered:
-        if row is choice.row or row.context != choice.context or not fits_users(row, users):
-            continue
-        other = plan_for(est, row, catalog, asked)
-        if other.command:
-            return replace(
-                choice, row=row, quant=row.quant, decode_mid=row.decode_tps.mid if row.decode_tps else None
-            ), other
+    # Those that hold every user's cache first; then any that runs here (fewer users at once, said by
+    # the KV line) rather than no command at all.
+    for holds in (lambda r: fits_users(r, users), runs):
+        for row in ordered:
+            if row is choice.row or row.context != choice.context or row.remedy is not None or not holds(row):
+                continue
+            other = plan_for(est, row, catalog, asked)
+            if other.command:
+                tps = row.decode_tps.mid if row.decode_tps else None
+                return replace(choice, row=row, quant=row.quant, decode_mid=tps), other
     return choice, plan
 
 
@@ -145,6 +147,9 @@ def serving_doc(sp: ServingPlan, query: AskQuery, title: str, catalog: Catalog) 
         tail += (Para(advice.line),)
     if advice.command:
         tail += (Pre((f"$ {advice.command}",)),)
+    else:
+        # No command: why (no published checkpoint of that quant, ...), never a bare framework line.
+        tail += tuple(Para(text) for text in note_texts(sp.plan.notes, lang))
     return (
         ttft.serving_headline(serving, title, model.name, lang),
         ttft.serving_ttft(serving, lang),
