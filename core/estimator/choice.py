@@ -195,6 +195,7 @@ class _Pools:
     offload: list[_Option]  # any other offload of 3 bits or more, at the context
     low_bit: list[_Option]  # 1-2-bit, anywhere up to the context
     slow: list[_Option]  # 3 bits or more, anywhere, from `min_context` up to the context
+    lower_shorter: list[_Option]  # ~3 bits, fully on the GPU, from `unasked_min_context` up to the context
 
 
 def _pools(options: list[_Option], ctx: int, r: ChoiceRules) -> _Pools:
@@ -209,6 +210,7 @@ def _pools(options: list[_Option], ctx: int, r: ChoiceRules) -> _Pools:
         offload=off_gpu,
         low_bit=[o for o in options if o.bpw < r.low_bit_bpw and o.context <= ctx],
         slow=[o for o in options if _slow_ok(o, ctx, r)],
+        lower_shorter=[o for o in options if _lower_shorter(o, ctx, r)],
     )
 
 
@@ -216,6 +218,11 @@ def _split(options: list[_Option], keep: Callable[[_Option], bool]) -> tuple[lis
     """(the options `keep` holds for, the others), each in order."""
     yes = [o for o in options if keep(o)]
     return yes, [o for o in options if not keep(o)]
+
+
+def _lower_shorter(o: _Option, ctx: int, r: ChoiceRules) -> bool:
+    bits = r.low_bit_bpw <= o.bpw < r.full_min_bpw
+    return o.place == "gpu" and bits and r.unasked_min_context <= o.context <= ctx
 
 
 def _experts_ok(o: _Option, r: ChoiceRules) -> bool:
@@ -249,6 +256,11 @@ def _steps(options: list[_Option], ctx: int, r: ChoiceRules, moe: bool, asked_ct
         ("shorter", [o for o in pools.shorter if not _step_down(o, r)], _by_context, ok),
         ("lower", pools.lower, _by_quality, ok),
     ]
+    if not asked_ctx:
+        # Our default context again: a ~3-bit quant at a somewhat shorter one with its cache as it
+        # is (or q8_0) before the same quant at the default with a q4_0 cache.
+        free = [o for o in pools.lower_shorter if not _step_down(o, r)]
+        step_down.insert(1, ("lower", free, _by_context, ok))
     steps += step_down[::-1] if asked_ctx else step_down
     # 1-2-bit: quality first as soon as it is usable (IQ2 over IQ1 whenever IQ2 is usable).
     steps += [
