@@ -196,6 +196,7 @@ class _Pools:
     low_bit: list[_Option]  # 1-2-bit, anywhere up to the context
     slow: list[_Option]  # 3 bits or more, anywhere, from `min_context` up to the context
     lower_shorter: list[_Option]  # ~3 bits, fully on the GPU, from `unasked_min_context` up to the context
+    any_shorter: list[_Option]  # 3 bits or more, anywhere, any context up to the context
 
 
 def _pools(options: list[_Option], ctx: int, r: ChoiceRules) -> _Pools:
@@ -211,6 +212,7 @@ def _pools(options: list[_Option], ctx: int, r: ChoiceRules) -> _Pools:
         low_bit=[o for o in options if o.bpw < r.low_bit_bpw and o.context <= ctx],
         slow=[o for o in options if _slow_ok(o, ctx, r)],
         lower_shorter=[o for o in options if _lower_shorter(o, ctx, r)],
+        any_shorter=[o for o in options if o.bpw >= r.low_bit_bpw and o.context <= ctx],
     )
 
 
@@ -266,6 +268,9 @@ def _steps(options: list[_Option], ctx: int, r: ChoiceRules, moe: bool, asked_ct
     steps += [
         ("shorter", pools.shorter, _by_context, ok),
         ("offload", pools.offload, _by_quality, ok),
+        # Before a crawl or 1-2 bits: a usable 3-bit+ run at any shorter context (an 8 GB card and a
+        # 14B: IQ3_XXS at 4K at ~30 tok/s, not Q4_K_M with half its layers in RAM at ~3)
+        ("shorter", [o for o in pools.any_shorter if not _step_down(o, r)], _by_context, ok),
         # 1-2-bit only when nothing else runs: a slow 3-bit+ run (said plainly) up to the context first
         ("slow", pools.slow, _by_context, r.slow_floor_tps),
         ("low_bit", pools.low_bit, _by_quality, r.usable_tps),
