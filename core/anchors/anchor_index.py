@@ -382,7 +382,9 @@ class AnchorIndex:
         memory is close and it is the same vendor and family or the bandwidth is close."""
         cfg = sections(self.catalog).anchors.nearest
         gpu, card = self.catalog.gpus.get(asked.gpu_id), self.catalog.gpus.get(gpu_id)
-        if gpu is None or card is None:
+        if gpu is None or card is None or card.unified_memory != gpu.unified_memory:
+            # A Mac's or a Strix Halo's run says nothing of a discrete card's, and back: one holds
+            # the model in the memory it reads from, the other spills to RAM over PCIe.
             return None
         memory = _log_ratio(mem or card.memory_gib, asked.memory_gib or gpu.memory_gib)
         bandwidth = _log_ratio(card.bandwidth_gbs, gpu.bandwidth_gbs)
