@@ -14,6 +14,7 @@ from typing import Any
 from core.catalog.kv_cache import FULL_PRECISION_KV, KvCacheType
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
+from core.catalog.sections import sections
 from core.estimator.choice import Choice, choose, fits_users
 from core.estimator.concurrency import Batch, ConcurrentSpeed, as_json, concurrent_for
 from core.estimator.estimate import Estimate, EstimateRequest, Setup, estimate
@@ -92,10 +93,16 @@ def serving_plan(
     if not plan.command and choice.step != "asked":
         choice, plan = _with_command(est, choice, plan, users, catalog, query.framework)
     framework = plan.framework or est.framework
-    batch = Batch(
-        setup, model, plan.quant, users, plan.context, framework, plan.placement.kv_cache, est.backend
-    )
+    depth = chat_depth(query.prompt, plan.context, catalog)
+    kv = plan.placement.kv_cache
+    batch = Batch(setup, model, plan.quant, users, depth, framework, kv, est.backend)
     return ServingPlan(est, choice, plan, concurrent_for(batch, catalog))
+
+
+def chat_depth(prompt: int, context: int, catalog: Catalog) -> int:
+    """The tokens each of N chatting users holds in the KV cache: the prompt and a reply
+    (catalogs/estimator.toml [serving] chat_reply_tokens), at most the context."""
+    return min(context, prompt + sections(catalog).estimator.serving.chat_reply_tokens)
 
 
 def _with_command(
@@ -138,7 +145,8 @@ def serving_doc(sp: ServingPlan, query: AskQuery, title: str, catalog: Catalog) 
     row = sp.choice.row
     words = framework_words(sp.plan, users, catalog)
     kv_quantized = sp.kv_type != FULL_PRECISION_KV
-    serving = ttft.Serving(row, users, sp.plan.context, query.prompt, words, sp.speed, kv_quantized)
+    depth = chat_depth(query.prompt, sp.plan.context, catalog)
+    serving = ttft.Serving(row, users, sp.plan.context, query.prompt, words, sp.speed, kv_quantized, depth)
     model = sp.est.request.model
     rows = tuple(ttft.TtftRow(r.quant, r) for r in sp.est.rows if not r.unsupported)
     advice = advise(sp.plan, catalog, lang)

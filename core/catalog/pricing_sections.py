@@ -177,6 +177,9 @@ class ServingRules:
     from_gguf: dict[str, str] = field(default_factory=dict)
     # a serving quant with no listed checkpoint: the listed one of the same size served instead
     siblings: dict[str, Words] = field(default_factory=dict)
+    # N users chatting: each live sequence holds its prompt and a reply of this many tokens (the
+    # headline's depth; the KV line gives the full context's worst case)
+    chat_reply_tokens: int = 512
 
 
 @dataclass(frozen=True, slots=True)

@@ -131,6 +131,7 @@ class Serving:
     framework: str
     speed: ConcurrentSpeed
     kv_quantized: bool = False
+    depth: int = 0  # the tokens each user's sequence was priced holding (prompt + a reply)
 
 
 def serving_headline(s: Serving, title_setup: str, model_name: str, lang: Lang) -> Para:
@@ -145,6 +146,7 @@ def serving_headline(s: Serving, title_setup: str, model_name: str, lang: Lang) 
             users=s.users,
             quant=s.row.quant,
             framework=s.framework,
+            depth=ctx_label(s.depth or s.ctx),
             **_throughput(got),
         )
     )

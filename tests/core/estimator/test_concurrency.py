@@ -106,7 +106,8 @@ def test_chat_line_and_ask_json_show_the_same_figures_and_the_fitted_band() -> N
     reply = answer("4090 qwen3 8b vllm 20 concurrent users", CATALOG)
     figures = next(r["concurrency"] for r in reply.rows if "concurrency" in r)
     m = re.search(
-        r"~(\d+) tok/s in all, ~(\d+) tok/s each \(batched model; likely (\d+)–(\d+) in all, (\d+)–(\d+)",
+        r"~(\d+) tok/s in all, ~(\d+) tok/s each \(batched model, each chat ~\w+ deep; "
+        r"likely (\d+)–(\d+) in all, (\d+)–(\d+)",
         reply.text,
     )
     assert m, reply.text
@@ -190,7 +191,16 @@ def test_estimate_json_users_gives_the_chat_lines_figures() -> None:
     gives for the same setup (one figure per cell); without --users the rows are as before."""
     from bot.cli.estimate import answer as estimate_answer
 
-    request = {"gpu": "4090", "model": "qwen3 8b", "framework": "vllm", "quant": ["FP8"], "ctx": [8192]}
+    # The chat prices each of the N users holding its prompt and a reply (512 + 512 tokens): the
+    # same depth asked of `estimate`.
+    request = {
+        "gpu": "4090",
+        "model": "qwen3 8b",
+        "framework": "vllm",
+        "quant": ["FP8"],
+        "ctx": [8192],
+        "depth": 1024,
+    }
     result, ok = estimate_answer({**request, "users": 20})
     assert ok
     figures = result["rows"][0]["concurrency"]
