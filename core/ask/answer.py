@@ -684,10 +684,25 @@ def _plan(query: AskQuery, catalog: Catalog, anchors: AnchorIndex | None) -> dic
 def _model_step(parsed: ParsedQuestion, catalog: Catalog) -> tuple[ParsedQuestion, HubNeed | None]:
     """The parsed question with its model reading held to the Hub rule (core.understanding.resolve
     .model_need): a neighbour that lacks part of the typed name is never answered in its place."""
-    res, need = model_need(parsed.raw, parsed.model, catalog)
+    res, need = model_need(_without_cards(parsed, catalog), parsed.model, catalog)
     if res is parsed.model:
         return parsed, need
     return replace(parsed, model=res), need
+
+
+def _without_cards(parsed: ParsedQuestion, catalog: Catalog) -> str:
+    """The question with the names of the cards it was read to name blanked: their words ("RTX PRO
+    6000" before a model) are not part of a model's typed name."""
+    raw = parsed.raw
+    for card in parsed.cards:
+        gpu = catalog.gpus.get(card.res.best_id or "")
+        if gpu is None or not card.res.confident:
+            continue
+        for name in sorted((gpu.name, *gpu.aliases), key=len, reverse=True):
+            if len(name) >= 4 and " " in name:  # a multi-word name: a bare "4090" is read as a card already
+                # a stop, not a space: the words either side are two runs, not one name
+                raw = re.sub(re.escape(name), lambda m: ";" + " " * (len(m.group(0)) - 1), raw, flags=re.I)
+    return raw
 
 
 def _model_named(query: AskQuery | None, catalog: Catalog) -> tuple[str, str] | None:

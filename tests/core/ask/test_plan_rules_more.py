@@ -131,3 +131,20 @@ def test_a_shortened_context_is_said(question: str) -> None:
     assert reply.plan is not None
     if reply.plan["context"] < 131072:
         assert re.search(r"128K (doesn't|does not) fit|128K 装不下|128K 放不下", reply.text), reply.text
+
+
+# --- a multi-word card name before the model is not part of the model's name ---------------------
+
+CARD_FIRST = [
+    ("rtx pro 6000 gpt-oss-120b", "gpt-oss-120b"),
+    ("rtx pro 6000 qwen3 32b", "qwen3-32b"),
+    ("RTX PRO 6000 Blackwell gpt-oss 120b", "gpt-oss-120b"),
+    ("macbook pro m4 max 128g qwen3 32b", "qwen3-32b"),
+]
+
+
+@pytest.mark.parametrize(("question", "model"), CARD_FIRST)
+def test_card_words_are_not_the_models_name(question: str, model: str) -> None:
+    reply = answer(question, CATALOG)
+    assert reply.status == "answer" and reply.query is not None, reply.text
+    assert reply.query.model_id == model
