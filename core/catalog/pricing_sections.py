@@ -140,6 +140,15 @@ class MacRules:
 
 
 @dataclass(frozen=True, slots=True)
+class BigMoeRules:
+    """[big_moe]: a big MoE with its experts in RAM beside one or two NVIDIA cards is priced and run
+    on this framework (core/estimator/plan.py `pricing_framework`); "" turns the rule off."""
+
+    framework: str = ""
+    min_params_b: float = 200.0
+
+
+@dataclass(frozen=True, slots=True)
 class Ladder:
     """[ladder]: the quants and contexts a question that names none gets."""
 
@@ -199,6 +208,7 @@ class EstimatorSection:
     ladder: Ladder = Ladder()
     serving: ServingRules = ServingRules()
     mac: MacRules = MacRules()
+    big_moe: BigMoeRules = BigMoeRules()
     # base repo -> quant id -> published checkpoint (and "source": where that was read)
     checkpoints: dict[str, dict[str, str]] = field(default_factory=dict)
 

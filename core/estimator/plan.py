@@ -73,12 +73,39 @@ def pricing_framework(request: EstimateRequest, quants: tuple[str, ...], catalog
         return "llama.cpp"
     ctx = (request.contexts or (4096,))[0]
     served = serving_pick(request, ctx, catalog) or _mac_pick(request, ctx, catalog)
+    served = served or _big_moe_pick(request, quants[0], ctx, catalog)
     if served:
         return served
     pick = recommend(framework_query(request, quants[0], ctx, "smooth", None, catalog), catalog=catalog)
     # recommend() only picks a framework that loads this quant's format, so the grid is priced for
     # the engine that runs it (MLX and vLLM price differently from llama.cpp).
     return pick.framework or "llama.cpp"
+
+
+def _big_moe_pick(request: EstimateRequest, quant_id: str, ctx: int, catalog: Catalog) -> str:
+    """One or two NVIDIA cards and a big MoE whose weights don't fit them (DeepSeek, Kimi K2,
+    Qwen3-235B with its experts in RAM): the fork measured faster at exactly that ([big_moe] in
+    catalogs/estimator.toml), when it runs the setup; "" otherwise."""
+    rules, setup, model = sections(catalog).estimator.big_moe, request.setup, request.model
+    quant = catalog.quants.get(quant_id)
+    if (
+        not rules.framework
+        or rules.framework not in catalog.frameworks
+        or not model.is_moe
+        or model.params_b < rules.min_params_b
+        or setup.gpu.vendor != "NVIDIA"
+        or setup.gpu.unified_memory
+        or request.offload == "cpu"
+        or quant is None
+        or quant.format != "gguf"
+    ):
+        return ""
+    weights_gib = model.params_b * quant.bpw / 8 * 1e9 / 2**30
+    if weights_gib <= setup.count * setup.memory_gib:
+        return ""  # it fits the cards: mainline llama.cpp (or serving) as usual
+    query = framework_query(request, quant_id, ctx, "smooth", None, catalog)
+    offloaded = replace(query, n_cpu_moe=model.layers, fits_on_gpu=False)
+    return rules.framework if evaluate(catalog.frameworks[rules.framework], offloaded).runnable else ""
 
 
 def _mac_pick(request: EstimateRequest, ctx: int, catalog: Catalog) -> str:

@@ -72,6 +72,9 @@ def _pick_for_format(
     if fmt == "gguf":
         if _tensor_parallel_suits(q):
             hints.append(Note("fw.rec.hint_vllm_tp", params))
+        if "llama.cpp" not in ok and "ik_llama.cpp" in ok and q.model.is_moe and q.n_cpu_moe:
+            # Judged among the fork alone (the plan priced a big MoE on it): why it is the one.
+            return "ik_llama.cpp", "fw.rec.ik_cpu_moe"
         return _first(ok, ("llama.cpp",)), _gguf_reason(ok, q)
     if fmt == "mlx":
         return _first(ok, ("mlx", "lmstudio")), "fw.rec.apple"
