@@ -855,6 +855,45 @@ def split_lines(outcomes: Sequence[Outcome]) -> list[str]:
     return lines
 
 
+# Prefill by prompt length (issue 23): the share attention takes grows with the tokens a prefill
+# attends over, so the error is read per length class; "at depth" is a prompt sent into a context
+# already holding tokens (llama-bench -d, sweep-bench), "long" a prompt of 16K or more from empty.
+PROMPT_CLASSES = ("p<=1K", "p 1K-4K", "p 4K-16K", "long p>=16K", "at depth")
+
+
+def prompt_class(row: Measured) -> str:
+    if row.depth > 0:
+        return "at depth"
+    if row.prompt <= 1024:
+        return "p<=1K"
+    if row.prompt <= 4096:
+        return "p 1K-4K"
+    return "p 4K-16K" if row.prompt < 16384 else "long p>=16K"
+
+
+def prompt_length_lines(outcomes: Sequence[Outcome]) -> list[str]:
+    """Prefill rows per split, setup kind (CPU only apart) and prompt-length class."""
+    lines = ["== prefill by prompt length (train / held-out; CPU only apart from the rest)", HEADER]
+    for split in ("train", "held-out"):
+        for kind in ("GPU", "CPU only"):
+            for cls in PROMPT_CLASSES:
+                sel = [
+                    o
+                    for o in outcomes
+                    if o.split == split
+                    and o.row.phase == "prefill"
+                    and (o.row.setup == "CPU only") == (kind == "CPU only")
+                    and prompt_class(o.row) == cls
+                ]
+                if sel:
+                    lines.append(
+                        table_line(
+                            f"{split.replace('held-out', 'held')} {kind[:3]} {cls}", "prefill", figures(sel)
+                        )
+                    )
+    return lines
+
+
 def report(outcomes: Sequence[Outcome], worst: int) -> list[str]:
     files = Counter(o.row.file for o in outcomes)
     lines = [
@@ -884,6 +923,7 @@ def report(outcomes: Sequence[Outcome], worst: int) -> list[str]:
         lambda o: f"{o.row.framework} {'MoE' if o.moe else 'dense'}",
     )
     lines += split_lines(all_phases)
+    lines += prompt_length_lines(all_phases)
     import concurrency_rows  # the scripts directory is on sys.path
 
     lines += concurrency_rows.report_lines(all_phases)

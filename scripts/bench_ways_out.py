@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import sys
 from collections import defaultdict
-from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -22,9 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from core.ask.answer import answer, estimate_for  # noqa: E402
 from core.catalog.loader import Catalog, default_catalog  # noqa: E402
 from core.estimator.estimate import EstimateRequest, Row, estimate  # noqa: E402
-from core.estimator.setup import build_setup  # noqa: E402
-from core.estimator.ways_out.kind import WayOutKind  # noqa: E402
 from core.estimator.ways_out.remedy import Remedy  # noqa: E402
+from core.estimator.ways_out.reprice import as_request  # noqa: E402
 
 QUESTIONS = [
     "4090 qwen3 32b q4 32k",
@@ -47,19 +45,8 @@ QUESTIONS = [
 
 def _repriced(request: EstimateRequest, row: Row, remedy: Remedy, catalog: Catalog) -> float | None:
     """The decode mid of the configuration `remedy` describes, priced as a plain request."""
-    one = replace(request, quants=(remedy.quant or row.quant,), contexts=(remedy.context or row.context,))
-    kind = remedy.kind
-    if kind == WayOutKind.KV_QUANT and remedy.kv_type:
-        one = replace(one, kv_type=remedy.kv_type)
-    elif kind == WayOutKind.EXPERT_OFFLOAD:
-        one = replace(one, offload="experts", cpu_moe_layers=remedy.cpu_moe_layers or None)
-    elif kind == WayOutKind.OFFLOAD:
-        one = replace(one, offload="layers", gpu_layers=remedy.layers_on_gpu)
-    elif kind == WayOutKind.MORE_CARDS and remedy.cards:
-        setup = request.setup
-        box = build_setup(setup.gpu, catalog, remedy.cards, setup.memory_gib, setup.os)
-        one = replace(one, setup=replace(box, host=setup.host))
-    elif kind not in (WayOutKind.SHORTER_CTX, WayOutKind.LOWER_QUANT):
+    one = as_request(request, row, remedy, catalog)
+    if one is None:
         return None
     got = estimate(one, catalog).rows[0]
     return got.decode_tps.mid if got.decode_tps is not None else None

@@ -37,6 +37,7 @@ import bench_accuracy_setups as setups  # noqa: E402
 
 from core.catalog.cpu import decode_group  # noqa: E402
 from core.catalog.loader import Catalog, default_catalog  # noqa: E402
+from core.understanding.cpu_words import _family_mention, find_cpus  # noqa: E402
 
 CPUS_TOML = setups.REPO / "catalogs" / "cpus.toml"
 PHASES = ("decode", "prefill")
@@ -47,7 +48,14 @@ MIN_ROWS = 1  # a group with fewer train rows gets the pooled figure (leave-one-
 # 758): fitting on both would centre the figure between two engines and fit neither. The fit takes
 # the other rows; the error table shows both.
 NOT_FITTED = ("ik_llama.cpp",)
-ATTENTION_GRID = (0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.6, 0.8, 1.0)
+ATTENTION_GRID = (
+    0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.8, 1.0,
+)  # fmt: skip
+# Mainline rows measured with the CPU flash-attention kernel llama.cpp replaced in 2026-01 (PR 19012,
+# "ggml-cpu: Use tiled FA for prompt-processing": the old one was a vector kernel, 3.9x slower at
+# d16384 on gpt-oss-20b). They are scored, but the attention share is fitted on the kernels people
+# run now (the tiled FA, or no FA: the GEMM path).
+PRE_TILED_FA_SOURCES = ("github.com/ikawrakow/ik_llama.cpp/discussions/758",)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,6 +63,7 @@ class CpuRow:
     row: setups.Measured
     cpu_id: str
     held_out: bool
+    family_only: bool = False  # the CPU is a family word's typical part ("16 vCPU Xeon"): not fitted on
 
     @property
     def phase(self) -> str:
@@ -74,8 +83,14 @@ def cpu_rows(catalog: Catalog) -> list[CpuRow]:
         cpu_id = setups.row_cpu(m)
         if cpu_id is None or cpu_id not in catalog.cpus:
             continue
-        out.append(CpuRow(m, cpu_id, setups.source_key(m.source) in held))
+        out.append(CpuRow(m, cpu_id, setups.source_key(m.source) in held, _family_only(m, catalog)))
     return out
+
+
+def _family_only(m: setups.Measured, catalog: Catalog) -> bool:
+    """The row names no catalog CPU, only a family ("AWS c5.4xlarge, 16 vCPU Xeon" -> the family's
+    typical part): priced like a user who wrote that, but its figure says nothing of that part."""
+    return all(find_cpus(t, catalog) == _family_mention(t, catalog) for t in (m.gpu, m.notes))
 
 
 def with_efficiency(catalog: Catalog, eff: Efficiency) -> Catalog:
@@ -131,31 +146,73 @@ def _scaled(old: dict[str, float], ratios: dict[str, list[float]]) -> dict[str, 
     return {**{k: v for k, v in old.items() if k == "attention"}, **new}
 
 
+def _d0_sibling(r: CpuRow, rows: Sequence[CpuRow]) -> int | None:
+    """The index of the row of the same sweep at depth 0 (same source, CPU, model, quant, framework
+    and prompt), or None."""
+    m = r.row
+    for i, o in enumerate(rows):
+        n = o.row
+        if n.depth == 0 and (n.source, n.model, n.quant, n.framework_raw, n.prompt, n.gpu) == (
+            m.source,
+            m.model,
+            m.quant,
+            m.framework_raw,
+            m.prompt,
+            m.gpu,
+        ):
+            return i
+    return None
+
+
+def _attention_pairs(rows: Sequence[CpuRow]) -> list[tuple[CpuRow, CpuRow]]:
+    """(row at depth, its depth-0 sibling) for the prefill rows the attention share is fitted on:
+    not the kernel llama.cpp replaced (PRE_TILED_FA_SOURCES)."""
+    pairs = []
+    for r in rows:
+        if r.phase != "prefill" or r.row.depth == 0:
+            continue
+        if setups.source_key(r.row.source) in PRE_TILED_FA_SOURCES and r.row.framework == "llama.cpp":
+            continue
+        j = _d0_sibling(r, rows)
+        if j is not None:
+            pairs.append((r, rows[j]))
+    return pairs
+
+
 def _attention_share(rows: Sequence[CpuRow], catalog: Catalog, eff: Efficiency) -> float:
     """The share of the matrix rate CPU attention reaches: the grid value with the least median error
-    on the prefill rows at depth (none: 1.0, attention at the matrix rate)."""
-    deep = [r for r in rows if r.phase == "prefill" and r.row.depth > 0]
-    if not deep:
+    of the slowdown with depth (pp@dN / pp@d0, estimated against measured, each row against its own
+    sweep's depth-0 row, so the CPU's matmul rate cancels); none: 1.0, the matrix rate."""
+    pairs = _attention_pairs(rows)
+    if not pairs:
         return 1.0
+    flat = [x for pair in pairs for x in pair]
     best: tuple[float, float] = (math.inf, 1.0)
     for share in ATTENTION_GRID:
         trial = {**eff, "prefill": {**eff["prefill"], "attention": share}}
-        est = estimates(deep, with_efficiency(catalog, trial))
-        errs = [abs(est[i] / r.row.tps - 1) for i, r in enumerate(deep) if i in est]
+        est = estimates(flat, with_efficiency(catalog, trial))
+        errs = [
+            abs((est[2 * k] / est[2 * k + 1]) / (deep.row.tps / d0.row.tps) - 1)
+            for k, (deep, d0) in enumerate(pairs)
+            if 2 * k in est and 2 * k + 1 in est
+        ]
         if errs:
             best = min(best, (statistics.median(errs), share))
     return best[1]
 
 
-def fit(rows: Sequence[CpuRow], catalog: Catalog) -> Efficiency:
+def fit(rows: Sequence[CpuRow], catalog: Catalog, depth_rows: Sequence[CpuRow] | None = None) -> Efficiency:
     """Median measured / estimated per group, iterated from neutral figures (1.0); then the
-    attention share on the prefill rows at depth."""
+    attention share on the slowdown with depth of `depth_rows` (default `rows`): ik_llama.cpp's
+    sweeps count there, since the ratio cancels its faster matmuls and its CPU FA is tiled too."""
     eff: Efficiency = {"prefill": {"default": 1.0, "attention": 1.0}, "decode": {"default": 1.0}}
     for _ in range(ITERATIONS):
         ratios = _ratios(rows, catalog, eff)
         for phase in PHASES:
             eff[phase] = _scaled(eff[phase], {g: xs for (p, g), xs in ratios.items() if p == phase})
-        eff["prefill"]["attention"] = _attention_share(rows, catalog, eff)
+        eff["prefill"]["attention"] = _attention_share(
+            rows if depth_rows is None else depth_rows, catalog, eff
+        )
     return {phase: {k: round(v, 3) for k, v in sorted(table.items())} for phase, table in eff.items()}
 
 
@@ -174,10 +231,10 @@ def errors(rows: Sequence[CpuRow], est: dict[int, float], pick: Callable[[CpuRow
 def leave_one_cpu_out(rows: Sequence[CpuRow], catalog: Catalog) -> dict[int, float]:
     """Each train row priced with a fit on the train rows of every other CPU."""
     out: dict[int, float] = {}
-    train = [r for r in rows if not r.held_out and r.row.framework not in NOT_FITTED]
+    train = [r for r in rows if not r.held_out and r.row.framework not in NOT_FITTED and not r.family_only]
     for cpu_id in sorted({r.cpu_id for r in train}):
         others = [r for r in train if r.cpu_id != cpu_id]
-        eff = fit(others, catalog)
+        eff = fit(others, catalog, [r for r in rows if not r.held_out and r.cpu_id != cpu_id])
         mine = [(i, r) for i, r in enumerate(rows) if r.cpu_id == cpu_id and not r.held_out]
         # every row of that CPU (ik_llama.cpp too) priced with the fit that never saw the CPU
         est = estimates([r for _, r in mine], with_efficiency(catalog, eff))
@@ -250,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     catalog = default_catalog()
     rows = cpu_rows(catalog)
     train = [r for r in rows if not r.held_out]
-    eff = fit([r for r in train if r.row.framework not in NOT_FITTED], catalog)
+    eff = fit([r for r in train if r.row.framework not in NOT_FITTED and not r.family_only], catalog, train)
     before = estimates(rows, catalog, named=False)
     after = estimates(rows, with_efficiency(catalog, eff))
     loco = leave_one_cpu_out(rows, catalog)

@@ -104,7 +104,9 @@ class Row:
     total_gib: float
     usable_gib: float
     status: FitStatus
-    decode_tps: Range | None
+    decode_tps: Range | None  # at `depth`
+    # The request's prompt from an empty context (time to first token: the average rate over
+    # 0..prompt), or on top of the depth the request named (`EstimateRequest.depth`).
     prefill_tps: Range | None
     ttft_s: float | None
     depth: int
@@ -113,6 +115,10 @@ class Row:
     remedy: Remedy | None
     notes: tuple[Note, ...] = ()
     framework: str = ""
+    # The same prompt sent when the context already holds `depth` tokens (a conversation at the row's
+    # full context), where that differs from `prefill_tps`: attention at depth slows it, on a CPU most.
+    deep_prefill_tps: Range | None = None
+    deep_ttft_s: float | None = None
     # What to run the row with (framework, placement, launch command) is decided on demand by
     # `core.estimator.plan.plan_for`: a chat reply shows one command, so the grid doesn't pay for thirty.
 
@@ -322,6 +328,9 @@ def _row(pricing: Pricing, fixed: _Fixed, quant_id: str, weights: WeightBreakdow
     request, catalog, rt = pricing.request, pricing.catalog, pricing.runtime
     model, count, framework = request.model, request.setup.count, rt.framework
     depth = ctx if request.depth is None else min(request.depth, ctx)
+    # The prompt's own depth: from an empty context unless the request named one (TTFT's meaning);
+    # the grid's depth (a full context) prices decode and the "at depth" prefill figures.
+    p_depth = 0 if request.depth is None else depth
     kv: float = kv_cache_bytes(model, ctx, request.kv_type, catalog)
     notes: list[Note] = []
     usable_bytes = fixed.usable_bytes
@@ -352,39 +361,43 @@ def _row(pricing: Pricing, fixed: _Fixed, quant_id: str, weights: WeightBreakdow
     if unsupported:
         notes.append(Note("row.beyond_model", {"native": model.max_context}))
 
-    decode = prefill = None
-    ttft = None
+    decode = prefill = deep = None
+    ttft = deep_ttft = None
     remedy = None
     if request.offload == "cpu":
         # CPU only: every byte is in RAM, so the row's memory figures are the RAM the run needs
         # (weights + KV + compute buffer) against the usable RAM (`ram_usable`).
-        forced = forced_offload(pricing, quant_id, weights, ctx, depth)
+        forced = forced_offload(pricing, quant_id, weights, ctx, depth, p_depth)
         status, remedy = forced.status, forced.plan
         weights_gpu, total = weights.total_bytes, forced.host_bytes
         overhead = total - weights_gpu - kv
         if status != "no_fit":
             p_band = cpu_band(request, catalog, "prefill") or fixed.prefill_band
-            decode, prefill, ttft = _forced_figures(forced, request.prompt, p_band)
+            decode, prefill, ttft, deep, deep_ttft = _forced_figures(
+                forced, request.prompt, p_band, p_depth != depth
+            )
         else:
             remedy = cpu_remedy(pricing, quant_id, weights, ctx, forced)
     elif request.offload:
-        forced = forced_offload(pricing, quant_id, weights, ctx, depth)
+        forced = forced_offload(pricing, quant_id, weights, ctx, depth, p_depth)
         status, remedy = forced.status, forced.plan
         weights_gpu, kv, total = forced.weights_gpu, forced.kv_gpu, forced.gpu_bytes
         overhead = total - weights_gpu - kv
         if status != "no_fit":
-            decode, prefill, ttft = _forced_figures(forced, request.prompt, fixed.prefill_band)
+            decode, prefill, ttft, deep, deep_ttft = _forced_figures(
+                forced, request.prompt, fixed.prefill_band, p_depth != depth
+            )
     elif status != "no_fit":
         gpu_bytes = decode_bytes(model, weights, depth, request.kv_type, catalog)
         seconds = speed.token_seconds(rt, model.layers, gpu_bytes, 0.0, model.is_moe, quant_id)
         mid = 1.0 / seconds
         band = fixed.band
         decode = Range(round(mid * band.low, 1), round(mid, 1), round(mid * band.high, 1))
-        p_seconds = speed.prefill_seconds(rt, model, quant_id, request.prompt, depth)
-        p_band = fixed.prefill_band
-        pmid = request.prompt / p_seconds
-        prefill = Range(round(pmid * p_band.low, 0), round(pmid, 0), round(pmid * p_band.high, 0))
-        ttft = round(p_seconds, 2)
+        p_seconds = speed.prefill_seconds(rt, model, quant_id, request.prompt, p_depth)
+        prefill, ttft = _prefill_range(request.prompt, p_seconds, fixed.prefill_band)
+        if p_depth != depth:
+            d_seconds = speed.prefill_seconds(rt, model, quant_id, request.prompt, depth)
+            deep, deep_ttft = _prefill_range(request.prompt, d_seconds, fixed.prefill_band)
     else:
         # The offload plan is part of the way out too: worked out once for both.
         plan = layer_plan(request, pricing.usable, weights, ctx, catalog)
@@ -409,17 +422,28 @@ def _row(pricing: Pricing, fixed: _Fixed, quant_id: str, weights: WeightBreakdow
         remedy=remedy,
         notes=tuple(notes),
         framework=framework,
+        deep_prefill_tps=deep,
+        deep_ttft_s=deep_ttft,
     )
 
 
+def _prefill_range(prompt: int, seconds: float, p_band: Band) -> tuple[Range, float]:
+    """(prefill tok/s range, seconds) of a prompt that takes `seconds` to prefill."""
+    pmid = prompt / seconds
+    return Range(round(pmid * p_band.low, 0), round(pmid, 0), round(pmid * p_band.high, 0)), round(seconds, 2)
+
+
 def _forced_figures(
-    forced: ForcedOffload, prompt: int, p_band: Band
-) -> tuple[Range | None, Range | None, float | None]:
-    """(decode, prefill, time to first token) of a row run with the offload the user named."""
+    forced: ForcedOffload, prompt: int, p_band: Band, with_deep: bool
+) -> tuple[Range | None, Range | None, float | None, Range | None, float | None]:
+    """(decode, prefill, time to first token, and with `with_deep` the prefill and seconds of the
+    same prompt at the row's full depth) of a row run with the offload the user named."""
     plan = forced.plan
     if plan.decode_mid is None:
-        return None, None, None
+        return None, None, None, None, None
     decode = Range(plan.decode_low or 0.0, plan.decode_mid, plan.decode_high or 0.0)
-    pmid = prompt / forced.prefill_seconds
-    prefill = Range(round(pmid * p_band.low, 0), round(pmid, 0), round(pmid * p_band.high, 0))
-    return decode, prefill, round(forced.prefill_seconds, 2)
+    prefill, seconds = _prefill_range(prompt, forced.prefill_seconds, p_band)
+    if not with_deep:
+        return decode, prefill, seconds, None, None
+    deep, deep_seconds = _prefill_range(prompt, forced.deep_prefill_seconds, p_band)
+    return decode, prefill, seconds, deep, deep_seconds

@@ -218,16 +218,24 @@ class ForcedOffload(NamedTuple):
     gpu_bytes: float  # weights + KV + buffers on the GPU(s)
     weights_gpu: float
     kv_gpu: float
-    prefill_seconds: float
+    prefill_seconds: float  # the prompt on top of `prefill_depth` cached tokens (TTFT from 0 by default)
     host_bytes: float = 0.0  # weights + KV (+ buffer, CPU only) in system RAM
+    deep_prefill_seconds: float = 0.0  # the same prompt on top of the row's decode depth (a full context)
 
 
 def forced_offload(
-    pricing: Pricing, quant_id: str, weights: WeightBreakdown, ctx: int, depth: int
+    pricing: Pricing,
+    quant_id: str,
+    weights: WeightBreakdown,
+    ctx: int,
+    depth: int,
+    prefill_depth: int | None = None,
 ) -> ForcedOffload:
     """Price the row with the offload the request names; decode reads each part at its memory's
     bandwidth (token_bytes), prefill streams the RAM-resident weights to the GPU once per ubatch
-    (llama.cpp offloads large-batch matmuls) or, CPU only, runs at the CPU's matrix rate."""
+    (llama.cpp offloads large-batch matmuls) or, CPU only, runs at the CPU's matrix rate. Decode is
+    priced at `depth`; the prompt at `prefill_depth` (None: `depth` too), and once more at `depth`
+    (`deep_prefill_seconds`: the same prompt sent when the context is already that deep)."""
     row = no_fit_row(pricing, quant_id, weights, ctx, depth)
     request, usable, catalog = pricing.request, pricing.usable, pricing.catalog
     model, rules = request.model, host_rules(catalog)
@@ -288,8 +296,11 @@ def forced_offload(
         layers_on_gpu=extra.get("layers_on_gpu", 0),
         layers_total=extra["layers_total"],
     )
-    prefill = _forced_prefill(row, mode, host - (row.kv_bytes - kv_gpu), rules)
-    return ForcedOffload(status, plan, gpu_total, weights_gpu, kv_gpu, prefill, host)
+    host_weights = host - (row.kv_bytes - kv_gpu)
+    p_depth = depth if prefill_depth is None else prefill_depth
+    prefill = _forced_prefill(row, mode, host_weights, rules, p_depth)
+    deep = prefill if p_depth == depth else _forced_prefill(row, mode, host_weights, rules, depth)
+    return ForcedOffload(status, plan, gpu_total, weights_gpu, kv_gpu, prefill, host, deep)
 
 
 def _forced_status(
@@ -302,12 +313,13 @@ def _forced_status(
     return "smooth" if gpu_total <= row.usable_bytes * row.smooth_fraction else "tight"
 
 
-def _forced_prefill(row: NoFitRow, mode: str, host_weights: float, rules: HostRules) -> float:
+def _forced_prefill(row: NoFitRow, mode: str, host_weights: float, rules: HostRules, depth: int) -> float:
+    """Seconds to prefill the request's prompt on top of `depth` cached tokens, offloaded as asked."""
     request = row.request
     model, prompt = request.model, request.prompt
     if mode == "cpu":
-        return _cpu_prefill_seconds(row, prompt, rules)
-    gpu_seconds = speed.prefill_seconds(row.rt, model, row.quant_id, prompt, row.depth)
+        return _cpu_prefill_seconds(row, prompt, rules, depth)
+    gpu_seconds = speed.prefill_seconds(row.rt, model, row.quant_id, prompt, depth)
     if row.rt.framework == "ktransformers" and mode == "experts":
         return gpu_seconds + _kt_expert_prefill(row, prompt, max(host_weights, 0.0), rules)
     ubatches = math.ceil(prompt / rules.offload_ubatch)
@@ -326,15 +338,16 @@ def _kt_expert_prefill(row: NoFitRow, prompt: int, host_weights: float, rules: H
     return 2.0 * routed * prompt / (_cpu_gflops(row, rules) * 1e9)
 
 
-def _cpu_prefill_seconds(row: NoFitRow, prompt: int, rules: HostRules) -> float:
-    """A CPU-only prefill: the matmuls over the active weights at the CPU's matrix rate; on a named
-    CPU attention at depth too, at the fitted share of that rate CPU attention kernels reach
-    (cpus.toml [efficiency.prefill] attention: llama.cpp's CPU pp falls ~5x from d0 to d24K)."""
+def _cpu_prefill_seconds(row: NoFitRow, prompt: int, rules: HostRules, depth: int) -> float:
+    """A CPU-only prefill of `prompt` tokens on top of `depth` cached ones: the matmuls over the
+    active weights at the CPU's matrix rate, and attention (QK^T and AV over the average depth the
+    prompt sees, as on a GPU) at the fitted share of that rate llama.cpp's CPU attention reaches
+    (cpus.toml [efficiency.prefill] attention; the tiled FA kernel and the non-FA GEMM path run it
+    at a few tenths of the weight matmuls' rate). Named CPU or not: an unnamed CPU's prompt at depth
+    costs attention too."""
     model = row.request.model
     rate = _cpu_gflops(row, rules) * 1e9
-    if _named_cpu(row) is None:
-        return 2.0 * model.active_params_b * 1e9 * prompt / rate
-    linear, attention = speed.prefill_flops_split(model, prompt, row.depth)
+    linear, attention = speed.prefill_flops_split(model, prompt, depth)
     shares = sections(row.catalog).cpus.efficiency.prefill
     return linear / rate + attention / (rate * shares.get("attention", 1.0))
 

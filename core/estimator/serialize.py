@@ -10,6 +10,7 @@ from core.estimator.estimate import Estimate, Range, Row
 from core.estimator.memory import GIB
 from core.estimator.plan import Plan, plan_for
 from core.estimator.ways_out.remedy import Remedy
+from core.estimator.ways_out.reprice import as_request
 from core.estimator.weights import WeightBreakdown, weight_breakdown
 from core.i18n import Lang
 
@@ -81,7 +82,10 @@ def row_dict(est: Estimate, row: Row, catalog: Catalog, lang: Lang = "en") -> di
         "status": row.status,
         "decode_tps": _range(row.decode_tps),
         "prefill_tps": _range(row.prefill_tps),
-        "ttft_s": row.ttft_s,
+        "ttft_s": row.ttft_s,  # the prompt from an empty context
+        # The same prompt sent into the row's full context (absent where the request named a depth).
+        "deep_prefill_tps": _range(row.deep_prefill_tps),
+        "deep_ttft_s": row.deep_ttft_s,
         "beyond_native_context": row.beyond_native,
         "framework": row.framework,
         "command": plan.command,
@@ -121,7 +125,7 @@ def plan_dict(
     command): what the chat's `$` line runs, with its figures, assumptions and why. `chosen`: a
     choice and plan a caller already made from `est` (the concurrency answer's)."""
     choice, plan = chosen or _chosen(est, catalog)
-    fits = choice.row.status != "no_fit"
+    first = _first_token_row(est, choice, catalog)
     return {
         "framework": plan.framework,
         "quant": plan.quant,
@@ -130,8 +134,8 @@ def plan_dict(
         "placement": _placement(plan, choice),
         "command": plan.command,
         "decode_tps": _decode(choice),
-        "prefill_tps": _range(choice.row.prefill_tps) if fits else None,
-        "ttft_s": choice.row.ttft_s if fits else None,
+        "prefill_tps": _range(first.prefill_tps) if first is not None else None,
+        "ttft_s": first.ttft_s if first is not None else None,
         "assumptions": [n.text(lang) for n in est.assumptions],
         "why": choice.why.text(lang),
         "step": choice.step,
@@ -139,6 +143,25 @@ def plan_dict(
         "notes": [n.text(lang) for n in plan.notes],
         "ways_out": _ways_out(est, choice, catalog),
     }
+
+
+def _first_token_row(est: Estimate, choice: Choice, catalog: Catalog) -> Row | None:
+    """The row the plan's prefill and time to first token come from: the chosen row when it fits,
+    else its way out priced as a request of its own (a way out carries only its decode figures);
+    None when the plan doesn't run here."""
+    row = choice.row
+    if row.status != "no_fit":
+        return row
+    remedy = row.remedy
+    if remedy is None or remedy.decode_mid is None:
+        return None
+    one = as_request(est.request, row, remedy, catalog)
+    if one is None:
+        return None
+    from core.estimator.estimate import estimate  # estimate.py imports the plan: on use only
+
+    got = estimate(one, catalog).rows[0]
+    return got if got.status != "no_fit" else None
 
 
 def _ways_out(est: Estimate, choice: Choice, catalog: Catalog) -> list[dict[str, Any]]:

@@ -199,18 +199,19 @@ def ram_line(est: Estimate, lang: Lang) -> str:
 
 
 def prefill_line(est: Estimate, row: Row, lang: Lang) -> str:
-    """A CPU-only run's prefill and time to first token for `row` ("" when it doesn't run)."""
+    """A CPU-only run's prefill and time to first token for `row` ("" when it doesn't run): the
+    prompt from an empty context, and the same prompt at the row's full context where the row has
+    that figure; at the depth the question named when it named one."""
     if row.prefill_tps is None or row.ttft_s is None:
         return ""
-    return translate(
-        "reply.prefill_cpu",
-        lang,
-        pp=num(row.prefill_tps.mid),
-        quant=row.quant,
-        ctx=ctx_label(row.context),
-        prompt=est.request.prompt,
-        ttft=num(row.ttft_s),
-    )
+    figures = {"pp": num(row.prefill_tps.mid), "quant": row.quant, "prompt": est.request.prompt}
+    figures["ttft"] = num(row.ttft_s)
+    if row.deep_prefill_tps is not None and row.deep_ttft_s is not None:
+        deep = {"deep_pp": num(row.deep_prefill_tps.mid), "deep_ttft": num(row.deep_ttft_s)}
+        return translate("reply.prefill_cpu_deep", lang, ctx=ctx_label(row.context), **figures, **deep)
+    if est.request.depth:
+        return translate("reply.prefill_cpu", lang, ctx=ctx_label(row.depth), **figures)
+    return translate("reply.prefill_cpu_empty", lang, **figures)
 
 
 def _usable_line(est: Estimate, lang: Lang) -> str:

@@ -108,3 +108,30 @@ def test_the_assumptions_name_the_cpu() -> None:
     assert any(n.code == "assume.cpu" and "2x AMD EPYC 9654" in n.text("en") for n in est.assumptions)
     plain = run_query({"model": "qwen3 30b", "quant": "Q4_K_M"}, CATALOG)
     assert not any(n.code == "assume.cpu" for n in plain.assumptions)
+
+
+def _cpu_row(depth: int | None, prompt: int = 512, cpu: str = "ryzen-9-7950x"):  # type: ignore[no-untyped-def]
+    query = EstimateQuery(
+        model="qwen3-30b-a3b", quant=["IQ4_XS"], ctx=[32768], cpu=cpu, depth=depth, prompt=prompt
+    )
+    return estimate(resolve_request(query, CATALOG), CATALOG).rows[0]
+
+
+def test_a_cpu_prefill_pays_attention_at_depth_at_the_fitted_share() -> None:
+    """Issue 23: a CPU prompt sent into a deep context is slower (attention's FLOPs grow with the
+    depth), but at the share fitted on sweeps of today's kernels (cpus.toml [efficiency.prefill]
+    attention), not a tenth of the matmul rate: measured 7950X Qwen3-30B-A3B pp512 @ d8192 is
+    60-224 tok/s (llama.cpp / ik_llama.cpp, ik discussion 357)."""
+    empty, at_8k = _cpu_row(0), _cpu_row(8192)
+    assert empty.prefill_tps is not None and at_8k.prefill_tps is not None
+    assert 40 < at_8k.prefill_tps.mid < empty.prefill_tps.mid
+    grid = _cpu_row(None)  # the grid's row: the prompt from empty, and the same at the full 32K
+    assert grid.ttft_s == empty.ttft_s
+    assert grid.deep_ttft_s is not None and grid.deep_ttft_s > grid.ttft_s
+
+
+def test_an_unnamed_cpu_prefill_at_depth_pays_attention_too() -> None:
+    query = EstimateQuery(model="qwen3-30b-a3b", quant=["IQ4_XS"], ctx=[32768], offload="cpu", ram=64)
+    grid = estimate(resolve_request(query, CATALOG), CATALOG).rows[0]
+    assert grid.deep_prefill_tps is not None and grid.prefill_tps is not None
+    assert grid.deep_prefill_tps.mid < grid.prefill_tps.mid

@@ -144,3 +144,18 @@ def test_ktransformers_prefill_is_cpu_bound_short_and_layerwise_long() -> None:
 
     short, long = prefill(2048), prefill(32768)
     assert 50 < short < 400 and long > 3 * short
+
+
+def test_ttft_is_the_prompt_from_an_empty_context_and_the_full_context_is_said_apart() -> None:
+    """Issue 23: a row's prefill and time to first token are the prompt prefilled from 0 (the average
+    rate over 0..prompt), not the rate at the row's full depth; the same prompt sent into the full
+    context is its own, slower figure."""
+    grid = est(gpu="rtx-4090", model="qwen3-8b", quant=["Q4_K_M"], ctx=[4096, 32768])
+    empty = est(gpu="rtx-4090", model="qwen3-8b", quant=["Q4_K_M"], ctx=[32768], depth=0)
+    deep = est(gpu="rtx-4090", model="qwen3-8b", quant=["Q4_K_M"], ctx=[32768], depth=32768)
+    short, full = grid.rows
+    assert full.ttft_s == empty.rows[0].ttft_s == short.ttft_s  # the prompt's cost doesn't grow with ctx
+    assert full.deep_ttft_s == deep.rows[0].ttft_s and full.deep_ttft_s > full.ttft_s
+    assert full.deep_prefill_tps is not None and full.prefill_tps is not None
+    assert full.deep_prefill_tps.mid < full.prefill_tps.mid
+    assert empty.rows[0].deep_prefill_tps is None  # a depth the question named: one figure, at it
