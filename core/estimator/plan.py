@@ -103,9 +103,28 @@ def _big_moe_pick(request: EstimateRequest, quant_id: str, ctx: int, catalog: Ca
     weights_gib = model.params_b * quant.bpw / 8 * 1e9 / 2**30
     if weights_gib <= setup.count * setup.memory_gib:
         return ""  # it fits the cards: mainline llama.cpp (or serving) as usual
+    kt = _amx_pick(request, ctx, catalog)
+    if kt:
+        return kt
     query = framework_query(request, quant_id, ctx, "smooth", None, catalog)
     offloaded = replace(query, n_cpu_moe=model.layers, fits_on_gpu=False)
     return rules.framework if evaluate(catalog.frameworks[rules.framework], offloaded).runnable else ""
+
+
+def _amx_pick(request: EstimateRequest, ctx: int, catalog: Catalog) -> str:
+    """A named Intel CPU with AMX whose RAM holds the model's FP8 experts: KTransformers ([big_moe]
+    amx_framework), its kernels made for exactly that box; "" otherwise."""
+    rules, setup, model = sections(catalog).estimator.big_moe, request.setup, request.model
+    cpu = catalog.cpus.get(setup.host.cpu)
+    framework = catalog.frameworks.get(rules.amx_framework)
+    fp8 = catalog.quants.get("FP8")
+    if cpu is None or cpu.simd != "amx" or framework is None or fp8 is None:
+        return ""
+    if model.params_b * fp8.bpw / 8 * 1e9 / 2**30 > setup.host.ram_gib * rules.amx_ram_share:
+        return ""  # the FP8 experts don't fit the RAM: a GGUF on ik_llama.cpp instead
+    query = framework_query(request, "FP8", ctx, "smooth", None, catalog)
+    offloaded = replace(query, n_cpu_moe=model.layers, fits_on_gpu=False)
+    return framework.id if evaluate(framework, offloaded).runnable else ""
 
 
 def _mac_pick(request: EstimateRequest, ctx: int, catalog: Catalog) -> str:

@@ -67,6 +67,9 @@ def _pick_for_format(
         return _first(ok, q.quant.loaders), "fw.rec.quant_loader"
     if q.gpu.vendor == "Apple":
         return _first(ok, ("mlx", "llama.cpp")), "fw.rec.apple"
+    if fmt == "serving" and "ktransformers" in ok and q.model.is_moe and q.n_cpu_moe and len(ok) == 1:
+        # Judged among KTransformers alone (the plan priced a big MoE on an AMX Xeon with it).
+        return "ktransformers", "fw.rec.kt_amx"
     if fmt == "serving":
         return _pick_serving(ok, q)
     if fmt == "gguf":

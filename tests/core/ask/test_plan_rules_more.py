@@ -150,3 +150,22 @@ def test_card_words_are_not_the_models_name(question: str, model: str) -> None:
     reply = answer(question, CATALOG)
     assert reply.status == "answer" and reply.query is not None, reply.text
     assert reply.query.model_id == model
+
+
+# --- big MoE with experts in RAM: the framework measured for it --------------------------------
+
+BIG_MOE_FRAMEWORK = [
+    ("4090 512g内存 deepseek r1", "ik_llama.cpp"),
+    ("3090 + 384gb ddr5 kimi k2", "ik_llama.cpp"),
+    ("4090 256gb ram qwen3 235b", "ik_llama.cpp"),
+    ("4090 + 2x xeon platinum 8480 1tb ram deepseek r1", "ktransformers"),
+    ("glm 4.5 air 4090 128g ddr5", "llama.cpp"),  # 106B: mainline, the fork named in its line
+]
+
+
+@pytest.mark.parametrize(("question", "framework"), BIG_MOE_FRAMEWORK)
+def test_big_moe_with_experts_in_ram_runs_the_measured_framework(question: str, framework: str) -> None:
+    reply = answer(question, CATALOG)
+    assert reply.plan is not None, reply.text
+    assert reply.plan["framework"] == framework, reply.text
+    assert reply.plan["command"] and f"$ {reply.plan['command']}" in reply.text
