@@ -37,10 +37,12 @@ class App:
     worker: OutboxWorker
     notifiers: dict[str, Notifier] = field(default_factory=dict)
 
-    async def start(self) -> None:
-        """Open the database (migrations), seed the published anchors, load the anchor index."""
+    async def start(self, *, read_only: bool = False) -> None:
+        """Open the database (migrations), seed the published anchors, load the anchor index.
+        `read_only` (`python -m bot ask`): the seeding write is skipped when the stored published
+        anchors are current already, so a question never waits for another process's write lock."""
         await self.storage.open()
-        await load_anchors(self)
+        await load_anchors(self, read_only=read_only)
         await load_models(self)
 
     async def close(self) -> None:
@@ -51,9 +53,14 @@ class App:
         self.worker.add_notifier(notifier)
 
 
-async def load_anchors(app: App) -> None:
-    """Seed the published anchors (idempotent), then build the index from every approved one."""
-    added = await app.storage.add_published(published_anchors(app.catalog))
+async def load_anchors(app: App, *, read_only: bool = False) -> None:
+    """Seed the published anchors (idempotent), then build the index from every approved one. With
+    `read_only`, seeding is done only when something is missing or re-filed (a first run, an upgrade)."""
+    items = published_anchors(app.catalog)
+    if read_only and await app.storage.published_current(items):
+        await refresh_anchors(app)
+        return
+    added = await app.storage.add_published(items)
     if added:
         log.info("seeded %d published anchors", added)
     await refresh_anchors(app)

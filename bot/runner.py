@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from bot.adapter import Adapter
+from bot.adapter import Adapter, AdapterOffline, Backoff, one_line
 from bot.app import App, build_app, keep_anchors_fresh
 from bot.settings import Settings, SettingsError, load_settings
 from core.storage.interface import StorageUnavailable
@@ -77,8 +77,10 @@ class Service:
         metrics_port: int = 0,
         serve_http: bool = True,
         grace_seconds: float = GRACE_SECONDS,
+        backoff: Backoff | None = None,
     ):
         self.app = app
+        self.backoff = backoff or Backoff.from_settings(app.settings)
         self.adapters = list(adapters)
         self.metrics_host, self.metrics_port, self.serve_http = metrics_host, metrics_port, serve_http
         self.grace = grace_seconds
@@ -159,7 +161,7 @@ class Service:
     def _start(self, adapter: Adapter) -> None:
         # A task per adapter: they connect concurrently, and an adapter whose start() blocks until
         # stop() (discord.py's Client.start style) does not hold up the others.
-        task = asyncio.create_task(adapter.start(), name=f"adapter-{adapter.platform}")
+        task = asyncio.create_task(self._connect(adapter), name=f"adapter-{adapter.platform}")
         self._start_tasks[adapter.platform] = task
 
         def done(t: asyncio.Task[None]) -> None:
@@ -178,6 +180,36 @@ class Service:
                     self._fail(f"{adapter.platform} adapter")
 
         task.add_done_callback(done)
+
+    async def _connect(self, adapter: Adapter) -> None:
+        """`adapter.start()`, tried again with back-off while the network is at fault (AdapterOffline:
+        no DNS, a refused or dropped connection): a bot started before its network, or during an
+        outage, comes up when the network does. One warning line per attempt, no traceback. Returns
+        without starting once the service is stopping (a SIGTERM during a wait ends it at once)."""
+        attempt = 0
+        while not self.stopping.is_set():
+            try:
+                await adapter.start()
+                if attempt:
+                    log.info("%s connected after %d retries", adapter.platform, attempt)
+                return
+            except AdapterOffline as exc:
+                attempt += 1
+                delay = self.backoff.delay(attempt)
+                log.warning(
+                    "%s unreachable (%s); retry %d in %.1f s", adapter.platform, one_line(exc), attempt, delay
+                )
+            await self._tidy(adapter)  # a start() that failed half-way leaves clients to close
+            try:
+                await asyncio.wait_for(self.stopping.wait(), timeout=delay)
+            except TimeoutError:
+                pass
+
+    async def _tidy(self, adapter: Adapter) -> None:
+        try:
+            await asyncio.wait_for(adapter.stop(), self.grace)
+        except Exception as exc:  # noqa: BLE001 - the next attempt starts from scratch anyway
+            log.warning("%s: tidying up after a failed start: %s", adapter.platform, one_line(exc))
 
     def adapters_up(self) -> dict[str, bool]:
         """Per platform for /healthz: its own `running` flag where it has one (the only way to know

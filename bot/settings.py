@@ -64,6 +64,12 @@ class Settings(BaseSettings):
     web_host: str = "127.0.0.1"
     web_port: int | None = Field(default=None, ge=1, le=65535)
     public_url: str | None = None
+    # Reconnecting a chat platform whose network is down at start or drops later (bot/adapter.py
+    # Backoff): the first wait, doubled per attempt up to the cap, less up to `jitter` of it at random.
+    # A minute's cap: a bot back within a minute of its network, without hammering a dead resolver.
+    reconnect_first_seconds: float = Field(default=1.0, gt=0, le=600)
+    reconnect_max_seconds: float = Field(default=60.0, gt=0, le=3600)
+    reconnect_jitter: float = Field(default=0.25, ge=0, le=1)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     log_format: Literal["json", "text"] = "json"
 

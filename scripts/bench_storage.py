@@ -10,6 +10,10 @@ SQLite on a temporary file; PostgreSQL in a schema of its own, dropped at the en
 - approve fan-out: one approval reaching N subscribers (one INSERT ... SELECT), and a check that exactly
   one notice per subscriber chat was queued even though every chat has two overlapping subscriptions;
 - outbox: claim (batches of 30, Telegram's per-second budget) + mark_sent per item, items per second.
+- `--kills N`: the kill probe instead: 4 processes /submit on one database (add_submission_checked, a
+  unique fingerprint each, "ack" printed only once the call returned); N times a random one is
+  SIGKILLed after a random number of acks and replaced; then acknowledged submissions lost and
+  fingerprints stored twice are counted.
 Prints figures only; timing is not asserted anywhere.
 """
 
@@ -17,6 +21,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import random
+import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -112,16 +120,113 @@ async def drop(url: str, schema: str) -> None:
         await con.close()
 
 
+async def kill_child(address: str, schema: str | None, tag: str) -> None:
+    """One submitting process: acknowledges each submission on stdout once it is committed."""
+    store = storage_at(address, schema)
+    await store.open()
+    print("ready", flush=True)
+    for i in range(1_000_000):
+        base = submission(i)
+        who = Actor("telegram", f"{tag}-{i % 50}", tag)
+        new = NewSubmission(base.measurement, who, base.created_at, base.chat_id, fingerprint=f"{tag}-{i}")
+        outcome = await store.add_submission_checked(new, T0 + timedelta(days=3650), 1_000_000)
+        if outcome.result == "stored" and outcome.submission is not None:
+            print(f"ack {outcome.submission.id} {tag}-{i}", flush=True)
+
+
+def _spawn(address: str, schema: str | None, tag: str) -> subprocess.Popen[str]:
+    command = [sys.executable, __file__, "--child", address, "--child-tag", tag]
+    if schema:
+        command += ["--child-schema", schema]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, text=True, bufsize=1)
+
+
+def _acks(proc: subprocess.Popen[str], until: int, acked: dict[str, int]) -> None:
+    """Read `until` acks (fewer if the child ends), recording fingerprint -> id."""
+    assert proc.stdout is not None
+    seen = 0
+    for line in proc.stdout:
+        parts = line.split()
+        if parts[:1] == ["ack"]:
+            acked[parts[2]] = int(parts[1])
+            seen += 1
+            if seen >= until:
+                return
+
+
+def kill_probe(address: str, schema: str | None, rounds: int, processes: int = 4) -> tuple[int, int, int]:
+    """(acknowledged, lost, stored twice) after `rounds` SIGKILLs of random submitting processes."""
+    rng = random.Random(24)
+    acked: dict[str, int] = {}
+    live = [_spawn(address, schema, f"p{n}") for n in range(processes)]
+    for n in range(rounds):
+        victim = rng.randrange(processes)
+        _acks(live[victim], rng.randint(5, 80), acked)
+        os.kill(live[victim].pid, signal.SIGKILL)
+        rest, _ = live[victim].communicate()
+        for line in rest.splitlines():  # acknowledged before the kill, still in the pipe
+            parts = line.split()
+            if parts[:1] == ["ack"]:
+                acked[parts[2]] = int(parts[1])
+        live[victim] = _spawn(address, schema, f"r{n}")
+    for proc in live:
+        proc.kill()
+        rest, _ = proc.communicate()
+        for line in rest.splitlines():
+            parts = line.split()
+            if parts[:1] == ["ack"]:
+                acked[parts[2]] = int(parts[1])
+
+    async def stored() -> list[str]:
+        store = storage_at(address, schema)
+        await store.open()
+        try:
+            return [s.fingerprint for s in await store.submissions()]
+        finally:
+            await store.close()
+
+    fingerprints = asyncio.run(stored())
+    present = set(fingerprints)
+    lost = sum(1 for fp in acked if fp not in present)
+    return len(acked), lost, len(fingerprints) - len(present)
+
+
+def _kills(args: argparse.Namespace, backend: str) -> None:
+    if backend == "sqlite":
+        with tempfile.TemporaryDirectory() as folder:
+            figures = kill_probe(str(Path(folder) / "kill.db"), None, args.kills)
+    else:
+        schema = f"tokbot_bench_{uuid.uuid4().hex[:8]}"
+        try:
+            figures = kill_probe(args.database_url, schema, args.kills)
+        finally:
+            asyncio.run(drop(args.database_url, schema))
+    acked, lost, twice = figures
+    print(
+        f"SIGKILL x{args.kills} across 4 processes: {acked} acknowledged, {lost} lost, {twice} stored twice"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kills", type=int, default=0, help="run the kill probe with this many SIGKILLs")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--child-schema", help=argparse.SUPPRESS)
+    parser.add_argument("--child-tag", help=argparse.SUPPRESS)
     parser.add_argument("--submissions", type=int, default=2000)
     parser.add_argument("--subscribers", type=int, default=10_000)
     parser.add_argument("--sends", type=int, default=2000)
     parser.add_argument("--backend", choices=("sqlite", "postgres", "both"), default="sqlite")
     parser.add_argument("--database-url", default="postgresql://postgres@127.0.0.1:5432/test")
     args = parser.parse_args()
+    if args.child:
+        asyncio.run(kill_child(args.child, args.child_schema, args.child_tag))
+        return
     for backend in ("sqlite", "postgres") if args.backend == "both" else (args.backend,):
         print(f"--- {backend}")
+        if args.kills:
+            _kills(args, backend)
+            continue
         if backend == "sqlite":
             with tempfile.TemporaryDirectory() as folder:
                 store = storage_at(str(Path(folder) / "bench.db"))

@@ -35,9 +35,14 @@ def _build(args: argparse.Namespace) -> App:
 
     overrides = {"db_path": Path(args.db)} if getattr(args, "db", None) else {}
     settings = load_settings(**overrides)
-    # An existing database gives the community anchors; `ask` never creates one.
+    # An existing database gives the community anchors; `ask` never creates one, and reads it without
+    # taking its write lock (several `ask` processes, or a bot writing, never make it wait).
     has_database = settings.database_url is not None or settings.db_path.exists()
-    return build_app(settings, storage=None if has_database else MemoryStorage())
+    if not has_database:
+        return build_app(settings, storage=MemoryStorage())
+    from bot.storage.select import storage_for
+
+    return build_app(settings, storage=storage_for(settings, read_only=True))
 
 
 async def _ask(args: argparse.Namespace, out: TextIO) -> int:
@@ -46,7 +51,7 @@ async def _ask(args: argparse.Namespace, out: TextIO) -> int:
     from core.commands import ask, feedback, model
 
     app = _build(args)
-    await app.start()
+    await app.start(read_only=True)
     try:
         question = " ".join(args.question)
         if args.json:

@@ -13,9 +13,11 @@ import logging
 from collections.abc import Awaitable, Mapping
 from typing import Any
 
+import aiohttp
 import discord
 from discord import app_commands
 
+from bot.adapter import AdapterOffline, Backoff, one_line
 from bot.app import App
 from bot.discord.capabilities import CAPABILITIES
 from bot.discord.commands import I18nTranslator, build_commands
@@ -35,8 +37,25 @@ READY_TIMEOUT = 60.0
 STOP_GRACE = 10.0  # s that stop() waits for interactions still being answered
 
 
+# What a network that is down or drops looks like from discord.py: worth connecting again. Anything
+# else (a refused token, a missing privileged intent, a gateway close code for a bad state) is not.
+NETWORK_ERRORS: tuple[type[BaseException], ...] = (
+    OSError,  # DNS failure (aiohttp's ClientConnectorDNSError is one), refused, reset
+    aiohttp.ClientError,
+    asyncio.TimeoutError,
+    discord.GatewayNotFound,
+    discord.DiscordServerError,  # a 5xx from Discord: its outage, not our configuration
+)
+
+
 class DiscordStartError(RuntimeError):
-    """The bot could not connect: a bad token, missing intents, or Discord unreachable."""
+    """The bot could not connect for a reason retrying won't fix: a bad token or missing intents."""
+
+
+def _is_network(error: BaseException | None) -> bool:
+    if isinstance(error, discord.ConnectionClosed):  # a gateway that went away without a bad-state code
+        return error.code not in (4004, 4010, 4011, 4012, 4013, 4014)
+    return isinstance(error, NETWORK_ERRORS)
 
 
 class TokbotClient(discord.Client):
@@ -70,20 +89,44 @@ class TokbotClient(discord.Client):
 class DiscordAdapter:
     platform = "discord"
 
-    def __init__(self, app: App, token: str, **client_options: Any):
-        """`client_options` go to discord.Client (tests shorten guild_ready_timeout)."""
+    def __init__(self, app: App, token: str, *, backoff: Backoff | None = None, **client_options: Any):
+        """`client_options` go to discord.Client (tests shorten guild_ready_timeout); `backoff` paces
+        reconnections after the gateway connection dropped (default: TOKBOT_RECONNECT_* settings)."""
         self.app = app
         app.bot.platforms[self.platform] = CAPABILITIES
         self.token = token.strip()
+        self.backoff = backoff or Backoff.from_settings(app.settings)
         client_options.setdefault("max_ratelimit_timeout", 30.0)  # longer waits come back as "retry"
+        self._client_options = client_options
         self.client = TokbotClient(self, **client_options)
         self.notifier = DiscordNotifier(self.client)
-        self._task: asyncio.Task[None] | None = None
+        self._task: asyncio.Task[None] | None = None  # the gateway connection (Client.connect)
+        self._watch: asyncio.Task[None] | None = None  # reconnects it when it drops
+        self._closing = asyncio.Event()
         self._inflight: set[asyncio.Task[Any]] = set()
+
+    @property
+    def running(self) -> bool:
+        """For /healthz: connected to the gateway now (False while reconnecting)."""
+        return self._watch is not None and self.client.is_ready() and not self.client.is_closed()
 
     # -- lifecycle ---------------------------------------------------------------------------------
 
     async def start(self) -> None:
+        """Log in, connect the gateway, return once READY; then a watcher reconnects it with
+        back-off whenever the network drops it. Discord out of reach (DNS, refused, timed out, a 5xx)
+        raises AdapterOffline, which the runner retries; a refused token or intent DiscordStartError."""
+        self._closing.clear()
+        await self._connect()
+        self.app.add_notifier(self.notifier)
+        self._watch = asyncio.create_task(self._keep_connected(), name="discord-reconnect")
+        log.info("discord connected as %s (%s guilds)", self.client.user, len(self.client.guilds))
+
+    async def _connect(self) -> None:
+        """One connection on a fresh client (a closed discord.py client can't be logged in again)."""
+        if self.client.is_closed():
+            self.client = TokbotClient(self, **self._client_options)
+            self.notifier.client = self.client
         try:
             await self.client.login(self.token)
         except discord.LoginFailure as exc:
@@ -92,25 +135,83 @@ class DiscordAdapter:
                 "Discord refused TOKBOT_DISCORD_TOKEN (401): copy the token again from "
                 "the Developer Portal's Bot page"
             ) from exc
-        self._task = asyncio.create_task(self.client.connect(reconnect=True), name="discord-gateway")
+        except NETWORK_ERRORS as exc:
+            await self.client.close()
+            raise AdapterOffline(f"Discord unreachable: {one_line(exc)}") from exc
+        # reconnect=False: a network failure ends the task and `_keep_connected` paces the next try
+        # with the deployment's back-off (discord.py's own would log a traceback per attempt). Gateway
+        # requests to reconnect or resume are still handled inside connect().
+        self._task = asyncio.create_task(self.client.connect(reconnect=False), name="discord-gateway")
         ready = asyncio.create_task(self.client.wait_until_ready())
         done, _ = await asyncio.wait(
             {self._task, ready}, timeout=READY_TIMEOUT, return_when=asyncio.FIRST_COMPLETED
         )
-        if ready not in done:
-            ready.cancel()
-            error = self._task.exception() if self._task in done else None
-            await self.stop()
-            if isinstance(error, discord.PrivilegedIntentsRequired):
-                raise DiscordStartError("Discord requires a privileged intent this bot lacks") from error
-            reason = error or "timed out"
-            raise DiscordStartError(f"could not connect to the Discord gateway: {reason}") from error
-        self.app.add_notifier(self.notifier)
-        log.info("discord connected as %s (%s guilds)", self.client.user, len(self.client.guilds))
+        if ready in done:
+            return
+        ready.cancel()
+        error = self._task.exception() if self._task in done else None
+        await self._close_client()
+        if isinstance(error, discord.PrivilegedIntentsRequired):
+            raise DiscordStartError("Discord requires a privileged intent this bot lacks") from error
+        if error is None or _is_network(error):  # None: no READY within READY_TIMEOUT
+            raise AdapterOffline(
+                f"could not connect to the Discord gateway: {error or 'timed out'}"
+            ) from error
+        raise DiscordStartError(f"could not connect to the Discord gateway: {error}") from error
+
+    async def _keep_connected(self) -> None:
+        """Wait for the gateway task to end; a network failure (or a close Discord asked for) is
+        reconnected with back-off. A stop() ends the wait at once; a failure retrying won't fix is
+        logged and leaves the platform down (/healthz degraded) rather than looping."""
+        while not self._closing.is_set():
+            error = await _ended(self._task) if self._task is not None else None
+            if self._closing.is_set():
+                return
+            if error is not None and not _is_network(error):
+                log.error("discord gateway closed for good: %s", one_line(error))
+                return
+            if not await self._reconnect(one_line(error) if error is not None else "closed by Discord"):
+                return
+
+    async def _reconnect(self, reason: str) -> bool:
+        """Connect again, one warning line per attempt; True once connected, False when stopping or
+        refused for good."""
+        attempt = 0
+        while True:
+            attempt += 1
+            delay = self.backoff.delay(attempt)
+            log.warning("discord connection lost (%s); retry %d in %.1f s", reason, attempt, delay)
+            if await self._wait_closing(delay):
+                return False
+            try:
+                await self._connect()
+            except AdapterOffline as exc:
+                reason = one_line(exc)
+                continue
+            except DiscordStartError as exc:
+                log.error("discord reconnect refused: %s", exc)
+                return False
+            log.info("discord reconnected after %d attempts", attempt)
+            return True
+
+    async def _wait_closing(self, seconds: float) -> bool:
+        try:
+            await asyncio.wait_for(self._closing.wait(), timeout=seconds)
+        except TimeoutError:
+            return False
+        return True
 
     async def stop(self) -> None:
+        self._closing.set()
         if self._inflight:
             await asyncio.wait(set(self._inflight), timeout=STOP_GRACE)
+        if self._watch is not None:  # waiting for a drop, backing off or reconnecting: ends here
+            self._watch.cancel()
+            await asyncio.gather(self._watch, return_exceptions=True)
+            self._watch = None
+        await self._close_client()  # a clean close (1000) of the gateway connection, then its task
+
+    async def _close_client(self) -> None:
         await self.client.close()
         if self._task is not None:
             try:
@@ -238,6 +339,16 @@ class DiscordAdapter:
             log.exception("reply in channel %s failed", message.channel.id)
             return None
         return sent_in
+
+
+async def _ended(task: asyncio.Task[None]) -> BaseException | None:
+    """Wait for the gateway task; the error it ended with (None: a clean close). Shielded: cancelling
+    the watcher (stop) must leave the connection to close cleanly, not cancel it mid-frame."""
+    try:
+        await asyncio.shield(task)
+    except Exception as exc:  # noqa: BLE001 - returned to be classified: reconnect or give up
+        return exc
+    return None
 
 
 def _message_kwargs(response: Response, with_view: bool) -> dict[str, Any] | None:

@@ -18,18 +18,25 @@ Design, and why:
   under an advisory lock (two processes starting together apply each once).
 - `schema` (TOKBOT_DATABASE_SCHEMA) puts the tables in a schema of their own (created if missing):
   tests give every run a fresh one.
+- A connection the server closed (a restart, `pg_terminate_backend`, a proxy's idle cut) fails the
+  operation on it only: an operation that lost its connection before COMMIT was sent is run once more
+  on a fresh one (the server rolled the lost transaction back, so nothing is done twice); a read is
+  always safe to run again; a statement outside a transaction only when it was never sent. A
+  connection lost during COMMIT is not retried: the change may have been stored.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import logging
 import re
 import shutil
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager, suppress
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
@@ -41,7 +48,19 @@ from core.storage._rules import Conflict, StorageRules, Store
 from core.storage._sql import Dialect, SqlStore
 from core.storage.interface import StorageError, StorageUnavailable
 
+log = logging.getLogger(__name__)
+
 CONNECT_TIMEOUT_S = 10.0
+# What a connection the server or the network closed raises (asyncpg): class 08 (connection
+# exception), 57P01-57P03 (terminated by an administrator, a crash, or a server that can't connect
+# now), and the socket's own errors.
+_LOST: tuple[type[BaseException], ...] = (
+    asyncpg.PostgresConnectionError,
+    asyncpg.AdminShutdownError,
+    asyncpg.CrashShutdownError,
+    asyncpg.CannotConnectNowError,
+    ConnectionError,
+)
 _IDENTIFIER_OK = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
 # What PostgreSQL's SQL says differently from SQLite's (core.storage._sql): timestamptz and boolean
@@ -120,6 +139,53 @@ def _unavailable(url: str, exc: BaseException) -> StorageUnavailable:
     else:
         why = f"can't be used ({exc})"
     return StorageUnavailable(redacted(url), why)
+
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class RetryableLoss(StorageError):
+    """The connection closed before anything of the operation was committed: safe to run it again."""
+
+
+def _lost(exc: BaseException) -> bool:
+    return isinstance(exc, _LOST) or _never_sent(exc)
+
+
+def _never_sent(exc: BaseException) -> bool:
+    """asyncpg refused to send on a connection it already knew closed ("connection is closed"), or on
+    one that read the server's "terminating connection" while idle and still waits for the rest of
+    it ("cannot switch to state …; another operation is in progress": checked before sending)."""
+    if isinstance(exc, asyncpg.InterfaceError) and "connection is closed" in str(exc):
+        return True
+    return isinstance(exc, asyncpg.InternalClientError) and "cannot switch to state" in str(exc)
+
+
+def _discard(con: asyncpg.Connection) -> None:
+    """Close a connection that lost its server, so the pool opens a fresh one for the retry instead of
+    handing out the same broken one (one the driver already let go of needs nothing)."""
+    with suppress(asyncpg.InterfaceError):
+        if not con.is_closed():
+            con.terminate()
+
+
+def _retried_once(operation: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
+    """`operation` run once more when it lost its connection before committing (RetryableLoss); a
+    second loss raises the driver's own error, as before."""
+
+    @functools.wraps(operation)
+    async def run(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return await operation(*args, **kwargs)
+        except RetryableLoss as loss:
+            log.warning("database connection lost (%s); %s retried once", loss.__cause__, operation.__name__)
+        try:
+            return await operation(*args, **kwargs)
+        except RetryableLoss as again:
+            raise (again.__cause__ or again) from None
+
+    return run
 
 
 class PostgresStorage(StorageRules):
@@ -224,15 +290,40 @@ class PostgresStorage(StorageRules):
         return self._pool
 
     @asynccontextmanager
-    async def _connection(self) -> AsyncIterator[asyncpg.Connection]:
+    async def _connection(self, retry_safe: bool = True) -> AsyncIterator[asyncpg.Connection]:
+        """A pooled connection. A lost connection is RetryableLoss when running the block again is
+        safe: always for reads (`retry_safe`), else only when nothing was sent."""
         async with self._require_pool().acquire() as con:
-            yield con
+            try:
+                yield con
+            except Exception as exc:
+                if _never_sent(exc) or (retry_safe and _lost(exc)):
+                    _discard(con)
+                    raise RetryableLoss(str(exc)) from exc
+                raise
 
     @asynccontextmanager
     async def _write(self) -> AsyncIterator[asyncpg.Connection]:
-        """One transaction: all of the block's statements commit together, or none do."""
-        async with self._require_pool().acquire() as con, con.transaction():
-            yield con
+        """One transaction: all of the block's statements commit together, or none do. A connection
+        lost before COMMIT is RetryableLoss (the server rolled the transaction back); lost during
+        COMMIT, the error is raised as it is (the change may be stored: not safe to run again)."""
+        async with self._require_pool().acquire() as con:
+            transaction = con.transaction()
+            try:
+                await transaction.start()
+                yield con
+            except Exception as exc:
+                if _lost(exc):
+                    _discard(con)
+                    raise RetryableLoss(str(exc)) from exc
+                with suppress(*_LOST, asyncpg.InterfaceError):  # nothing to roll back on a dead connection
+                    await transaction.rollback()
+                raise
+            except BaseException:  # cancelled: undo what the block did, then let it end
+                with suppress(Exception):
+                    await transaction.rollback()
+                raise
+            await transaction.commit()
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[Store]:
@@ -241,11 +332,15 @@ class PostgresStorage(StorageRules):
 
     @asynccontextmanager
     async def _autocommit(self) -> AsyncIterator[Store]:
-        # Statement by statement: each is atomic on its own, without BEGIN/COMMIT round trips.
-        async with self._connection() as con:
+        # Statement by statement: each is atomic on its own, without BEGIN/COMMIT round trips; run
+        # again after a lost connection only when it never left (it may have been applied).
+        async with self._connection(retry_safe=False) as con:
             yield SqlStore(_Connection(con), POSTGRES)
 
-    _query = _autocommit
+    @asynccontextmanager
+    async def _query(self) -> AsyncIterator[Store]:
+        async with self._connection() as con:
+            yield SqlStore(_Connection(con), POSTGRES)
 
     # --- operations ------------------------------------------------------------------------
     async def backup(self, destination: str) -> None:
@@ -309,3 +404,14 @@ class PostgresStorage(StorageRules):
 def _affected(status: str) -> int:
     """asyncpg's command tag ("UPDATE 3") as a count."""
     return int(status.rsplit(" ", 1)[-1])
+
+
+# Every operation of the port (and of `db copy`) retried once after a connection lost before commit;
+# open/close/backup are not operations on a pooled connection.
+for _name, _member in [*vars(StorageRules).items(), *vars(PostgresStorage).items()]:
+    if (
+        not _name.startswith("_")
+        and _name not in {"open", "close", "backup"}
+        and asyncio.iscoroutinefunction(_member)
+    ):
+        setattr(PostgresStorage, _name, _retried_once(_member))

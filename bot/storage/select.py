@@ -24,9 +24,10 @@ class SqlStorage(Storage, Protocol):
     async def load_tables(self, tables: dict[str, list[dict[str, Any]]]) -> None: ...
 
 
-def sqlite_storage(path: Path) -> SqlStorage:
+def sqlite_storage(path: Path, *, read_only: bool = False) -> SqlStorage:
     """The SQLite backend on `path`, checked first: a path that can't be a database raises
-    StorageUnavailable before anything is opened (one sentence, exit 2, no traceback)."""
+    StorageUnavailable before anything is opened (one sentence, exit 2, no traceback). `read_only`:
+    a reader that takes no write lock when the schema is current (core.storage.sqlite)."""
     from core.storage.sqlite import SqliteStorage, check_database_file
 
     check_database_file(str(path))
@@ -36,7 +37,7 @@ def sqlite_storage(path: Path) -> SqlStorage:
         raise StorageUnavailable(
             str(path), f"is in a folder that can't be created ({exc.strerror})"
         ) from None
-    return SqliteStorage(str(path))
+    return SqliteStorage(str(path), read_only=read_only)
 
 
 def postgres_storage(url: str, schema: str | None = None) -> SqlStorage:
@@ -45,10 +46,11 @@ def postgres_storage(url: str, schema: str | None = None) -> SqlStorage:
     return PostgresStorage(url, schema=schema)
 
 
-def storage_for(settings: Settings) -> SqlStorage:
+def storage_for(settings: Settings, *, read_only: bool = False) -> SqlStorage:
+    """`read_only` matters to SQLite only (PostgreSQL readers never wait for a writer)."""
     if settings.database_url is not None:
         return postgres_storage(settings.database_url.get_secret_value().strip(), settings.database_schema)
-    return sqlite_storage(settings.db_path)
+    return sqlite_storage(settings.db_path, read_only=read_only)
 
 
 def storage_at(address: str, schema: str | None = None) -> SqlStorage:

@@ -222,6 +222,25 @@ class StorageRules(ABC):
                 added += 1
         return added
 
+    async def published_current(self, items: list[rec.NewSubmission]) -> bool:
+        """Whether `add_published(items)` would change nothing (every row stored, none re-filed at its
+        source), read without a write transaction: `python -m bot ask` then skips the seeding step
+        and never waits for, or takes, the database's write lock."""
+        async with self._query() as store:
+            stored = await store.find_submissions(Filters(), None)
+        seen = {s.fingerprint for s in stored if s.fingerprint}
+        live: dict[str, rec.Submission] = {}
+        for s in sorted(stored, key=lambda s: s.id):  # the oldest live one, as live_submission picks
+            if s.fingerprint and s.status in ("pending", "approved"):
+                live.setdefault(s.fingerprint, s)
+        for new in items:
+            if not new.fingerprint or new.fingerprint not in seen:
+                return False
+            current = live.get(new.fingerprint)
+            if current is not None and current.origin == "published" and _refreshed(current, new) != current:
+                return False
+        return True
+
     async def get_submission(self, submission_id: int) -> rec.Submission | None:
         async with self._query() as store:
             return await store.submission(submission_id)
@@ -435,6 +454,11 @@ async def _refresh_published(store: Store, new: rec.NewSubmission) -> None:
     stored = await store.live_submission(new.fingerprint)
     if stored is None or stored.origin != "published":
         return
-    fresh = replace(stored, measurement=new.measurement, source=new.source, source_date=new.source_date)
+    fresh = _refreshed(stored, new)
     if fresh != stored:
         await store.set_measurement(fresh)
+
+
+def _refreshed(stored: rec.Submission, new: rec.NewSubmission) -> rec.Submission:
+    """A stored published row with its source's current measurement (the one rule of re-filing)."""
+    return replace(stored, measurement=new.measurement, source=new.source, source_date=new.source_date)

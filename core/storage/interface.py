@@ -112,6 +112,9 @@ class Storage(Protocol):
         """Insert published measurements as approved anchors (origin "published"), skipping any
         whose fingerprint is already stored; no outbox, no audit. Returns how many were added."""
 
+    async def published_current(self, items: list[NewSubmission]) -> bool:
+        """Whether add_published(items) would change nothing; reads only (no write lock)."""
+
     async def add_submission_checked(self, new: NewSubmission, since: datetime, limit: int) -> SubmitOutcome:
         """The /submit step as ONE atomic operation, safe against concurrent calls from any number of
         coroutines or processes: if a pending or approved submission has `new.fingerprint` (not blank)

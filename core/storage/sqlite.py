@@ -24,6 +24,10 @@ Design, and why:
   to LOCK_WAIT_SECONDS); `PRAGMA optimize` at close never waits for a lock (skipped when busy).
 - A path that can't be a database (a directory, not SQLite, read-only) raises StorageUnavailable with
   a short reason, which the command line turns into one sentence and exit status 2.
+- `read_only=True` (`python -m bot ask`): when the file's schema is current, only the query-only
+  connection is opened: no WAL switch, no migration, no writer, no `PRAGMA optimize` at close, so
+  any number of such processes answer while another holds the write lock. A file that needs a
+  migration (or doesn't exist) is opened as usual first; a write on a read-only handle is an error.
 """
 
 from __future__ import annotations
@@ -210,17 +214,33 @@ async def backup_database(source: str, destination: str) -> Path:
     return dest_path
 
 
+async def _query_only(path: str) -> aiosqlite.Connection:
+    """A connection that only reads: a bug can't write around the writer's lock through it."""
+    reader = await aiosqlite.connect(path, isolation_level=None)
+    try:
+        reader.row_factory = sqlite3.Row
+        await reader.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        await reader.execute("PRAGMA query_only = ON")
+    except BaseException:
+        await reader.close()
+        raise
+    return reader
+
+
 class SqliteStorage(StorageRules):
     """The `Storage` port on the SQLite file at `path` (created if missing).
 
     `migrations` replaces the bundled migration list (tests use it to check ordering); leave it None.
     """
 
-    def __init__(self, path: str, *, migrations: Sequence[Migration] | None = None) -> None:
+    def __init__(
+        self, path: str, *, migrations: Sequence[Migration] | None = None, read_only: bool = False
+    ) -> None:
         if path == ":memory:" or path.startswith("file:"):
             # Two connections (writer + reader) must see the same database: a real file only.
             raise ValueError("SqliteStorage needs a file path; use MemoryStorage for an in-memory store")
         self.path = path
+        self.read_only = read_only
         self._migrations = list(migrations) if migrations is not None else None
         self._writer: aiosqlite.Connection | None = None
         self._reader: aiosqlite.Connection | None = None
@@ -230,10 +250,12 @@ class SqliteStorage(StorageRules):
     async def open(self) -> None:
         """Connect, switch to WAL and migrate. A path that can't be a database raises
         StorageUnavailable (never a raw sqlite3 or OS error)."""
-        if self._writer is not None:
+        if self._writer is not None or self._reader is not None:
             return
         check_database_file(self.path)
         try:
+            if self.read_only and await self._open_reader_if_current():
+                return
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
             await self._connect_retrying()
         except (sqlite3.DatabaseError, OSError) as exc:
@@ -264,14 +286,42 @@ class SqliteStorage(StorageRules):
             await writer.execute("PRAGMA synchronous = FULL")
             await writer.execute("PRAGMA foreign_keys = ON")
             await self._migrate(writer)
-            reader = await aiosqlite.connect(self.path, isolation_level=None)
+            reader = await _query_only(self.path)
         except BaseException:
             await writer.close()
             raise
-        reader.row_factory = sqlite3.Row
-        await reader.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        await reader.execute("PRAGMA query_only = ON")  # reads only: a bug can't write around the lock
+        if self.read_only:  # migrated once for this reader; it writes nothing from here on
+            await writer.close()
+            self._reader = reader
+            return
         self._writer, self._reader = writer, reader
+
+    async def _open_reader_if_current(self) -> bool:
+        """The query-only connection alone, when every known migration is applied already (reading
+        schema_migrations takes no write lock in WAL mode). False, with nothing left open, when the
+        file is missing or behind: the caller then opens it as usual (migrating it once)."""
+        if not Path(self.path).is_file() or Path(self.path).stat().st_size == 0:
+            return False
+        migrations = self._migrations if self._migrations is not None else bundled_migrations()
+        reader = await _query_only(self.path)
+        try:
+            has_table = await _fetchall(
+                reader, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+            )
+            applied = (
+                {r[0] for r in await _fetchall(reader, "SELECT version FROM schema_migrations")}
+                if has_table
+                else set()
+            )
+            newer_than_known(applied, migrations, self.path)
+        except BaseException:
+            await reader.close()
+            raise
+        if not {m.version for m in migrations} <= applied:
+            await reader.close()
+            return False
+        self._reader = reader
+        return True
 
     async def close(self) -> None:
         reader, writer = self._reader, self._writer
@@ -350,7 +400,9 @@ class SqliteStorage(StorageRules):
         """One transaction on the writer: all of the block's statements commit together, or none do."""
         db = self._writer
         if db is None:
-            raise StorageError("storage is not open")
+            raise StorageError(
+                "storage is opened read-only" if self._reader is not None else "storage is not open"
+            )
         async with self._lock:
             await self._begin_immediate(db)
             try:

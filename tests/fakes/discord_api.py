@@ -97,6 +97,7 @@ class FakeDiscord:
         self.failures: dict[int, tuple[int, dict[str, Any], dict[str, str]]] = {}  # channel -> response
         self.commands: dict[str, list[dict[str, Any]]] = {}  # "global" / guild id -> synced commands
         self.identified = asyncio.Event()
+        self.resume_url: str | None = None  # READY's resume_gateway_url (default: the gateway itself)
         self._ids = itertools.count(910000000000000000)
         self._seq = itertools.count(1)
         self._sockets: list[web.WebSocketResponse] = []
@@ -390,7 +391,7 @@ class FakeDiscord:
                         "user": self.bot_user(),
                         "guilds": [{"id": str(self.guild_id), "unavailable": True}],
                         "session_id": "fake-session",
-                        "resume_gateway_url": self.gateway_url,
+                        "resume_gateway_url": self.resume_url or self.gateway_url,
                         "application": {"id": str(self.app_id), "flags": 0},
                         "private_channels": [],
                         "relationships": [],
