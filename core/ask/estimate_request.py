@@ -305,6 +305,12 @@ def resolve_request(query: EstimateQuery, catalog: Catalog) -> EstimateRequest:
     backend = _backend(query, setup, catalog)
     model_res = resolve_model(query.model, catalog)
     if model_res.best_id is None:
+        # Issue 22: "closest" offers only the family typed ("falcon3 10b" is no ChatGLM3-6B).
+        from dataclasses import replace as _with
+
+        from core.understanding.hub_rule import family_candidates
+
+        model_res = _with(model_res, candidates=family_candidates(query.model, model_res.candidates, catalog))
         raise _unknown("model", "model", query.model, model_res, catalog.models)
     model = catalog.models[model_res.best_id]
     quants: list[str] = []

@@ -49,9 +49,10 @@ from core.catalog.published_files import (
 from core.catalog.sections import sections
 from core.commands.hub_budget import HubBudget
 from core.commands.hub_cache import AskedModels, Misses, Searches
+from core.commands.hub_search import merge_hits, rank_hits, search_forms, size_matches
 from core.i18n import Lang, translate
 from core.render.doc import Para, render_first_fitting
-from core.understanding.hub_rule import HubNeed, name_parts
+from core.understanding.hub_rule import HubNeed
 from core.understanding.query import AskQuery
 
 log = logging.getLogger(__name__)
@@ -227,43 +228,6 @@ def storage_key(repo: str) -> str:
 # --- choosing a search hit ----------------------------------------------------------------------
 
 
-def _hub_table(catalog: Catalog, key: str) -> frozenset[str]:
-    return sections(catalog).hub.search_words(key)
-
-
-def _wanted_parts(name: str, catalog: Catalog) -> tuple[str, ...]:
-    ignore = sections(catalog).hub.name_words("ignore") - _hub_table(catalog, "fork_words")
-    return tuple(p for p in name_parts(name) if p not in ignore)
-
-
-def _publishers(catalog: Catalog) -> frozenset[str]:
-    """The organisations whose own releases the catalog holds (Qwen, deepseek-ai, mistralai, ...)."""
-    return frozenset(m.hf_repo.split("/")[0].lower() for m in catalog.models.values() if "/" in m.hf_repo)
-
-
-def rank_hits(hits: tuple[RepoHit, ...], name: str, catalog: Catalog) -> tuple[RepoHit, ...]:
-    """The hits that are the model named: a known publisher's own repo first, then other repos, then
-    the quantizers' copies, by downloads within each; a quantized copy or a fine-tune ("gguf",
-    "abliterated") only when the name asks for one, and then first."""
-    wanted = _wanted_parts(name, catalog)
-    forks, fork_words = _hub_table(catalog, "forks"), _hub_table(catalog, "fork_words")
-    asked = {p for p in wanted if p in fork_words}
-    publishers = _publishers(catalog)
-    ranked: list[tuple[int, int, RepoHit]] = []
-    for hit in hits:
-        org, _, base = hit.repo.partition("/")
-        parts = set(name_parts(base))
-        compact = "".join(name_parts(base))
-        if not all(p in parts or (len(p) >= 4 and p in compact) for p in wanted):
-            continue
-        if {p for p in parts if p in fork_words} - asked:
-            continue
-        tier = 2 if org.lower() in forks else 0 if org.lower() in publishers else 1
-        ranked.append((tier, -hit.downloads, hit))
-    ranked.sort(key=lambda r: (r[0], r[1]))
-    return tuple(r[2] for r in ranked)
-
-
 @dataclass(frozen=True, slots=True)
 class Found:
     model: SourcedModel | None  # None: the search found no repo of the name
@@ -299,16 +263,31 @@ async def _find(
 ) -> Found:
     if need.kind == "repo":
         return Found(await _read(source, need.name, hub, charge), need.name)
-    query = "-".join(need.name.split())
-    found = hub.searches.get(query)
-    if found is None:
-        charge(need.name)
-        found = await source.search(query, SEARCH_LIMIT)
-        hub.searches.add(query, found)
+    forms = search_forms(need.name, catalog) or ("-".join(need.name.split()),)
+    answers = await asyncio.gather(*(_search(source, q, hub, charge) for q in forms), return_exceptions=True)
+    failed = [a for a in answers if isinstance(a, BaseException)]
+    if len(failed) == len(answers):
+        raise failed[0]
+    found = merge_hits([a for a in answers if not isinstance(a, BaseException)])
+    query = forms[0]
     hits = rank_hits(found, need.name, catalog)
     if not hits:
         return Found(None, query, tuple(h.repo for h in found[:3]))
-    return Found(await _read(source, hits[0].repo, hub, charge), query)
+    sourced = await _read(source, hits[0].repo, hub, charge)
+    if not size_matches(need.name, sourced):  # named right, another size inside: not the model
+        return Found(None, query, tuple(h.repo for h in hits[:3]))
+    return Found(sourced, query)
+
+
+async def _search(source: ModelSource, query: str, hub: HubModels, charge: _Charge) -> tuple[RepoHit, ...]:
+    """One search, remembered by its query (a failure of a broader form doesn't sink the others'
+    hits, unless every form fails: the first form's error is then the question's)."""
+    found = hub.searches.get(query)
+    if found is None:
+        charge(query)
+        found = await source.search(query, SEARCH_LIMIT)
+        hub.searches.add(query, found)
+    return found
 
 
 # --- replies ------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ nearest catalog row (`model_need`), and the readings remembered by text (`forget
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -20,7 +21,7 @@ from core.understanding.name_index import (
     gpu_key,
     index_for,
 )
-from core.understanding.normalize import ACTIVE_TOKEN, SIZE_TOKEN, clean
+from core.understanding.normalize import ACTIVE_TOKEN, SIZE_TOKEN, _fold_model_words, clean
 from core.understanding.resolution import TEXTS_REMEMBERED, Resolution, _hub_words
 from core.understanding.resolve import _resolve_gpu, _resolve_model, resolve_model
 from core.understanding.vocab import vocab_for
@@ -208,6 +209,8 @@ def typed_model_names(raw: str, catalog: Catalog) -> tuple[str, ...]:
     if card_like is not None:
         raw = card_like.sub(lambda m: " " * len(m.group(0)), raw[:500])
     raw = _tools_pattern(catalog).sub(lambda m: " " * len(m.group(0)), raw)
+    # "猎鹰3 10b": a Chinese family name is its family word here too, as `clean` folds it for the parse.
+    raw = _fold_model_words(unicodedata.normalize("NFKC", raw[:500]))
     index = index_for(catalog)
     vocab = index.vocab
     ignore = _hub_words(catalog, "ignore") | vocab.noise_words
@@ -285,6 +288,9 @@ def _has_model_word(name: str, words: frozenset[str]) -> bool:
 def _misspelt_word(part: str, words: frozenset[str]) -> bool:
     """ "lllama", "llamma": a model word with a letter doubled or dropped (same first letter, one edit),
     so "Lllama 3 8b instruct and impossible slow speeds" (koboldcpp#800) names Llama, not "impossible"."""
+    if len(part) == 4 and part.isalpha():
+        # "lama", "gema": a short name word typed with one of its double letters single
+        return any(part[:k] + part[k] + part[k:] in words for k in range(4))
     if len(part) < 5:
         return False
     by_start = _words_by_start(words)
@@ -311,7 +317,12 @@ def _could_name(name: str, words: frozenset[str]) -> bool:
 
 
 _BARE_SIZE = re.compile(r"(?<![a-z0-9._:/-])\d+(?:\.\d+)?b(?![a-z0-9_-])")  # "13b" alone, not in "x-13b"
-_FAMILY_SIZE = re.compile(r"[a-z]{3,}[-_ ]?\d+(?:\.\d+)?b(?![a-z])")
+# A family word and its size: glued ("vicuna-13B"), after a version ("falcon3 10b", "olmo 2 13b",
+# "exaone 4.0 32b") or a variant piece ("falcon-h1 7b") -- issue 22: these name a model the catalog
+# may not hold, so a catalog row of the same size can't vouch for them.
+_FAMILY_SIZE = re.compile(
+    r"(?<![a-z0-9])[a-z]{3,}[a-z0-9.]*(?:[-_ ][a-z0-9.]{1,8}){0,2}[-_ ]?\d+(?:\.\d+)?b(?![a-z])"
+)
 _SIZE_LIKE = re.compile(r"^(?:a?\d+(?:\.\d+)?[bm]|\d+x\d+(?:\.\d+)?b|v?\d+\.\d+(?:\.\d+)?|r\d)$")
 
 
@@ -415,3 +426,23 @@ def model_need(
         best = kept[0][0]
         return Resolution(best, kept, False, None, tuple(m for m, _ in kept[1:3])), HubNeed("search", name)
     return Resolution(None, ()), HubNeed("search", name)
+
+
+def same_family(name: str, model: Model, catalog: Catalog) -> bool:
+    """Whether `model` is of the family `name` types (issue 22): one of the name's family words
+    ("olmo" of "olmo 2 13b") is one of the model's own words, or one misspelt. A name with no family
+    word ("13b") has no family to match: any model does. A size alone never makes a neighbour."""
+    ignore, variant = _hub_words(catalog, "ignore"), _hub_words(catalog, "variant")
+    family = [p for p in name_parts(name) if p.isalpha() and len(p) >= 3 and p not in ignore | variant]
+    if not family:
+        return True
+    have = _model_parts(model)
+    return any(p in have or _misspelt_word(p, have) for p in family)
+
+
+def family_candidates(
+    name: str, candidates: tuple[tuple[str, float], ...], catalog: Catalog
+) -> tuple[tuple[str, float], ...]:
+    """The candidates of the family `name` types: the only neighbours a "closest" may offer."""
+    models = catalog.models
+    return tuple((m, s) for m, s in candidates if m in models and same_family(name, models[m], catalog))

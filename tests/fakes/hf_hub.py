@@ -160,8 +160,10 @@ class FakeHub:
         failed = await self._enter("search", request)
         if failed:
             return failed
-        words = request.query.get("search", "").lower().replace(" ", "-").split("-")
-        hits = [r for r in self.repos.values() if all(w in r.repo.lower() for w in words if w)]
+        # As the real Hub: the query is a substring of the repo id (case aside), so "olmo-2-13b"
+        # finds nothing of "allenai/OLMo-2-1124-13B-Instruct" and the caller must try other forms.
+        query = request.query.get("search", "").lower()
+        hits = [r for r in self.repos.values() if query in r.repo.lower()]
         hits.sort(key=lambda r: r.downloads, reverse=True)
         limit = int(request.query.get("limit", "20"))
         return web.json_response(

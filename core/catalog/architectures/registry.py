@@ -34,6 +34,11 @@ TensorsRule = Callable[["Model", list[str]], "list[Tensor] | None"]
 RestRule = Callable[["Model", "list[Tensor]", "list[list[Tensor]]", list[str]], None]
 # (model, full-attention layer?) -> parameters of one layer's token mixer (its own norms included)
 MixerParams = Callable[["Model", bool], int]
+# (text config, model, full-attention layer?) -> a family's small per-layer tensors the generic count
+# leaves out (q/k norms over all heads, LayerNorm biases, an o_proj bias)
+LayerExtra = Callable[[Config, "Model", bool], int]
+# (text config, model) -> the same once per model (the final norm's bias, an lm_head bias)
+HeadExtra = Callable[[Config, "Model"], int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +58,8 @@ class Architecture:
     tensors: TensorsRule | None = None
     rest: RestRule | None = None
     mixer_params: MixerParams | None = None
+    layer_extra: LayerExtra | None = None
+    head_extra: HeadExtra | None = None
 
 
 @dataclass(slots=True)
@@ -106,6 +113,11 @@ def reader_for(model_type: str, text_type: str) -> Architecture:
     if arch is None:
         raise ConfigError(f"unknown model_type {model_type!r}: no reader for this architecture")
     return arch
+
+
+def family_of(model_type: str) -> Architecture | None:
+    """The architecture registered for `model_type` (its per-family extras), None when none is."""
+    return _load().by_type.get(model_type)
 
 
 def base_reader(arch: Architecture) -> Reader:

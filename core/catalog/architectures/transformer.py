@@ -25,7 +25,7 @@ from core.catalog.architectures.fields import (
 )
 from core.catalog.architectures.hunyuan import HUNYUAN_TYPES
 from core.catalog.architectures.parts import full_kv_shape, gqa_tensors
-from core.catalog.architectures.registry import Architecture, Reader, register, sizing_for
+from core.catalog.architectures.registry import Architecture, Reader, family_of, register, sizing_for
 from core.catalog.model import Model
 
 # model_type -> reader family. The text model_type of a wrapper (text_config.model_type) is
@@ -45,7 +45,6 @@ _DENSE = frozenset(
         "phi3",
         "cohere",
         "cohere2",
-        "olmo2",
         "granite",
         # Seed-OSS: llama layout with q/k/v biases (attention_bias) and an optional o_proj bias.
         "seed_oss",
@@ -188,7 +187,7 @@ def _shared_experts(t: Config, mt: str, expert_width: int) -> int | None:
 def _moe_fields(t: Config, mt: str) -> dict[str, Any]:
     fields = _gqa(t, mt)
     experts, active = _moe_counts(t, mt)
-    if mt in {"mixtral", "gpt_oss", "minimax_m2"}:  # intermediate_size is the expert width there
+    if mt in {"mixtral", "gpt_oss", "minimax_m2", "phimoe", "olmoe"}:  # intermediate_size: the expert width
         width = _int(t, "intermediate_size", mt)
     else:
         width = _int(t, "moe_intermediate_size", mt)
@@ -275,12 +274,16 @@ def _moe_extras(t: Config, mt: str, m: Model) -> int:
 def _decoder_params(t: Config, mt: str, m: Model) -> tuple[int, int, int]:
     """(stored, active, one MoE full-attention layer) parameters of the decoder."""
     h = m.hidden
-    total = active = m.vocab * h * (1 if m.tied_embeddings else 2) + h  # + final norm
+    family = family_of(mt)
+    own_layer = family.layer_extra if family is not None else None
+    head = family.head_extra(t, m) if family is not None and family.head_extra is not None else 0
+    total = active = m.vocab * h * (1 if m.tied_embeddings else 2) + h + head  # + final norm
     last_layer = 0
     mixer_params = sizing_for(m.attention).mixer_params or _gqa_mixer_params
     for layer in range(m.layers):
         full = _is_full(m, layer)
         mixer = mixer_params(m, full) + 2 * h + _layer_extras(t, mt, m, full)
+        mixer += own_layer(t, m, full) if own_layer is not None else 0
         stored, used = _ffn_params(m, layer)
         if m.is_moe and stored != used:
             moe = _moe_extras(t, mt, m)

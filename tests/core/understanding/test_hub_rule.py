@@ -346,3 +346,51 @@ def test_no_corpus_question_with_a_catalog_model_is_sent_to_the_hub() -> None:
         if reply.hub is not None:
             held.append((case["q"], reply.hub.name))
     assert held == []
+
+
+# --- issue 22: names as people type them -----------------------------------------------------------
+
+# question -> the name searched on the Hub. None of these families is in the catalog: a catalog row of
+# the same size (Llama-2-13B for "olmo 2 13b", Llama-3.2-3B for "smollm3 3b") is never the answer.
+TYPED_UNKNOWN = {
+    "4090 falcon3 10b": "falcon3 10b",
+    "4090 olmo 2 13b": "olmo 2 13b",
+    "4090 跑 smollm3 3b 能跑吗": "smollm3 3b",
+    "4090 minicpm4 8b": "minicpm4 8b",
+    "4090 exaone 4.0 32b": "exaone 4.0 32b",
+    "3090 falcon-h1 7b instruct": "falcon-h1 7b",  # "instruct" says nothing of which model
+    "4090 olmoe 1b 7b": "olmoe 1b 7b",
+    "24g 能跑 internlm2 20b 吗": "internlm2 20b",
+    "猎鹰3 10b 4090 多少 token": "falcon3 10b",
+}
+
+
+@pytest.mark.parametrize("question", list(TYPED_UNKNOWN))
+def test_an_unknown_family_is_searched_never_swapped(question: str) -> None:
+    reply = answer(question, CATALOG)
+    assert reply.hub is not None and reply.hub.kind == "search", reply.text
+    assert reply.hub.name == TYPED_UNKNOWN[question]
+    assert reply.query is not None and reply.query.model_id is None  # no neighbour answered
+
+
+@pytest.mark.parametrize(
+    ("question", "model_id"),
+    [
+        ("4090 glm4 9b", "glm-4-9b"),  # catalogued families still answer from the catalog
+        ("4090 internlm2.5 7b", "internlm2.5-7b"),
+        ("4090 llama 2 13b", "llama-2-13b"),
+        ("4090 llama 3.2 3b", "llama-3.2-3b"),
+    ],
+)
+def test_a_catalogued_family_and_size_is_still_the_catalog(question: str, model_id: str) -> None:
+    reply = answer(question, CATALOG)
+    assert reply.hub is None and reply.query is not None and reply.query.model_id == model_id
+
+
+def test_a_neighbour_of_the_same_size_is_never_a_candidate() -> None:
+    """ "olmo 2 13b": Llama-2-13B shares the size and the 2, not the family; it is no candidate."""
+    from core.understanding.parse import parse_question
+
+    parsed = parse_question("4090 olmo 2 13b", CATALOG)
+    res, need = model_need(parsed.raw, parsed.model, CATALOG)
+    assert need is not None and res is not None and "llama-2-13b" not in [m for m, _ in res.candidates]
