@@ -368,6 +368,7 @@ def _request(setup: Setup, query: AskQuery, catalog: Catalog) -> EstimateRequest
         cpu_moe_layers=query.cpu_moe_layers if _experts_asked(query, catalog) else None,
         users=query.users,
         ollama_tag=query.ollama_tag,
+        gpu_memory_utilization=query.gpu_memory_utilization,
     )
 
 

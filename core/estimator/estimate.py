@@ -26,6 +26,7 @@ from core.estimator.memory import (
     compute_buffer_bytes,
     constants,
     kv_cache_bytes,
+    serving_share,
     usable_memory,
 )
 from core.estimator.memory_fit import ForcedOffload, cpu_band, forced_offload, layer_plan
@@ -88,6 +89,9 @@ class EstimateRequest:
     backend: str | None = None
     users: int | None = None  # N users at once: a serving question (vLLM / SGLang, serving_setup.py)
     ollama_tag: str | None = None  # the Ollama tag the user typed: its command runs that tag
+    # The share of each card vLLM / SGLang may take, as the user set it (`--gpu-memory-utilization 0.7`
+    # pasted in a question); None: the engine's default share (catalogs/estimator.toml [vllm]).
+    gpu_memory_utilization: float | None = None
 
 
 # A speed as (low, mid, high) tokens/s: the same type the speed model returns.
@@ -291,11 +295,13 @@ def _fixed(
     const = constants(catalog)
     vllm = engine == "vllm"
     vllm_overhead = 0.0
+    share = serving_share(engine, request.gpu_memory_utilization, catalog)
     if vllm:
         vllm_overhead = (const.vllm_activation_gib[0] + const.vllm_cuda_graph_gib) * GIB * count
         if count > 1:
             vllm_overhead += _nccl_per_gpu_gib(setup.gpu, catalog) * GIB * count
-        usable_bytes = min(usable.total_gib, setup.memory_gib * count * const.vllm_utilization) * GIB
+    if share is not None:
+        usable_bytes = min(usable.total_gib, setup.memory_gib * count * share) * GIB
     else:
         usable_bytes = usable.total_gib * GIB
     return _Fixed(

@@ -214,6 +214,19 @@ def server_os(catalog: Catalog) -> str:
     return sections(catalog).hosts.os.server_os
 
 
+SERVING_ENGINES = frozenset({"vllm", "sglang"})  # engines that take a set share of each card at start
+
+
+def serving_share(engine: str, asked: float | None, catalog: Catalog) -> float | None:
+    """The share of each card's memory the engine fills: the one the user set (`--gpu-memory-utilization
+    0.7`, SGLang's `--mem-fraction-static`) for vLLM and SGLang, else vLLM's default share; None: the
+    engine fills what the card has free (llama.cpp and the rest; SGLang without a share asked keeps
+    the reading it was calibrated with)."""
+    if engine in SERVING_ENGINES and asked is not None:
+        return asked
+    return constants(catalog).vllm_utilization if engine == "vllm" else None
+
+
 def usable_memory(gpu: Gpu, memory_gib: float, count: int, os_name: str, catalog: Catalog) -> Usable:
     const = constants(catalog)
     notes: list[Note] = []

@@ -56,6 +56,7 @@ def framework_query(
         # Mixed cards: layers by each card's memory (a way out that changes the cards: even again).
         tensor_split=tuple(memory for _, memory in setup.mix) if at.cards == len(setup.mix) else (),
         users=max(request.users or 1, 1),
+        gpu_memory_utilization=request.gpu_memory_utilization,
     )
 
 

@@ -59,6 +59,7 @@ class Vocab:
     server_card_words: tuple[str, ...] = ()  # "显卡", "nvidia": beside such a name, it is the card
     asked_markers: tuple[str, ...] = ()  # "能不能行", "would": the clause whose cards are asked about
     given_up_words: tuple[str, ...] = ()  # "很难买", "tried": another card in it is not the one asked
+    added_words: tuple[str, ...] = ()  # "adding", "再插": a card in the asked clause joins the machine had
     ram_channel_words: MappingProxyType[str, int] = field(
         default_factory=lambda: MappingProxyType({})
     )  # "双通道" -> 2, "quad channel" -> 4
@@ -139,6 +140,7 @@ def _setup_choice_words(cards: dict[str, Any]) -> dict[str, Any]:
         "server_card_words": words("server_card_words"),
         "asked_markers": words("asked_markers"),
         "given_up_words": words("given_up_words"),
+        "added_words": words("added_words"),
     }
 
 

@@ -14,8 +14,9 @@ def framework_notes(fw: Framework, q: FrameworkQuery, params: dict[str, object])
     """Notes that depend on computed numbers rather than on a catalog rule."""
     out: list[Note] = []
     if fw.gpu_memory_utilization:
-        gib = fw.gpu_memory_utilization * q.gpu.memory_gib * q.gpu_count
-        out.append(Note("fw.common.preallocates", params | {"util": fw.gpu_memory_utilization, "gib": gib}))
+        util = q.gpu_memory_utilization or fw.gpu_memory_utilization  # the share asked, as the command
+        gib = util * q.gpu.memory_gib * q.gpu_count
+        out.append(Note("fw.common.preallocates", params | {"util": util, "gib": gib}))
     if fw.library_quants:
         out.extend(_ollama_notes(fw, q, params))
     if fw.engine == "mlx" or (q.quant.format == "mlx" and fw.id == "lmstudio"):

@@ -47,6 +47,9 @@ class FrameworkQuery:
     # N users at once (a concurrency question): the command serves them (llama-server -np N with N
     # slots of context, vLLM --max-num-seqs N, SGLang --max-running-requests N, OLLAMA_NUM_PARALLEL).
     users: int = 1
+    # The share of each card vLLM / SGLang take, as the user set it (`--gpu-memory-utilization 0.7`):
+    # the command carries it. None: the framework's own value (catalogs/frameworks.toml).
+    gpu_memory_utilization: float | None = None
 
     @property
     def fully_on_gpu(self) -> bool:

@@ -34,13 +34,20 @@ def serving_values(fw: Framework, q: FrameworkQuery, notes: list[Note]) -> dict[
     cc = q.gpu.compute_capability
     return {
         "serve_model": _serve_model(fw, q, listed, online, notes),
-        "gpu_util": f"{fw.gpu_memory_utilization:g}" if fw.gpu_memory_utilization else "",
+        "gpu_util": _gpu_util(fw, q),
         "tp_flags": _tp_flags(fw, q),
         "dtype_flags": " --dtype half" if q.gpu.vendor == "NVIDIA" and cc is not None and cc < 8.0 else "",
         "quant_flags": f" --quantization {online}" if online else "",
         "kv_dtype_flags": _kv_dtype_flags(fw, q),
         "seq_flags": _seq_flags(fw, q),
     }
+
+
+def _gpu_util(fw: Framework, q: FrameworkQuery) -> str:
+    """The share of each card the command lets the engine take: the user's (the estimate was priced
+    at it), else the framework's own value."""
+    share = q.gpu_memory_utilization or fw.gpu_memory_utilization
+    return f"{share:g}" if share else ""
 
 
 def _listed(q: FrameworkQuery) -> str:
