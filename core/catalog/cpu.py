@@ -98,3 +98,27 @@ def decode_scale(cpu: Cpu, ram_type: str, scales: Mapping[str, float]) -> float:
     """Multiplier on the host bandwidth a CPU-only decode reaches, by segment and memory kind
     (`scales`: cpus.toml [efficiency.decode]; 1.0, today's figure, for a group no row covers)."""
     return float(scales.get(decode_group(cpu, ram_type), scales.get("default", 1.0)))
+
+
+@dataclass(frozen=True, slots=True)
+class CpuPlatform:
+    """A CPU family read by its model numbering (catalogs/cpus.toml [[platform]]): a CPU the catalog
+    doesn't list by name is priced as `typical`, the family's catalogued part, and the reply says so."""
+
+    id: str
+    family: str  # "EPYC 9004 (Genoa: 12 x DDR5-4800, AVX-512)": what the note names
+    pattern: str  # case-blind regex over the typed name, matched as whole words
+    typical: str  # a [[cpu]] id
+    source: str = ""
+
+
+def platforms(rows: object) -> tuple[CpuPlatform, ...]:
+    """The [[platform]] rows of cpus.toml, typed; a row that isn't a table of strings is an error."""
+    if not isinstance(rows, list):
+        return ()
+    out = []
+    for row in rows:
+        if not isinstance(row, dict) or not all(isinstance(v, str) for v in row.values()):
+            raise ValueError(f"cpus.toml platform row {row!r} is not a table of strings")
+        out.append(CpuPlatform(**row))
+    return tuple(out)

@@ -136,7 +136,7 @@ def _find_cards(
     gpu, span = _find_gpu(ps, index, catalog)
     if gpu is None or span is None:
         return []
-    found = [(gpu, span, "")]
+    found = [_with_cores(gpu, span, ps, index, catalog) + ("",)]
     while len(found) < MAX_CARD_KINDS:
         after = found[-1][1][1]  # cards are read left to right: the next one starts after this one
         if not any(_may_name_card(p.text, pats) for p in ps[after:] if not p.used):
@@ -144,8 +144,51 @@ def _find_cards(
         more, more_span = _exact_gpu(ps, index, catalog, after)
         if more is None or more_span is None:
             break
+        more, more_span = _with_cores(more, more_span, ps, index, catalog)
         found.append((more, more_span, _joiner(_between(t, ps, found[-1][1], more_span), index)))
     return found
+
+
+_CORES = re.compile(r"^(\d{1,3})(c|cores?|核)?$")
+_CORE_WORDS = frozenset({"c", "core", "cores", "核"})
+_CHIP_BASE = re.compile(r"\(.*\)|^apple\s+|[^a-z0-9]")
+
+
+def _core_words(ps: list[_Piece], j: int) -> tuple[int, int] | None:
+    """(count, pieces taken) of a core count at ps[j]: "80-core", "38核", "40c", "60 core gpu"."""
+    m = _CORES.match(ps[j].text) if j < len(ps) and not ps[j].used else None
+    if m is None:
+        return None
+    took = 1
+    if m.group(2) is None:
+        if j + 1 >= len(ps) or ps[j + 1].used or ps[j + 1].text not in _CORE_WORDS:
+            return None
+        took = 2
+    if j + took < len(ps) and not ps[j + took].used and ps[j + took].text in ("gpu", "cpu"):
+        took += 1
+    return int(m.group(1)), took
+
+
+def _with_cores(
+    res: Resolution, span: tuple[int, int], ps: list[_Piece], index: Index, catalog: Catalog
+) -> tuple[Resolution, tuple[int, int]]:
+    """An Apple chip with its core count ("M3 Ultra 80-core", "M2 Max 38核", "M4 Max 32核gpu"): the
+    catalog's row of that count (its "32c" alias: GPU or CPU cores, the chips' counts never clash),
+    else the chip as read; the count's words are the chip's, never a model's."""
+    gpu = catalog.gpus.get(res.best_id or "")
+    if gpu is None or gpu.vendor != "Apple":
+        return res, span
+    said = _core_words(ps, span[1])
+    if said is None:
+        return res, span
+    count, took = said
+    for p in ps[span[1] : span[1] + took]:
+        p.used = True
+    base = _CHIP_BASE.sub("", gpu.name.lower())
+    gid = index.gpu_exact.get(f"{base}{count}c")
+    if gid is not None and gid != res.best_id:
+        res = replace(res, best_id=gid, candidates=((gid, 100.0),), confident=True)
+    return res, (span[0], span[1] + took)
 
 
 def _between(t: str, ps: list[_Piece], prev: tuple[int, int], nxt: tuple[int, int]) -> str:

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from core.cache.warm import per_catalog
-from core.catalog.cpu import Cpu
+from core.catalog.cpu import Cpu, CpuPlatform, platforms
 from core.catalog.loader import Catalog
 from core.catalog.sections import sections
 
@@ -42,6 +42,7 @@ class CpuMention:
     sockets: int | None  # None: the question doesn't say
     start: int
     end: int
+    platform: str = ""  # the family it was priced as, when the CPU isn't catalogued by name
 
 
 def _keys(cpu: Cpu) -> set[str]:
@@ -98,7 +99,29 @@ def find_cpus(text: str, catalog: Catalog) -> tuple[CpuMention, ...]:
         cpu_id = by_compact.get(compact)
         if cpu_id is not None:
             out.append(CpuMention(cpu_id, _sockets(text, m.start(), m.end(), catalog), m.start(), m.end()))
-    return tuple(out) or _family_mention(text, catalog)
+    return tuple(out) or _platform_mention(text, catalog) or _family_mention(text, catalog)
+
+
+@per_catalog("understanding.cpu_platforms")
+def _platform_index(catalog: Catalog) -> tuple[tuple[re.Pattern[str], CpuPlatform], ...]:
+    rows = platforms(catalog.tables.get("cpus", {}).get("platform", []))
+    return tuple(
+        (re.compile(rf"(?<![a-z0-9])(?:{p.pattern})(?![a-z0-9])", re.I), p)
+        for p in rows
+        if p.typical in catalog.cpus
+    )
+
+
+def _platform_mention(text: str, catalog: Catalog) -> tuple[CpuMention, ...]:
+    """A CPU the catalog doesn't list, named by its family's numbering ("Xeon Platinum P-8136",
+    "EPYC 9334"): the family's typical part, on its platform's channels, memory speed and vector
+    units, marked so the reply says it was priced that way."""
+    for pattern, platform in _platform_index(catalog):
+        m = pattern.search(text)
+        if m is not None:
+            sockets = _sockets(text, m.start(), m.end(), catalog)
+            return (CpuMention(platform.typical, sockets, m.start(), m.end(), platform.family),)
+    return ()
 
 
 @per_catalog("understanding.cpu_families")
@@ -124,6 +147,7 @@ class CpuResolution:
     cpu_id: str | None
     sockets: int | None
     candidates: tuple[str, ...]  # closest ids when not found (best first)
+    platform: str = ""  # the family it was priced as (not catalogued by name)
 
 
 def resolve_cpu(text: str, catalog: Catalog) -> CpuResolution:
@@ -136,6 +160,8 @@ def resolve_cpu(text: str, catalog: Catalog) -> CpuResolution:
         if any("".join(_CHUNK.findall(k)) == compact for k in _keys(cpu)):
             return CpuResolution(cpu.id, None, ())
     found = find_cpus(text, catalog)
+    if len(found) == 1 and found[0].platform:
+        return CpuResolution(found[0].cpu_id, found[0].sockets, (), found[0].platform)
     if len(found) == 1 and _only_sockets_left(text, found[0], catalog):
         return CpuResolution(found[0].cpu_id, found[0].sockets, ())
     # Not sure ("Ryzen 9 7960X" names a Threadripper's number under another family): the closest
@@ -175,6 +201,8 @@ class CpuReading:
     cpu_id: str | None = None
     sockets: int | None = None
     ram_gib: float | None = None
+    typed: str = ""  # the name as typed, when it was priced as its family (`platform`)
+    platform: str = ""
 
 
 def read_cpu(text: str, catalog: Catalog, has_card: bool) -> CpuReading:
@@ -188,4 +216,5 @@ def read_cpu(text: str, catalog: Catalog, has_card: bool) -> CpuReading:
         scale = {"tb": 1024.0}
         sizes = [float(m.group(1)) * scale.get(m.group(2).lower(), 1.0) for m in _BARE_SIZE.finditer(rest)]
         ram = next((s for s in sizes if 4 <= s <= 8192), None)
-    return CpuReading(first.cpu_id, first.sockets, ram)
+    typed = text[first.start : first.end] if first.platform else ""
+    return CpuReading(first.cpu_id, first.sockets, ram, typed, first.platform)

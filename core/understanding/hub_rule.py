@@ -37,9 +37,9 @@ _RUN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]*")
 _PART = re.compile(r"[^a-z0-9.]+")
 _LETTERS_THEN_VERSION = re.compile(r"^([a-z]{2,})(\d+(?:\.\d+)*)$")
 _HAS_DIGIT = re.compile(r"\d")
-# Not model words: context lengths, memory sizes, counts, quant codes.
+# Not model words: context lengths, memory sizes, counts, quant codes, a chip's core count ("80-core").
 _NOT_NAME = re.compile(
-    r"^(?:\d+k|\d+(?:\.\d+)?(?:g|gb|gib|m)|\d+x|x\d+|i?q\d(?:_[a-z0-9_]+)?|[a-z]?\d+bit|\d+(?:\.\d+)?t/?s)$"
+    r"^(?:\d+-?cores?|\d+c|\d+k|\d+(?:\.\d+)?(?:g|gb|gib|m)|\d+x|x\d+|i?q\d(?:_[a-z0-9_]+)?|[a-z]?\d+bit|\d+(?:\.\d+)?t/?s)$"
 )
 TYPO_SCORE = 70.0  # a typed word at least this close to a candidate's word is that word misspelt
 

@@ -77,7 +77,9 @@ def _with_cpu(parsed: ParsedQuestion, catalog: Catalog) -> ParsedQuestion:
     if got.cpu_id is None:
         return parsed
     ram = parsed.host_ram_gib if parsed.host_ram_gib is not None else got.ram_gib
-    return replace(parsed, cpu=got.cpu_id, cpu_sockets=got.sockets, host_ram_gib=ram)
+    # A CPU priced as its family's typical part (cpus.toml [[platform]]): the reply says so.
+    notes = (*parsed.notes, ("cpu_platform", got.typed)) if got.platform else parsed.notes
+    return replace(parsed, cpu=got.cpu_id, cpu_sockets=got.sockets, host_ram_gib=ram, notes=notes)
 
 
 def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:

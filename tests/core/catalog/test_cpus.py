@@ -120,3 +120,15 @@ def test_a_catalog_without_cpus_loads_with_none(tmp_path: Path) -> None:
     shutil.copytree(CATALOG_DIR, tmp_path / "catalogs")
     (tmp_path / "catalogs" / "cpus.toml").unlink()
     assert load_catalog(tmp_path / "catalogs").cpus == {}
+
+
+def test_platform_rows_name_a_catalogued_typical_part_and_cite_a_source() -> None:
+    from core.catalog.cpu import platforms
+
+    catalog = CATALOG
+    rows = platforms(catalog.tables["cpus"].get("platform", []))
+    assert len(rows) >= 10
+    for row in rows:
+        assert row.typical in catalog.cpus, row.id
+        assert row.source.startswith("https://"), row.id
+        re.compile(row.pattern)
