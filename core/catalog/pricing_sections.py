@@ -146,6 +146,7 @@ class BigMoeRules:
 
     framework: str = ""
     min_params_b: float = 200.0
+    max_cards: int = 2  # one or two cards: a bigger box splits the model over its cards instead
     amx_framework: str = ""  # a named CPU with Intel AMX whose RAM holds the FP8 experts
     amx_ram_share: float = 0.9  # of the host RAM the FP8 weights may take
 

@@ -94,6 +94,7 @@ def _big_moe_pick(request: EstimateRequest, quant_id: str, ctx: int, catalog: Ca
         or not model.is_moe
         or model.params_b < rules.min_params_b
         or setup.gpu.vendor != "NVIDIA"
+        or setup.count > rules.max_cards
         or setup.gpu.unified_memory
         or request.offload == "cpu"
         or quant is None
