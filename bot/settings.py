@@ -47,6 +47,10 @@ class Settings(BaseSettings):
     # HF_ENDPOINT names a Hub or mirror. huggingface_hub's own HF_ENDPOINT / HF_TOKEN /
     # HF_HUB_OFFLINE / HF_HOME are read by the library from the process environment.
     hub: bool | None = None
+    # Which site those models are read from: the Hugging Face Hub, or ModelScope for people who can't
+    # reach it (MODELSCOPE_DOMAIN / MODELSCOPE_ENDPOINT name the site, as its own client reads them;
+    # chosen, it is on unless `hub` is false). bot/hub/select.py composes it.
+    model_source: Literal["huggingface", "modelscope"] = "huggingface"
     # The warm cache's folder (core/cache/warm.py); "off" turns it off; None: $XDG_CACHE_HOME/tokbot.
     cache_dir: str | None = None
 
@@ -82,6 +86,17 @@ class Settings(BaseSettings):
     @classmethod
     def _blank_hub_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("model_source", mode="before")
+    @classmethod
+    def _source_word(cls, value: object) -> object:
+        # "ModelScope", " hf " as people write them; blank is the default.
+        if not isinstance(value, str):
+            return value
+        word = value.strip().lower()
+        return {"": "huggingface", "hf": "huggingface", "hub": "huggingface", "ms": "modelscope"}.get(
+            word, word
+        )
 
     @field_validator("web_port", "public_url", mode="before")
     @classmethod

@@ -153,6 +153,12 @@ def _month(created: Any) -> str:
 def _files(info: Any, repo: str, settings: HubSettings) -> tuple[RepoFile, ...]:
     siblings = list(info.siblings or ())[: settings.reads.max_siblings]
     files = tuple(RepoFile(str(s.rfilename), s.size if isinstance(s.size, int) else None) for s in siblings)
+    return check_files(files, repo, settings)
+
+
+def check_files(files: tuple[RepoFile, ...], repo: str, settings: HubSettings) -> tuple[RepoFile, ...]:
+    """`files` when the repo can be read: a config.json within [limits.config] and some weights
+    (shared with the ModelScope source, whose listing has its own shape)."""
     if not any(f.path == "config.json" for f in files):
         raise ModelSourceError("not_found", repo, "the repo has no config.json")
     if not any(f.path.endswith(WEIGHT_SUFFIXES) for f in files):
@@ -192,6 +198,14 @@ def _config(path: str, repo: str, limits: ConfigLimits) -> dict[str, Any]:
         if local.stat().st_size > limits.max_bytes:  # the listing may not have said its size
             raise ValueError(f"{local.stat().st_size} bytes")
         text = local.read_text(encoding="utf-8")
+    except _CONFIG_FILE_ERRORS as exc:
+        raise ModelSourceError("malformed", repo, f"config.json: {type(exc).__name__}: {exc}"[:300]) from exc
+    return config_from_text(text, repo, limits)
+
+
+def config_from_text(text: str, repo: str, limits: ConfigLimits) -> dict[str, Any]:
+    """config.json's text as a dict, or "malformed" (too deep, not JSON, not an object)."""
+    try:
         check_json_depth(text, limits.max_depth)  # before the parser recurses once per level
         config = json.loads(text)
         if not isinstance(config, dict):
@@ -210,9 +224,41 @@ def read_repo(repo: str, settings: HubSettings, deadline: Deadline | None = None
     repo_id = str(info.id or repo)
     config_url = f"{settings.public}/{repo_id}/blob/{revision}/config.json"
     config = _config(path, repo, settings.config)
+    published = info.safetensors.total if info.safetensors else None
+    return sourced_model(
+        repo,
+        config,
+        files,
+        settings,
+        Provenance(
+            repo=repo_id,
+            revision=revision,
+            read_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            endpoint=settings.public,
+            config_url=config_url,
+            published_params=published if isinstance(published, int) else None,
+        ),
+        release=_month(info.created_at),
+    )
+
+
+def sourced_model(
+    repo: str,
+    config: dict[str, Any],
+    files: tuple[RepoFile, ...],
+    settings: HubSettings,
+    provenance: Provenance,
+    release: str = "",
+) -> SourcedModel:
+    """config.json read into the catalog's Model, whichever site served it (Hub or ModelScope)."""
+    repo_id = provenance.repo
     try:
         reading = read_config(
-            config, model_id=repo_id.lower(), repo=repo_id, source=config_url, limits=settings.config
+            config,
+            model_id=repo_id.lower(),
+            repo=repo_id,
+            source=provenance.config_url,
+            limits=settings.config,
         )
     except ConfigRangeError as exc:
         raise ModelSourceError("malformed", repo, str(exc)[:300]) from exc
@@ -220,18 +266,7 @@ def read_repo(repo: str, settings: HubSettings, deadline: Deadline | None = None
         raise ModelSourceError("unsupported", repo, str(exc)[:300]) from exc
     except DATA_ERRORS as exc:  # a reader tripped over a value of a shape no real config has
         raise ModelSourceError("malformed", repo, f"{type(exc).__name__}: {exc}"[:300]) from exc
-    published = info.safetensors.total if info.safetensors else None
-    model = replace(
-        reading.model, family=reading.model_type, aliases=(repo_id,), release=_month(info.created_at)
-    )
-    provenance = Provenance(
-        repo=repo_id,
-        revision=revision,
-        read_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        endpoint=settings.public,
-        config_url=config_url,
-        published_params=published if isinstance(published, int) else None,
-    )
+    model = replace(reading.model, family=reading.model_type, aliases=(repo_id,), release=release)
     return SourcedModel(model=model, params=reading.params, provenance=provenance, files=files)
 
 

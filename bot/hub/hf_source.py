@@ -26,7 +26,7 @@ from pathlib import Path
 
 from bot.hub.hf_read import Deadline, HubSettings, read_repo, search_repos
 from bot.hub.pool import HubPool
-from bot.hub.quant_listing import LISTING_BUDGET_S, read_listing, with_own_files
+from bot.hub.quant_listing import LISTING_BUDGET_S, RepoReader, read_listing, with_own_files
 from core.catalog.hub_limits import HubLimits
 from core.catalog.model_source import ModelSourceError, RepoHit, SourcedModel
 
@@ -40,6 +40,11 @@ def _truthy(value: str | None) -> bool:
 
 
 class HuggingFaceSource:
+    # The blocking reads this source runs on its pool (`read_blocking`, `search_blocking`,
+    # `listing_reader`): the ModelScope source (bot/hub/ms_source.py) swaps them and `settings`, and
+    # keeps the caching, the budgets and the pool.
+    listing_reader: RepoReader | None = None  # None: the Hub's own (bot/hub/quant_listing.py)
+
     def __init__(
         self,
         *,
@@ -74,6 +79,12 @@ class HuggingFaceSource:
             config=self.limits.config,
             reads=self.limits.reads,
         )
+
+    def read_blocking(self, repo: str, settings: HubSettings, deadline: Deadline) -> SourcedModel:
+        return read_repo(repo, settings, deadline)
+
+    def search_blocking(self, query: str, limit: int, settings: HubSettings) -> tuple[RepoHit, ...]:
+        return search_repos(query, limit, settings)
 
     def close(self) -> None:
         """No new reads; those in flight are not waited for (their threads are daemons)."""
@@ -122,12 +133,14 @@ class HuggingFaceSource:
         """config.json and the quant listing at once; the listing never fails the look-up."""
         settings = self.settings()
         listing = asyncio.ensure_future(
-            read_listing(repo, settings, budget_s=self.listing_budget_s, run=self.pool.run)
+            read_listing(
+                repo, settings, budget_s=self.listing_budget_s, run=self.pool.run, reader=self.listing_reader
+            )
         )
         deadline = Deadline(self.budget_s)
         try:
             found = await asyncio.wait_for(
-                self.pool.run(repo, partial(read_repo, repo, settings, deadline)), self.budget_s
+                self.pool.run(repo, partial(self.read_blocking, repo, settings, deadline)), self.budget_s
             )
         except TimeoutError as exc:
             listing.cancel()
@@ -147,7 +160,7 @@ class HuggingFaceSource:
         settings = self.settings()
         try:
             return await asyncio.wait_for(
-                self.pool.run(query, partial(search_repos, query, limit, settings)), self.budget_s
+                self.pool.run(query, partial(self.search_blocking, query, limit, settings)), self.budget_s
             )
         except TimeoutError as exc:
             raise ModelSourceError(

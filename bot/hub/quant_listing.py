@@ -36,36 +36,38 @@ LISTING_BUDGET_S = 3.0  # the listing's share of the 5 s look-up (it runs beside
 
 
 @dataclass(frozen=True, slots=True)
-class _Answer:
+class ListingAnswer:
     asked: str
     repo: str = ""  # the repo's own id as the Hub spells it ("" when it does not exist)
     files: tuple[PublishedFile, ...] = ()
     error: str = ""  # a failure other than "no such repo"
 
 
-def _read(asked: str, settings: HubSettings, quant_ids: tuple[str, ...], with_files: bool) -> _Answer:
+def _read(asked: str, settings: HubSettings, quant_ids: tuple[str, ...], with_files: bool) -> ListingAnswer:
     """One candidate repo: its GGUF files (sizes summed per quant), or only whether it exists."""
     api = HfApi(endpoint=settings.endpoint, token=settings.token)
     try:
         info = api.model_info(asked, files_metadata=with_files, timeout=settings.timeout_s)
         repo = str(info.id or asked)
         if not with_files:
-            return _Answer(asked, repo)
+            return ListingAnswer(asked, repo)
         siblings = list(info.siblings or ())[: settings.reads.max_siblings]
         entries = [(str(s.rfilename), s.size if isinstance(s.size, int) else None) for s in siblings]
         url = f"{settings.public}/{repo}/tree/{info.sha or 'main'}"
-        return _Answer(asked, repo, files_from_listing(repo, entries, quant_ids, source=url))
+        return ListingAnswer(asked, repo, files_from_listing(repo, entries, quant_ids, source=url))
     except _HUB_ERRORS as exc:
         kind = _kind_of(exc)
-        return _Answer(asked) if kind == "not_found" else _Answer(asked, error=f"{asked}: {kind}")
+        return ListingAnswer(asked) if kind == "not_found" else ListingAnswer(asked, error=f"{asked}: {kind}")
     except DATA_ERRORS:  # the Hub's answer about this repo is odd: the repo counts as not read
-        return _Answer(asked, error=f"{asked}: malformed")
+        return ListingAnswer(asked, error=f"{asked}: malformed")
 
 
-Runner = Callable[[str, Callable[[], _Answer]], Awaitable[_Answer]]
+Runner = Callable[[str, Callable[[], ListingAnswer]], Awaitable[ListingAnswer]]
+# One candidate repo read (blocking): the Hub's `_read` here, ModelScope's in bot/hub/ms_read.py.
+RepoReader = Callable[[str, HubSettings, tuple[str, ...], bool], ListingAnswer]
 
 
-async def _in_thread(what: str, call: Callable[[], _Answer]) -> _Answer:
+async def _in_thread(what: str, call: Callable[[], ListingAnswer]) -> ListingAnswer:
     return await asyncio.to_thread(call)  # only where no pool is given (a script, a test)
 
 
@@ -80,21 +82,23 @@ async def read_listing(
     budget_s: float = LISTING_BUDGET_S,
     catalog: Catalog | None = None,
     run: Runner | None = None,
+    reader: RepoReader | None = None,
 ) -> QuantListing:
     """What quantized repos of `base_repo` exist and what their GGUF files weigh; never raises.
     `run` puts each read on the Hub pool (HubPool.run)."""
     runner: Runner = run or _in_thread
+    read_one: RepoReader = reader or _read
     catalog = catalog or default_catalog()
     table = catalog.tables.get("quant_repos", {})
     quant_ids = gguf_quant_ids(catalog)
     gguf = gguf_repo_names(base_repo, table)
     serving = serving_repo_names(base_repo, table)
-    jobs: list[asyncio.Future[_Answer]] = [
-        asyncio.ensure_future(_guarded(runner, name, partial(_read, name, settings, quant_ids, True)))
+    jobs: list[asyncio.Future[ListingAnswer]] = [
+        asyncio.ensure_future(_guarded(runner, name, partial(read_one, name, settings, quant_ids, True)))
         for name in gguf
     ]
     jobs += [
-        asyncio.ensure_future(_guarded(runner, name, partial(_read, name, settings, quant_ids, False)))
+        asyncio.ensure_future(_guarded(runner, name, partial(read_one, name, settings, quant_ids, False)))
         for _, name in serving
     ]
     tried = (*gguf, *(name for _, name in serving))
@@ -124,17 +128,17 @@ async def read_listing(
     )
 
 
-async def _guarded(run: Runner, name: str, call: Callable[[], _Answer]) -> _Answer:
+async def _guarded(run: Runner, name: str, call: Callable[[], ListingAnswer]) -> ListingAnswer:
     """One read that never raises: a full pool ("busy") or an error no read expected is an answer
     naming it, so no job is left holding an exception nobody retrieves."""
     try:
         return await run(name, call)
     except Exception as exc:  # noqa: BLE001 - the listing never fails the look-up
-        return _Answer(name, error=f"{name}: {getattr(exc, 'kind', type(exc).__name__)}")
+        return ListingAnswer(name, error=f"{name}: {getattr(exc, 'kind', type(exc).__name__)}")
 
 
-def _answer(job: asyncio.Future[_Answer], name: str, done: set[Any]) -> _Answer:
-    return job.result() if job in done else _Answer(name, error=f"{name}: timeout")
+def _answer(job: asyncio.Future[ListingAnswer], name: str, done: set[Any]) -> ListingAnswer:
+    return job.result() if job in done else ListingAnswer(name, error=f"{name}: timeout")
 
 
 def with_own_files(

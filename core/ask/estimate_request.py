@@ -300,19 +300,38 @@ def _free_bpw_quant(text: str, framework: str | None, catalog: Catalog) -> str |
     return member
 
 
+def _model(typed: str, catalog: Catalog) -> Model:
+    """The catalog model `typed` names, read as the chat reads it (core.understanding.hub_rule): a
+    reading that lacks a part of the name ("llama 9 13b" -> Llama-2-13B lacks the "9") is a silent
+    swap and refused, never run. "closest" offers only the family typed ("falcon3 10b" is no
+    ChatGLM3-6B; a size alone is no neighbour), those that lack nothing of the name first."""
+    from dataclasses import replace as _with
+
+    from core.understanding.hub_rule import family_candidates, lacking, model_need
+
+    model_res = resolve_model(typed, catalog)
+    if model_res.best_id is not None:
+        _, need = model_need(typed, model_res, catalog)
+        if need is None:
+            return catalog.models[model_res.best_id]
+    family = family_candidates(typed, model_res.candidates, catalog)
+    fits = tuple(c for c in family if not lacking(typed, catalog.models[c[0]], catalog))
+    ranked = (*fits, *(c for c in family if c not in fits))
+    if model_res.best_id is not None:
+        missing = " ".join(lacking(typed, catalog.models[model_res.best_id], catalog))
+        cands = [c for c, _ in ranked]
+        closest = f"; closest: {', '.join(_names(cands, catalog.models))}" if cands else ""
+        best = catalog.models[model_res.best_id].name
+        raise QueryError(
+            f"not sure which model {typed!r} is ({best} has no {missing!r}){closest}", {"model": cands}
+        )
+    raise _unknown("model", "model", typed, _with(model_res, candidates=ranked), catalog.models)
+
+
 def resolve_request(query: EstimateQuery, catalog: Catalog) -> EstimateRequest:
     setup = _setup(query, catalog)
     backend = _backend(query, setup, catalog)
-    model_res = resolve_model(query.model, catalog)
-    if model_res.best_id is None:
-        # Issue 22: "closest" offers only the family typed ("falcon3 10b" is no ChatGLM3-6B).
-        from dataclasses import replace as _with
-
-        from core.understanding.hub_rule import family_candidates
-
-        model_res = _with(model_res, candidates=family_candidates(query.model, model_res.candidates, catalog))
-        raise _unknown("model", "model", query.model, model_res, catalog.models)
-    model = catalog.models[model_res.best_id]
+    model = _model(query.model, catalog)
     quants: list[str] = []
     for text in query.quant:
         # "EXL2-4.25", "exl3 3.0bpw": a free-bpw family member (made on demand, not an alias).

@@ -27,7 +27,8 @@ from core.understanding.hub_rule import model_need
 from core.understanding.intent import intent_details
 from core.understanding.parse import ParsedQuestion, parse_question
 
-FIELDS = (
+# Compared on every line of a corpus.
+_ALWAYS = (
     "gpu",
     "count",
     "memory",
@@ -43,6 +44,9 @@ FIELDS = (
     "kv_type",
     "machines",
     "notes",
+)
+# Compared only where a line has them.
+_WHERE_GIVEN = (
     "laptop",
     "size_b",
     "gpu_sure",
@@ -56,22 +60,8 @@ FIELDS = (
     "gpu_util",
     "model_candidates",
 )
-OPTIONAL = frozenset(
-    {
-        "laptop",
-        "size_b",
-        "gpu_sure",
-        "model_sure",
-        "ram_channels",
-        "other_gpu",
-        "backends",
-        "users",
-        "cpu_sockets",
-        "cpu_moe",
-        "gpu_util",
-        "model_candidates",
-    }
-)  # compared only where a line has them
+OPTIONAL = frozenset(_WHERE_GIVEN)
+FIELDS = (*_ALWAYS, *_WHERE_GIVEN)
 
 
 @dataclass(frozen=True, slots=True)
