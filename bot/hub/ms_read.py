@@ -181,6 +181,7 @@ def read_repo(repo: str, settings: HubSettings, deadline: Deadline | None = None
         read_at=datetime.now(UTC).isoformat(timespec="seconds"),
         endpoint=settings.public,
         config_url=f"{settings.public}/models/{repo}/file/view/{revision}/config.json",
+        site="ModelScope",
     )
     return sourced_model(repo, config, files, settings, provenance)
 

@@ -59,6 +59,13 @@ class Provenance:
     config_url: str  # where config.json was read
     # The Hub's own safetensors parameter total, when it gives one (checked against the count).
     published_params: int | None = None
+    site: str = ""  # the model site as replies name it ("ModelScope"); "": told by the endpoint
+
+
+def site_name(endpoint: str) -> str:
+    """The model site an endpoint belongs to, as replies name it: ModelScope (its domains or a mirror
+    named after it), else the Hugging Face Hub (huggingface.co or an HF_ENDPOINT mirror)."""
+    return "ModelScope" if "modelscope" in endpoint.lower() else "Hugging Face"
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,7 @@ from core.catalog.model_source import (
     SourcedModel,
     public_endpoint,
     scrub_userinfo,
+    site_name,
 )
 from core.catalog.published_files import (
     PublishedFile,
@@ -335,7 +336,12 @@ def with_provenance(reply: Reply, hub: HubModels, catalog: Catalog) -> Reply:
     if query is None or sourced is None or reply.status != "answer":
         return reply
     model, prov = sourced.model, sourced.provenance
-    lines = [translate("hub.header", query.lang, name=model.name, repo=prov.repo, when=prov.read_at[:10])]
+    site = prov.site or site_name(prov.endpoint)
+    lines = [
+        translate(
+            "hub.header", query.lang, name=model.name, site=site, repo=prov.repo, when=prov.read_at[:10]
+        )
+    ]
     twin = same_architecture(model, catalog, skip=frozenset(hub.found) | {model.id})
     if twin is not None:
         lines.append(translate("hub.same_arch", query.lang, other=twin.name))
@@ -355,7 +361,12 @@ def _failed(reply: Reply, query: AskQuery, need: HubNeed, why: str, catalog: Cat
 
 def _not_found(reply: Reply, query: AskQuery, need: HubNeed, found: Found, endpoint: str) -> Reply:
     """Nothing of that name on the Hub: say what was searched, and offer what the search did give."""
-    lines = [translate("hub.not_found", query.lang, name=need.name, query=found.query, endpoint=endpoint)]
+    site = site_name(endpoint)
+    lines = [
+        translate(
+            "hub.not_found", query.lang, name=need.name, site=site, query=found.query, endpoint=endpoint
+        )
+    ]
     status: ReplyStatus = "error"
     if found.others:
         lines.append(translate("hub.candidates", query.lang, names=", ".join(found.others)))

@@ -169,4 +169,5 @@ async def test_held_out_a_typed_name_is_answered_through_modelscope(
     )
     assert reply.status == "answer", reply.text
     assert f"({CODER}" in reply.text.splitlines()[0], reply.text
+    assert "· ModelScope (" in reply.text.splitlines()[0], reply.text  # the site it was read from
     assert ms.count("search") >= 1
