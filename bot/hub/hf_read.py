@@ -93,6 +93,17 @@ class Deadline:
             raise ModelSourceError("timeout", repo, f"gave up before {step} ({self.seconds:g} s)")
 
 
+def status_kind(status: int) -> FailureKind:
+    """What an HTTP status from a model site says went wrong (the Hub's and ModelScope's alike)."""
+    if status == 429:
+        return "rate_limited"
+    if status in {401, 403}:
+        return "gated"
+    if status == 404:
+        return "not_found"
+    return "server_error" if status >= 500 else "unreachable"
+
+
 def _kind_of(exc: BaseException) -> FailureKind:
     """What a huggingface_hub / httpx exception means for the reply."""
     if isinstance(exc, GatedRepoError):
@@ -102,14 +113,7 @@ def _kind_of(exc: BaseException) -> FailureKind:
     if isinstance(exc, RepositoryNotFoundError | RevisionNotFoundError | EntryNotFoundError):
         return "not_found"
     if isinstance(exc, HfHubHTTPError):
-        status = exc.response.status_code if exc.response is not None else 0
-        if status == 429:
-            return "rate_limited"
-        if status in {401, 403}:
-            return "gated"
-        if status == 404:
-            return "not_found"
-        return "server_error" if status >= 500 else "unreachable"
+        return status_kind(exc.response.status_code if exc.response is not None else 0)
     if isinstance(exc, TimeoutError) or "Timeout" in type(exc).__name__:
         return "timeout"
     return "unreachable"

@@ -39,10 +39,10 @@ from bot.hub.hf_read import (
     check_files,
     config_from_text,
     sourced_model,
+    status_kind,
 )
 from bot.hub.quant_listing import ListingAnswer
 from core.catalog.model_source import (
-    FailureKind,
     ModelSourceError,
     Provenance,
     RepoFile,
@@ -77,16 +77,6 @@ class _Status(Exception):
 _READ_ERRORS: tuple[type[BaseException], ...] = (_Status, *_HUB_ERRORS, *DATA_ERRORS)
 
 
-def _kind(status: int) -> FailureKind:
-    if status == 429:
-        return "rate_limited"
-    if status in {401, 403}:
-        return "gated"
-    if status == 404:
-        return "not_found"
-    return "server_error" if status >= 500 else "unreachable"
-
-
 def _headers(settings: HubSettings) -> dict[str, str]:
     return {"Authorization": f"Bearer {settings.token}"} if settings.token else {}
 
@@ -101,7 +91,7 @@ def _get_json(url: str, params: dict[str, str | int], settings: HubSettings) -> 
 def _failure(exc: BaseException, what: str, settings: HubSettings) -> ModelSourceError:
     detail = scrub(f"{type(exc).__name__}: {exc}", settings.endpoint)
     if isinstance(exc, _Status):
-        return ModelSourceError(_kind(exc.status), what, detail)
+        return ModelSourceError(status_kind(exc.status), what, detail)
     if isinstance(exc, TimeoutError) or "Timeout" in type(exc).__name__:
         return ModelSourceError("timeout", what, detail)
     if isinstance(exc, _HUB_ERRORS):
