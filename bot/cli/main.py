@@ -39,9 +39,10 @@ def _estimate_parser(sub: Subparsers) -> None:
     p.add_argument("--cpu", default=None, help='host CPU, e.g. "7950X", "2x EPYC 9654" (sets RAM defaults)')
     p.add_argument(
         "--offload",
-        choices=("experts", "layers", "cpu"),
+        choices=("auto", "experts", "layers", "cpu"),
         default=None,
-        help="run this setup instead of choosing",
+        help="run this setup instead of choosing; auto: what llama.cpp's --fit picks (MoE experts, "
+        "else layers, in RAM for each row that doesn't fit the card(s))",
     )
     p.add_argument(
         "--cpu-moe-layers", default=None, help="experts: layers whose experts sit in RAM, N or all"

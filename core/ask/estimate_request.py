@@ -89,7 +89,8 @@ class EstimateQuery(BaseModel):
     ram_type: str | None = Field(default=None, max_length=40)  # "DDR5-6000", "DDR4", "LPDDR5X-8533"
     ram_channels: int | None = Field(default=None, ge=1, le=24)
     sockets: int | None = Field(default=None, ge=1, le=8)
-    offload: Literal["experts", "layers", "cpu"] | None = None
+    # "auto": the estimator chooses, as llama.cpp's `--fit` does (EstimateRequest.offload).
+    offload: Literal["auto", "experts", "layers", "cpu"] | None = None
     cpu_moe_layers: int | None = Field(default=None, ge=-1, le=1000)  # -1 = all ("all" on input)
     gpu_layers: int | None = Field(default=None, ge=0, le=1000)
     # The llama.cpp backend to price (cuda | rocm | vulkan | metal | sycl | cann | cpu; "hip" = rocm):

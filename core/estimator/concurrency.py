@@ -43,7 +43,7 @@ from core.catalog.model import Model
 from core.catalog.pricing_sections import BatchTerms, FrameworkBatchTerms, PartialBand
 from core.catalog.sections import sections
 from core.estimator import speed
-from core.estimator.estimate import Estimate, Setup
+from core.estimator.estimate import Estimate, Setup, offloaded
 from core.estimator.memory import kv_read_bytes
 from core.estimator.weights import weight_breakdown
 
@@ -461,7 +461,7 @@ def estimate_concurrency(est: Estimate, users: int, catalog: Catalog) -> tuple[d
     req = est.request
     out: list[dict[str, Any] | None] = []
     for row in est.rows:
-        if row.status == "no_fit" or req.offload or est.backend == "cpu":
+        if row.status == "no_fit" or offloaded(req, row) or est.backend == "cpu":
             out.append(None)
             continue
         batch = Batch(

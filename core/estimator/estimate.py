@@ -29,11 +29,12 @@ from core.estimator.memory import (
     serving_share,
     usable_memory,
 )
-from core.estimator.memory_fit import ForcedOffload, cpu_band, forced_offload, layer_plan
+from core.estimator.memory_fit import ForcedOffload, LayerPlan, cpu_band, forced_offload, layer_plan
 from core.estimator.plan import pricing_framework
 from core.estimator.pricing import Pricing
 from core.estimator.token_bytes import decode_bytes
 from core.estimator.ways_out.find import cpu_remedy, find_remedy
+from core.estimator.ways_out.kind import WayOutKind
 from core.estimator.ways_out.remedy import Remedy
 from core.estimator.weights import WeightBreakdown, weight_breakdown
 from core.i18n import Note
@@ -79,7 +80,9 @@ class EstimateRequest:
     framework: str | None = None
     kv_type: KvCacheType = FULL_PRECISION_KV
     # The setup as the user runs it, not chosen for them: "" (on the GPU, ways out when it doesn't
-    # fit) | "experts" (MoE experts in RAM) | "layers" (-ngl N) | "cpu" (no GPU layers at all).
+    # fit) | "experts" (MoE experts in RAM) | "layers" (-ngl N) | "cpu" (no GPU layers at all) |
+    # "auto" (what llama.cpp's `--fit` does: a row that fits runs on the card(s); one that doesn't is
+    # priced as "experts" / "layers" with its own way out's count, `_auto_offload`).
     offload: str = ""
     cpu_moe_layers: int | None = None  # experts: layers whose experts sit in RAM; -1 or None = all
     gpu_layers: int | None = None  # layers: layers on the GPU; None = as many as fit
@@ -182,6 +185,14 @@ def ram_usable(setup: Setup, catalog: Catalog) -> Usable:
     return Usable(ram - reserve, 1, ram, (Note("assume.ram_reserve", {"gib": reserve, "ram": ram}),))
 
 
+def offloaded(request: EstimateRequest, row: Row) -> bool:
+    """Whether `row` runs with weights in system RAM as the request placed it: the offload named, or
+    under "auto" a row priced with its way out (a row that fits "auto" has no remedy)."""
+    if request.offload == "auto":
+        return row.status != "no_fit" and row.remedy is not None
+    return bool(request.offload)
+
+
 def in_ram(est: Estimate) -> bool:
     """Whether the estimate is a CPU-only run: its memory figures are system RAM, not VRAM."""
     return est.request.offload == "cpu"
@@ -222,7 +233,7 @@ def estimate(request: EstimateRequest, catalog: Catalog) -> Estimate:
     )
     engine = _engine(framework, catalog)
     request = _as_served(request, engine, catalog)
-    if engine == "ktransformers" and model.is_moe and not request.offload:
+    if engine == "ktransformers" and model.is_moe and request.offload in ("", "auto"):
         # KTransformers is expert offload by design: every routed expert on the CPU
         # (--kt-num-gpu-experts 0), attention and shared weights on the GPU.
         request = replace(request, offload="experts")
@@ -370,6 +381,9 @@ def _row(pricing: Pricing, fixed: _Fixed, quant_id: str, weights: WeightBreakdow
     decode = prefill = deep = None
     ttft = deep_ttft = None
     remedy = None
+    # "auto" on a row that doesn't fit: the request names the offload it chose from here on.
+    pricing, found = _auto_offload(pricing, quant_id, weights, ctx, depth, status)
+    request = pricing.request
     if request.offload == "cpu":
         # CPU only: every byte is in RAM, so the row's memory figures are the RAM the run needs
         # (weights + KV + compute buffer) against the usable RAM (`ram_usable`).
@@ -384,7 +398,7 @@ def _row(pricing: Pricing, fixed: _Fixed, quant_id: str, weights: WeightBreakdow
             )
         else:
             remedy = cpu_remedy(pricing, quant_id, weights, ctx, forced)
-    elif request.offload:
+    elif request.offload in ("experts", "layers"):
         forced = forced_offload(pricing, quant_id, weights, ctx, depth, p_depth)
         status, remedy = forced.status, forced.plan
         weights_gpu, kv, total = forced.weights_gpu, forced.kv_gpu, forced.gpu_bytes
@@ -405,9 +419,8 @@ def _row(pricing: Pricing, fixed: _Fixed, quant_id: str, weights: WeightBreakdow
             d_seconds = speed.prefill_seconds(rt, model, quant_id, request.prompt, depth)
             deep, deep_ttft = _prefill_range(request.prompt, d_seconds, fixed.prefill_band)
     else:
-        # The offload plan is part of the way out too: worked out once for both.
-        plan = layer_plan(request, pricing.usable, weights, ctx, catalog)
-        remedy = find_remedy(pricing, quant_id, weights, ctx, depth, plan)
+        # The offload plan is part of the way out too: worked out once for both ("auto" found them).
+        remedy, plan = found if found is not None else _way_out(pricing, quant_id, weights, ctx, depth)
         if plan.layers_on_gpu == 0:
             notes.append(Note("row.no_gpu_layers"))
     return Row(
@@ -431,6 +444,40 @@ def _row(pricing: Pricing, fixed: _Fixed, quant_id: str, weights: WeightBreakdow
         deep_prefill_tps=deep,
         deep_ttft_s=deep_ttft,
     )
+
+
+def _way_out(
+    pricing: Pricing, quant_id: str, weights: WeightBreakdown, ctx: int, depth: int
+) -> tuple[Remedy, LayerPlan]:
+    """A row's best way out off the card(s) and its layer plan (worked out once for both)."""
+    plan = layer_plan(pricing.request, pricing.usable, weights, ctx, pricing.catalog)
+    return find_remedy(pricing, quant_id, weights, ctx, depth, plan), plan
+
+
+def _auto_offload(
+    pricing: Pricing, quant_id: str, weights: WeightBreakdown, ctx: int, depth: int, status: FitStatus
+) -> tuple[Pricing, tuple[Remedy, LayerPlan] | None]:
+    """Offload "auto" for a row that doesn't fit the card(s): what llama.cpp's `--fit` does, i.e. the
+    row's own way out that keeps weights in RAM (a MoE's experts of the fewest layers, else as many
+    whole layers on the card(s) as fit), as a request naming it ("experts" + cpu_moe_layers, "layers"
+    + gpu_layers): the row is then priced exactly as `--offload experts|layers` with that count, its
+    figures and placement the way out's (the chat's plan runs the same). Where no such way out runs
+    here (unified memory, vLLM, too little RAM) the row stays as offload "" prices it, with the way
+    out found. `pricing` comes back unchanged (and no way out) for any other row or offload."""
+    request = pricing.request
+    if request.offload != "auto" or status != "no_fit":
+        return pricing, None
+    remedy, plan = _way_out(pricing, quant_id, weights, ctx, depth)
+    ways = (remedy, *remedy.alternatives)
+    experts = next((w for w in ways if w.kind == WayOutKind.EXPERT_OFFLOAD), None)
+    layers = next((w for w in ways if w.kind == WayOutKind.OFFLOAD), None)
+    if experts is not None:
+        chosen = replace(request, offload="experts", cpu_moe_layers=experts.cpu_moe_layers)
+    elif layers is not None:
+        chosen = replace(request, offload="layers", gpu_layers=layers.layers_on_gpu)
+    else:
+        return pricing, (remedy, plan)
+    return replace(pricing, request=chosen), None
 
 
 def _prefill_range(prompt: int, seconds: float, p_band: Band) -> tuple[Range, float]:

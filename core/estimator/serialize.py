@@ -106,6 +106,12 @@ def _placement(plan: Plan, choice: Choice) -> dict[str, Any]:
         out["layers_total"] = q.model.layers
     if q.cpu_only:
         out["kind"] = "cpu"
+    elif out["kind"] == "gpu" and q.n_cpu_moe:
+        # A row that runs offloaded as placed (`--offload experts|layers|auto`) has no way out to
+        # choose: its placement says where the weights are.
+        out["kind"] = "experts"
+    elif out["kind"] == "gpu" and q.n_gpu_layers != "all" and q.n_gpu_layers < q.model.layers:
+        out["kind"] = "layers"
     return out
 
 
