@@ -7,8 +7,8 @@ the Model's shape fields, then counted layer by layer here. The MLA (`mla`) and 
 model's attention kind (`Architecture.mixer_params`), plain GQA when it has none. Small per-family
 tensors the schema leaves out (q/k norms, biases, sinks, routing biases) are keyed on model_type.
 
-Registered here: the `dense` and `moe` readers, the plain `full` attention sizing (every other
-kind's default) and `llama4`, a known family the schema cannot describe yet.
+Registered here: the `dense` and `moe` readers and the plain `full` attention sizing (every other
+kind's default); `read_moe` is also what `llama4` reads its normalised config with.
 """
 
 from __future__ import annotations
@@ -404,14 +404,8 @@ def placeholder(fields: dict[str, Any], model_id: str, repo: str, source: str) -
 
 
 register(Architecture("dense", model_types=_DENSE, read=generic_reader(_dense_fields)))
-register(Architecture("moe", model_types=_MOE, read=generic_reader(_moe_fields)))
-register(
-    Architecture(
-        "llama4",
-        model_types=frozenset({"llama4"}),
-        unsupported="chunked attention with no-rope layers and interleaved MoE (read it by hand)",
-    )
-)
+read_moe = generic_reader(_moe_fields)
+register(Architecture("moe", model_types=_MOE, read=read_moe))
 # Plain softmax attention (and Mistral-7B-v0.1's all-layers window that llama.cpp runs as plain
 # attention): K and V in every layer, q/k/v/o tensors.
 register(

@@ -43,7 +43,7 @@ def test_lookups_by_model_type_and_text_type() -> None:
     assert reader_for("some_wrapper", "qwen3_moe").name == "moe"  # else the text config's
     assert reader_for("gemma4_text", "gemma4_text").name == "gemma4"
     with pytest.raises(ConfigError, match="not supported yet"):
-        reader_for("llama4", "llama4_text")
+        reader_for("some_wrapper", "falcon_h1")  # unsupported, named by the text type
     with pytest.raises(ConfigError, match="unknown model_type 'chatglm'"):
         reader_for("chatglm", "chatglm")
 

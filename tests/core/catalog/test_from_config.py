@@ -447,8 +447,8 @@ def test_missing_expert_count_is_named() -> None:
 
 
 def test_unsupported_family_is_named_not_approximated() -> None:
-    with pytest.raises(ConfigError, match="llama4: not supported"):
-        read_config({"model_type": "llama4", "hidden_size": 5120, "interleave_moe_layer_step": 2})
+    with pytest.raises(ConfigError, match="deci: not supported"):
+        read_config({"model_type": "deci", "hidden_size": 8192, "block_configs": [{}]})
 
 
 # ---------------------------------------------------------------- published GGUF files check the weights

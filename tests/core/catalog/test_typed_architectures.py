@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from core.catalog.from_config import ConfigError, read_config
+from core.catalog.loader import default_catalog
 from core.estimator.memory import kv_shape
 
 FIXTURES = Path(__file__).parent / "hub_configs"
@@ -32,6 +33,9 @@ PUBLISHED = {
     "microsoft__Phi-3.5-MoE-instruct": (41_873_153_344, 6_600_000_000),  # card: "6.6B active"
     "internlm__internlm2_5-7b-chat": (7_737_708_544, None),
     "THUDM__glm-4-9b-chat-hf": (9_399_951_360, None),
+    # Meta's "109B / 400B total, 17B active" count the vision tower (the reading's total does too)
+    "meta-llama__Llama-4-Scout-17B-16E": (109_000_000_000, 17_000_000_000),
+    "meta-llama__Llama-4-Maverick-17B-128E-Instruct": (400_000_000_000, 17_000_000_000),
 }
 
 
@@ -84,3 +88,67 @@ def test_internlm2_with_biases_is_refused() -> None:
 def test_smollm3_nope_layers_change_no_count() -> None:
     cfg = _fixture("HuggingFaceTB__SmolLM3-3B")
     assert read_config(cfg).params == read_config(dict(cfg, no_rope_layers=None)).params
+
+
+# ---------------------------------------------------------------- Llama 4
+
+SCOUT, MAVERICK = "meta-llama__Llama-4-Scout-17B-16E", "meta-llama__Llama-4-Maverick-17B-128E-Instruct"
+LLAMA4_VISION = 871_932_416  # ViT (34 blocks), pixel-shuffle adapter, projector: stored, not in params_b
+
+
+@pytest.mark.parametrize(("name", "entry"), [(SCOUT, "llama-4-scout"), (MAVERICK, "llama-4-maverick")])
+def test_llama4_matches_the_catalog_entry(name: str, entry: str) -> None:
+    reading = read_config(_fixture(name))
+    m, known = reading.model, default_catalog().models[entry]
+    # The catalog's params_b is the text decoder alone; the vision tower is counted apart.
+    assert (m.params_b, m.active_params_b) == (known.params_b, known.active_params_b)
+    assert reading.params.vision == LLAMA4_VISION
+    shape = ("layers", "hidden", "heads", "kv_heads", "head_dim", "vocab", "intermediate_size")
+    moe = ("experts", "experts_active", "shared_experts", "moe_intermediate_size", "moe_layer_step")
+    swa = ("attention", "sliding_window", "global_layers")
+    for key in shape + moe + swa:
+        if key == "intermediate_size" and m.moe_layer_step == 1:
+            # Scout has no dense layer: the catalog's 8192 (maxtext) and the config's
+            # intermediate_size_mlp 16384 size nothing.
+            continue
+        assert getattr(m, key) == getattr(known, key), key
+
+
+def test_llama4_decoder_counts() -> None:
+    scout = read_config(_fixture(SCOUT)).params
+    maverick = read_config(_fixture(MAVERICK)).params
+    assert (scout.decoder, scout.active) == (107_769_861_120, 17_172_894_720)
+    assert (maverick.decoder, maverick.active) == (400_711_848_960, 17_184_691_200)
+
+
+def test_llama4_chunked_layers_cache_one_chunk_the_nope_layers_everything() -> None:
+    for name in (SCOUT, MAVERICK):  # Scout lists no_rope_layers; Maverick's come from the default interval 4
+        m = read_config(_fixture(name)).model
+        shape = kv_shape(m)
+        assert (m.attention, m.sliding_window, m.global_layers) == ("swa_hybrid", 8192, 12)
+        assert shape.full_values_per_token == 12 * 2 * 8 * 128
+        assert shape.swa_values_per_token == 36 * 2 * 8 * 128
+
+
+def test_llama4_without_chunking_is_full_attention() -> None:
+    cfg = _fixture(SCOUT)
+    text = dict(cfg["text_config"], attention_chunk_size=None)
+    m = read_config(dict(cfg, text_config=text)).model
+    assert m.attention == "full"
+    assert read_config(dict(cfg, text_config=text)).params.decoder == read_config(cfg).params.decoder
+
+
+def test_llama4_text_only_checkpoint_reads_without_the_tower() -> None:
+    cfg = _fixture(SCOUT)
+    text = dict(cfg["text_config"], tie_word_embeddings=False)  # a Llama4ForCausalLM config.json
+    reading = read_config(text)
+    assert reading.params.decoder == read_config(cfg).params.decoder and not reading.params.vision
+
+
+def test_llama4_moe_layers_off_the_step_are_refused() -> None:
+    cfg = _fixture(MAVERICK)
+    text = dict(cfg["text_config"], moe_layers=[0, 5, 9])
+    with pytest.raises(ConfigError, match="moe_layers"):
+        read_config(dict(cfg, text_config=text))
+    listed = dict(cfg["text_config"], moe_layers=list(range(1, 48, 2)))
+    assert read_config(dict(cfg, text_config=listed)).params == read_config(cfg).params
