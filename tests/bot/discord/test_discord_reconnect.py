@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,24 +24,18 @@ from bot.discord.adapter import DiscordAdapter
 from bot.runner import Service
 from bot.settings import Settings
 from core.storage.memory import MemoryStorage
-from tests.bot.telegram.test_telegram_reconnect import FAST, GUARD, UNRESOLVABLE, Lines
+from tests.bot.telegram.test_telegram_reconnect import FAST, GUARD, UNRESOLVABLE
 from tests.fakes.discord_api import API, FakeDiscord
 from tests.fakes.flaky_proxy import FlakyProxy
+from tests.fakes.log_lines import Lines, captured
 
 TOKEN = "MTAxMjM0NTY3ODkwMTIzNDU2Nzg5.GaBcDe.abcdefghijklmnopqrstuvwxyz0123456789AB"
 ALICE = 101
 
 
 @pytest.fixture
-def lines() -> AsyncIterator[Lines]:
-    handler = Lines()
-    root = logging.getLogger()
-    old = root.level
-    root.addHandler(handler)
-    root.setLevel(logging.INFO)
-    yield handler
-    root.removeHandler(handler)
-    root.setLevel(old)
+def lines() -> Iterator[Lines]:
+    yield from captured()
 
 
 @pytest.fixture

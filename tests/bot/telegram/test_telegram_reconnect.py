@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from bot.telegram import TelegramAdapter
 from core.storage.memory import MemoryStorage
 from tests.bot.telegram.conftest import QUESTION, settings
 from tests.fakes.flaky_proxy import FlakyProxy
+from tests.fakes.log_lines import Lines, captured
 from tests.fakes.telegram_api import FakeTelegram
 
 FAST = {"reconnect_first_seconds": 0.001, "reconnect_max_seconds": 0.01, "reconnect_jitter": 0.5}
@@ -30,44 +31,9 @@ GUARD = 60.0  # s: only against a hang; nothing here depends on how fast the mac
 UNRESOLVABLE = "tokbot-offline.invalid"
 
 
-class Lines(logging.Handler):
-    """Records every log record; `wait(pattern, n)` until n records contain `pattern`."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.records: list[logging.LogRecord] = []
-        self._changed = asyncio.Event()
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
-        self._changed.set()
-
-    def matching(self, pattern: str) -> list[logging.LogRecord]:
-        return [r for r in self.records if pattern in r.getMessage()]
-
-    async def wait(self, pattern: str, n: int = 1) -> list[logging.LogRecord]:
-        async def until() -> None:
-            while len(self.matching(pattern)) < n:
-                self._changed.clear()
-                await self._changed.wait()
-
-        await asyncio.wait_for(until(), GUARD)
-        return self.matching(pattern)
-
-    def tracebacks(self) -> list[logging.LogRecord]:
-        return [r for r in self.records if r.exc_info and r.levelno >= logging.WARNING]
-
-
 @pytest.fixture
-def lines() -> AsyncIterator[Lines]:
-    handler = Lines()
-    root = logging.getLogger()
-    old = root.level
-    root.addHandler(handler)
-    root.setLevel(logging.INFO)
-    yield handler
-    root.removeHandler(handler)
-    root.setLevel(old)
+def lines() -> Iterator[Lines]:
+    yield from captured()
 
 
 @pytest.fixture
