@@ -487,7 +487,7 @@ def _gpu_text(catalog: Catalog, card: CardSpec, os_name: str | None, lang: Lang,
 
 def clear_caches() -> None:
     """Forget cached estimates and replies (after a catalog reload, or in benchmarks)."""
-    for fn in (_estimate, _full_text, _model_text, _gpu_text, _read_query):
+    for fn in (_estimate, _full_text, _model_text, _gpu_text, _read_query, _card_name_patterns):
         fn.cache_clear()
     clear_intent_caches()
 
@@ -696,14 +696,20 @@ def _without_cards(parsed: ParsedQuestion, catalog: Catalog) -> str:
     6000" before a model) are not part of a model's typed name."""
     raw = parsed.raw
     for card in parsed.cards:
-        gpu = catalog.gpus.get(card.res.best_id or "")
-        if gpu is None or not card.res.confident:
-            continue
-        for name in sorted((gpu.name, *gpu.aliases), key=len, reverse=True):
-            if len(name) >= 4 and " " in name:  # a multi-word name: a bare "4090" is read as a card already
+        if card.res.best_id in catalog.gpus and card.res.confident:
+            for pattern in _card_name_patterns(card.res.best_id or "", catalog):
                 # a stop, not a space: the words either side are two runs, not one name
-                raw = re.sub(re.escape(name), lambda m: ";" + " " * (len(m.group(0)) - 1), raw, flags=re.I)
+                raw = pattern.sub(lambda m: ";" + " " * (len(m.group(0)) - 1), raw)
     return raw
+
+
+@lru_cache(maxsize=512)
+def _card_name_patterns(gpu_id: str, catalog: Catalog) -> tuple[re.Pattern[str], ...]:
+    """A card's multi-word names, longest first, compiled once per card (a bare "4090" is read as a
+    card already)."""
+    gpu = catalog.gpus[gpu_id]
+    names = sorted((gpu.name, *gpu.aliases), key=len, reverse=True)
+    return tuple(re.compile(re.escape(n), re.IGNORECASE) for n in names if len(n) >= 4 and " " in n)
 
 
 def _model_named(query: AskQuery | None, catalog: Catalog) -> tuple[str, str] | None:

@@ -41,10 +41,16 @@ class ServingPlan:
     choice: Choice
     plan: Plan
     speed: ConcurrentSpeed
+    depth: int  # the tokens each user's sequence was priced holding (`chat_depth`)
 
     @property
     def kv_type(self) -> KvCacheType:
         return self.plan.placement.kv_cache
+
+    @property
+    def rows(self) -> tuple[ttft.TtftRow, ...]:
+        """The TTFT table's rows: every quant the estimate priced."""
+        return tuple(ttft.TtftRow(r.quant, r) for r in self.est.rows if not r.unsupported)
 
 
 def _request(query: AskQuery, setup: Setup, model: Model, ctx: int, kv: KvCacheType) -> EstimateRequest:
@@ -96,7 +102,7 @@ def serving_plan(
     depth = chat_depth(query.prompt, plan.context, catalog)
     kv = plan.placement.kv_cache
     batch = Batch(setup, model, plan.quant, users, depth, framework, kv, est.backend)
-    return ServingPlan(est, choice, plan, concurrent_for(batch, catalog))
+    return ServingPlan(est, choice, plan, concurrent_for(batch, catalog), depth)
 
 
 def chat_depth(prompt: int, context: int, catalog: Catalog) -> int:
@@ -145,10 +151,8 @@ def serving_doc(sp: ServingPlan, query: AskQuery, title: str, catalog: Catalog) 
     row = sp.choice.row
     words = framework_words(sp.plan, users, catalog)
     kv_quantized = sp.kv_type != FULL_PRECISION_KV
-    depth = chat_depth(query.prompt, sp.plan.context, catalog)
-    serving = ttft.Serving(row, users, sp.plan.context, query.prompt, words, sp.speed, kv_quantized, depth)
+    serving = ttft.Serving(row, users, sp.plan.context, query.prompt, words, sp.speed, kv_quantized, sp.depth)
     model = sp.est.request.model
-    rows = tuple(ttft.TtftRow(r.quant, r) for r in sp.est.rows if not r.unsupported)
     advice = advise(sp.plan, catalog, lang)
     tail: tuple[Para | Pre, ...] = ()
     if advice.line:
@@ -161,7 +165,7 @@ def serving_doc(sp: ServingPlan, query: AskQuery, title: str, catalog: Catalog) 
     return (
         ttft.serving_headline(serving, title, model.name, lang),
         ttft.serving_ttft(serving, lang),
-        *ttft.ttft_doc(rows, title, model.name, query.prompt, lang, query.model_id is None),
+        *ttft.ttft_doc(sp.rows, title, model.name, query.prompt, lang, query.model_id is None),
         *ttft.serving_kv(serving, lang),
         *tail,
     )
@@ -170,9 +174,9 @@ def serving_doc(sp: ServingPlan, query: AskQuery, title: str, catalog: Catalog) 
 def serving_rows(sp: ServingPlan) -> tuple[dict[str, Any], ...]:
     """`ask --json`'s rows: the TTFT rows, the planned one with its N users' figures."""
     figures = as_json(sp.speed, sp.plan.quant)
-    rows = tuple(ttft.TtftRow(r.quant, r) for r in sp.est.rows if not r.unsupported)
     return tuple(
-        {**r, "concurrency": figures} if r.get("quant") == sp.plan.quant else r for r in ttft.ttft_json(rows)
+        {**r, "concurrency": figures} if r.get("quant") == sp.plan.quant else r
+        for r in ttft.ttft_json(sp.rows)
     )
 
 

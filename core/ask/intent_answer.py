@@ -20,7 +20,7 @@ from core.estimator.choice import Choice, choose
 from core.estimator.concurrency import Batch, concurrent_for
 from core.estimator.estimate import Estimate, in_ram
 from core.estimator.frameworks import backend_names
-from core.estimator.frameworks.serving_setup import is_serving_setup, serving_rules
+from core.estimator.frameworks.serving_setup import is_serving_setup
 from core.estimator.setup import is_serving
 from core.estimator.ways_out.registry import facts
 from core.i18n import Lang, translate
@@ -232,7 +232,7 @@ def _served(query: AskQuery, catalog: Catalog) -> bool:
     gpu = catalog.gpus.get(query.hardware.first.gpu_id or "")
     if query.framework or gpu is None:
         return False
-    return gpu.segment in serving_rules(catalog).segments and is_serving_setup(gpu, 1, None, catalog)
+    return is_serving_setup(gpu, 1, None, catalog)  # one card, no users: served for its segment alone
 
 
 def _compare(query: AskQuery, catalog: Catalog) -> IntentReply | None:

@@ -15,10 +15,12 @@ from core.catalog.loader import Catalog
 from core.catalog.sections import sections
 from core.estimator.frameworks import FrameworkOption, FrameworkQuery, evaluate, framework_options, recommend
 from core.estimator.frameworks.serving_setup import serving_pick
+from core.estimator.memory import GIB
 from core.estimator.placement import framework_query
 from core.estimator.ways_out.kind import WayOutKind
 from core.estimator.ways_out.registry import facts
 from core.estimator.ways_out.remedy import Remedy
+from core.estimator.weights import bpw_bytes
 from core.i18n import Note
 
 if TYPE_CHECKING:  # estimate.py imports this module (pricing_framework): only its types are needed
@@ -101,15 +103,21 @@ def _big_moe_pick(request: EstimateRequest, quant_id: str, ctx: int, catalog: Ca
         or quant.format != "gguf"
     ):
         return ""
-    weights_gib = model.params_b * quant.bpw / 8 * 1e9 / 2**30
-    if weights_gib <= setup.count * setup.memory_gib:
+    if bpw_bytes(model, quant) / GIB <= setup.count * setup.memory_gib:
         return ""  # it fits the cards: mainline llama.cpp (or serving) as usual
     kt = _amx_pick(request, ctx, catalog)
     if kt:
         return kt
+    return rules.framework if _runs_offloaded(rules.framework, request, quant_id, ctx, catalog) else ""
+
+
+def _runs_offloaded(
+    framework: str, request: EstimateRequest, quant_id: str, ctx: int, catalog: Catalog
+) -> bool:
+    """Whether `framework` runs the request at this quant with every MoE expert in RAM."""
     query = framework_query(request, quant_id, ctx, "smooth", None, catalog)
-    offloaded = replace(query, n_cpu_moe=model.layers, fits_on_gpu=False)
-    return rules.framework if evaluate(catalog.frameworks[rules.framework], offloaded).runnable else ""
+    offloaded = replace(query, n_cpu_moe=request.model.layers, fits_on_gpu=False)
+    return evaluate(catalog.frameworks[framework], offloaded).runnable
 
 
 def _amx_pick(request: EstimateRequest, ctx: int, catalog: Catalog) -> str:
@@ -117,15 +125,12 @@ def _amx_pick(request: EstimateRequest, ctx: int, catalog: Catalog) -> str:
     amx_framework), its kernels made for exactly that box; "" otherwise."""
     rules, setup, model = sections(catalog).estimator.big_moe, request.setup, request.model
     cpu = catalog.cpus.get(setup.host.cpu)
-    framework = catalog.frameworks.get(rules.amx_framework)
     fp8 = catalog.quants.get("FP8")
-    if cpu is None or cpu.simd != "amx" or framework is None or fp8 is None:
+    if cpu is None or cpu.simd != "amx" or rules.amx_framework not in catalog.frameworks or fp8 is None:
         return ""
-    if model.params_b * fp8.bpw / 8 * 1e9 / 2**30 > setup.host.ram_gib * rules.amx_ram_share:
+    if bpw_bytes(model, fp8) / GIB > setup.host.ram_gib * rules.amx_ram_share:
         return ""  # the FP8 experts don't fit the RAM: a GGUF on ik_llama.cpp instead
-    query = framework_query(request, "FP8", ctx, "smooth", None, catalog)
-    offloaded = replace(query, n_cpu_moe=model.layers, fits_on_gpu=False)
-    return framework.id if evaluate(framework, offloaded).runnable else ""
+    return rules.amx_framework if _runs_offloaded(rules.amx_framework, request, "FP8", ctx, catalog) else ""
 
 
 def _mac_pick(request: EstimateRequest, ctx: int, catalog: Catalog) -> str:
