@@ -163,3 +163,14 @@ def test_nearest_lines_name_related_models_only(question: str) -> None:
             if f" {m.name}:" in line and m.id != asked.id:
                 assert m.is_moe == asked.is_moe, line
                 assert max(m.params_b, asked.params_b) / min(m.params_b, asked.params_b) <= 3.0, line
+
+
+def test_a_discrete_cards_run_is_never_nearest_for_a_mac_and_back() -> None:
+    """Unified memory and a discrete card don't speak for each other, however close their memory
+    and bandwidth (an RTX A6000 run under an M4 Max question, an M3 Max run under an A6000 one)."""
+    a6000 = make(1, 34.0, gpu="rtx-a6000", model="qwen3-32b")
+    assert _near(a6000, gpu="apple-m4-max-40c", model="qwen3-32b") == []
+    mac = make(2, 14.0, gpu="apple-m3-max-40c", model="qwen3-32b")
+    assert _near(mac, gpu="rtx-a6000", model="qwen3-32b") == []
+    # a related card of the same kind still is
+    assert _near(make(3, 30.0, gpu="rtx-6000-ada", model="qwen3-32b"), gpu="rtx-a6000", model="qwen3-32b")
