@@ -542,7 +542,10 @@ def find_quant(text: str, catalog: Catalog) -> str | None:
         res = resolve_quant(variant, catalog)
         if res.best_id and res.confident:
             return res.best_id
-    return None
+    # Unsloth's "UD-IQ4_XS" is IQ4_XS with a few tensors kept at higher bits: priced as the base type
+    # when the catalog has no UD entry of its own (its UD-Q*_K_XL ones resolve above).
+    bare = re.sub(r"^UD[-_]", "", text.strip(), flags=re.I)
+    return find_quant(bare, catalog) if bare != text.strip() else None
 
 
 def _second_card(gpu: str, catalog: Catalog) -> bool:
@@ -557,8 +560,6 @@ def _pre_check(row: Measured, catalog: Catalog) -> str:
         return f"excluded: {row.flagged}"
     if row.phase == "other":
         return f"test kind {row.test!r} (not tg/pp/agg)"
-    if _second_card(row.gpu, catalog):
-        return "unsupported setup: two different cards"
     return ""
 
 
@@ -574,6 +575,11 @@ def _card(row: Measured, catalog: Catalog) -> tuple[str | None, float | None] | 
     # name like the other files' rows.
     if curated and row.gpu_id:
         return row.gpu or row.gpu_id, None
+    if _second_card(row.gpu, catalog):
+        # "RTX 5090 32GB + RTX 4090 24GB + AMD EPYC 9355": the cards asked as the mix a user types
+        # ("5090+4090", each priced at its own memory and speed), the host CPU apart (row_cpu).
+        cards = [p for p in row.gpu.split(" + ") if not _HOST_WORDS.search(p)]
+        return "+".join(cards), None
     gpu = find_gpu(row.gpu.split(" + ")[0], catalog)
     return "unknown card" if gpu is None else gpu
 
@@ -607,6 +613,44 @@ def _host_fields(row: Measured) -> dict[str, Any]:
     return fields
 
 
+# How a multi-card row split the model: the `split=` the collector wrote into its notes, else the
+# `-sm X` / `--split-mode X` of its command line (catalogs/measurements/README.md); and its link.
+_SPLIT_NOTE = re.compile(r"\bsplit=(layer|row|tensor|graph|tp|pp)\b", re.I)
+_SPLIT_FLAG = re.compile(r"(?:-sm|--split-mode)[ =](layer|row|tensor|graph)\b", re.I)
+_LINK_NOTE = re.compile(r"\blink=(pcie|nvlink|xgmi|network)\b", re.I)
+_SPLIT_WORDS = {"graph": "tensor", "tp": "tensor", "pp": "layer"}
+
+
+def row_split(row: Measured) -> str | None:
+    """The split mode a multi-card row ran ("layer" / "row" / "tensor"); None where it doesn't say."""
+    if row.gpu_count < 2:
+        return None
+    m = _SPLIT_NOTE.search(row.notes) or _SPLIT_FLAG.search(row.notes)
+    return _SPLIT_WORDS.get(m.group(1).lower(), m.group(1).lower()) if m else None
+
+
+def row_link(row: Measured) -> str | None:
+    m = _LINK_NOTE.search(row.notes) if row.gpu_count > 1 else None
+    return m.group(1).lower() if m else None
+
+
+_UBATCH = re.compile(r"(?:-ub|--ubatch-size|n_ubatch|ubatch)\s*[= ]?\s*(\d{2,5})\b")
+
+
+def row_ubatch(row: Measured) -> int | None:
+    """The -ub the row's command line (or log) states; None: it ran llama.cpp's default."""
+    m = _UBATCH.search(row.notes)
+    return int(m.group(1)) if m and 16 <= int(m.group(1)) <= 65536 else None
+
+
+def split_label(o: Outcome) -> str:
+    """A multi-card row's group: its split (as asked, else the framework's default) and its link."""
+    r = o.row
+    split = row_split(r) or ("tensor" if r.framework in ("vLLM", "SGLang", "ExLlama") else "layer")
+    name = "ik" if r.framework == "ik_llama.cpp" else r.framework  # the table's label column is narrow
+    return f"{name} {split}" + (f" {row_link(r)}" if row_link(r) else "")
+
+
 def request_backend(row: Measured) -> str | None:
     """The backend id the row ran on, as the request takes it; None where the column names none."""
     return None if row.backend == "other" else row.backend.lower()
@@ -635,7 +679,7 @@ def _query(row: Measured, catalog: Catalog, row_backend: bool = True) -> Estimat
     return EstimateQuery(
         gpu=gpu[0],
         model=model_id,
-        count=row.gpu_count if gpu[0] else None,
+        count=row.gpu_count if gpu[0] and "+" not in gpu[0] else None,
         memory=gpu[1],
         quant=[quant],
         ctx=[max(4096, row.depth + max(row.prompt, 512))],
@@ -644,6 +688,9 @@ def _query(row: Measured, catalog: Catalog, row_backend: bool = True) -> Estimat
         os="linux",
         framework=framework,
         backend=request_backend(row) if row_backend else None,
+        split_mode=row_split(row),
+        link=row_link(row),
+        ubatch=row_ubatch(row),
         **_host_fields(row),
     )
 
@@ -923,6 +970,13 @@ def report(outcomes: Sequence[Outcome], worst: int) -> list[str]:
         lambda o: f"{o.row.framework} {'MoE' if o.moe else 'dense'}",
     )
     lines += split_lines(all_phases)
+    multi = [o for o in all_phases if o.row.gpu_count > 1 and o.row.setup == "fully on GPU"]
+    lines += grouped_table(
+        "multi-GPU single stream, train / held-out",
+        multi,
+        lambda o: f"{'train' if o.split == 'train' else 'held'} {o.row.phase}",
+    )
+    lines += grouped_table("multi-GPU single stream, framework × split × link", multi, split_label)
     lines += prompt_length_lines(all_phases)
     import concurrency_rows  # the scripts directory is on sys.path
 

@@ -143,7 +143,7 @@ def _scaled(old: dict[str, float], ratios: dict[str, list[float]]) -> dict[str, 
         if len(xs) >= MIN_ROWS
     }
     new["default"] = statistics.median(new.values()) if new else old["default"]
-    return {**{k: v for k, v in old.items() if k == "attention"}, **new}
+    return {**{k: v for k, v in old.items() if k == "attention" or k.startswith("engine/")}, **new}
 
 
 def _d0_sibling(r: CpuRow, rows: Sequence[CpuRow]) -> int | None:
@@ -201,6 +201,26 @@ def _attention_share(rows: Sequence[CpuRow], catalog: Catalog, eff: Efficiency) 
     return best[1]
 
 
+# Skylake-SP's AVX-512 has no VNNI: an int8 dot product takes vpmaddubsw + vpmaddwd + vpaddd where
+# VNNI's vpdpbusd is one instruction, about half the int8 rate in practice. No train row covers the
+# class, so it is priced from its VNNI sibling's fitted share rather than the pooled default.
+NO_VNNI_OF_VNNI = 0.5
+
+
+def _engine_factors(rows: Sequence[CpuRow], catalog: Catalog, eff: Efficiency) -> dict[str, float]:
+    """The "engine/<framework>" factors: median measured / estimated of each NOT_FITTED engine's
+    depth-0 prefill rows, priced with the mainline fit (its own kernels' speed-up over llama.cpp's)."""
+    picked = [r for r in rows if r.row.framework in NOT_FITTED and r.phase == "prefill" and r.row.depth == 0]
+    neutral = {**eff, "prefill": {k: v for k, v in eff["prefill"].items() if not k.startswith("engine/")}}
+    est = estimates(picked, with_efficiency(catalog, neutral))
+    out = {}
+    for fw in NOT_FITTED:
+        xs = [picked[i].row.tps / v for i, v in est.items() if picked[i].row.framework == fw]
+        if xs:
+            out[f"engine/{fw}"] = statistics.median(xs)
+    return out
+
+
 def fit(rows: Sequence[CpuRow], catalog: Catalog, depth_rows: Sequence[CpuRow] | None = None) -> Efficiency:
     """Median measured / estimated per group, iterated from neutral figures (1.0); then the
     attention share on the slowdown with depth of `depth_rows` (default `rows`): ik_llama.cpp's
@@ -213,6 +233,9 @@ def fit(rows: Sequence[CpuRow], catalog: Catalog, depth_rows: Sequence[CpuRow] |
         eff["prefill"]["attention"] = _attention_share(
             rows if depth_rows is None else depth_rows, catalog, eff
         )
+    if "avx512" not in eff["prefill"] and "avx512_vnni" in eff["prefill"]:
+        eff["prefill"]["avx512"] = eff["prefill"]["avx512_vnni"] * NO_VNNI_OF_VNNI
+    eff["prefill"].update(_engine_factors(rows if depth_rows is None else depth_rows, catalog, eff))
     return {phase: {k: round(v, 3) for k, v in sorted(table.items())} for phase, table in eff.items()}
 
 
@@ -272,6 +295,11 @@ EXPLAINED = (
 )
 
 
+def _toml_key(key: str) -> str:
+    """A bare TOML key, or a quoted one ("engine/ik_llama.cpp")."""
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else f'"{key}"'
+
+
 def write(
     eff: Efficiency, summary: list[str], bands: dict[str, dict[str, float]], path: Path = CPUS_TOML
 ) -> None:
@@ -281,7 +309,7 @@ def write(
     lines = ["[efficiency]", *(f"# {s}" for s in summary), *EXPLAINED, ""]
     for phase in ("prefill", "decode"):
         lines.append(f"[efficiency.{phase}]")
-        lines += [f"{k} = {v}" for k, v in eff[phase].items()]
+        lines += [f"{_toml_key(k)} = {v}" for k, v in eff[phase].items()]
         lines.append("")
     for phase, band in bands.items():
         lines += [f"[efficiency.band.{phase}]", f"low = {band['low']}", f"high = {band['high']}", ""]

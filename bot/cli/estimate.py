@@ -35,6 +35,10 @@ FLAG_KEYS = (
     "backend",
     "cpu",
     "users",
+    "split_mode",
+    "link",
+    "ubatch",
+    "output",
 )
 
 
@@ -56,7 +60,8 @@ def answer(raw: Any, lang: Lang = "en") -> tuple[dict[str, Any], bool]:
         est = run_query(raw, catalog)
     except QueryError as exc:
         return _error(str(exc), exc.candidates), False
-    result = estimate_dict(est, catalog, lang)
+    output = raw.get("output")  # validated by run_query (EstimateQuery.output)
+    result = estimate_dict(est, catalog, lang, int(output) if output is not None else None)
     users = raw.get("users")
     if isinstance(users, int) and users > 1:
         # Added key per row (the rows keep their shape): the figures the chat's concurrency line gives.
@@ -75,20 +80,23 @@ def _text(result: dict[str, Any]) -> str:
         head = " + ".join(card["name"] for card in cards) + f" ({total:g} GiB) · "
     else:
         head = f"{result['gpu']['count']}x {result['gpu']['name']} ({result['gpu']['memory_gib']:g} GiB) · "
+    e2e = "e2e_tps" in result["plan"] or any("e2e_tps" in r for r in result["rows"])
     lines = [
         head + f"{result['model']['name']} · {result['framework']} ({result['backend']}) · {result['os']}",
         "assumed: " + "; ".join(result["assumptions"]),
         f"{'quant':<9} {'ctx':>6} {'weights':>7} {'KV':>6} {'total':>7} {'usable':>7} {'status':<7} "
-        f"{'decode tok/s':>16} {'prefill':>7}",
+        f"{'decode tok/s':>16} {'prefill':>7}" + (f" {'e2e':>5}" if e2e else ""),
     ]
     for r in result["rows"]:
         d = r["decode_tps"]
         speed = f"{d['low']:.0f}-{d['high']:.0f} ({d['mid']:.0f})" if d else "-"
         pp = f"{r['prefill_tps']['mid']:.0f}" if r["prefill_tps"] else "-"
+        # `--output M`: the end-to-end output tok/s (prefill included), the mid only: the table stays narrow
+        end = (f" {r['e2e_tps']['mid']:>5.0f}" if "e2e_tps" in r else f" {'-':>5}") if e2e else ""
         ctx = f"{r['context'] // 1024}K" if r["context"] % 1024 == 0 else str(r["context"])
         lines.append(
             f"{r['quant']:<9} {ctx:>6} {r['weights_gib']:>7.1f} {r['kv_gib']:>6.2f} {r['total_gib']:>7.1f} "
-            f"{r['usable_gib']:>7.1f} {r['status']:<7} {speed:>16} {pp:>7}"
+            f"{r['usable_gib']:>7.1f} {r['status']:<7} {speed:>16} {pp:>7}{end}"
         )
         if r["remedy"] and r["remedy"]["decode_tps"]:
             rem = r["remedy"]

@@ -60,6 +60,30 @@ def _estimate_parser(sub: Subparsers) -> None:
         default=None,
         help="N users at once (vLLM, llama-server -np N): each row's aggregate and per-user tok/s",
     )
+    p.add_argument(
+        "--split-mode",
+        default=None,
+        help="how several cards share the model: layer (llama.cpp default) | row | tensor "
+        "(llama.cpp -sm tensor, ik_llama.cpp -sm graph, vLLM TP)",
+    )
+    p.add_argument(
+        "--link",
+        choices=("pcie", "nvlink", "xgmi", "network"),
+        default=None,
+        help="what joins the cards, where it isn't their own (an NVLink-bridged pair: nvlink)",
+    )
+    p.add_argument(
+        "--ubatch",
+        type=int,
+        default=None,
+        help="llama.cpp's physical batch (-ub): its compute buffer and an offloaded prefill's speed",
+    )
+    p.add_argument(
+        "--output",
+        type=int,
+        default=None,
+        help="tokens of reply: each row adds the end-to-end output tok/s (prefill included) beside decode",
+    )
     p.add_argument("--lang", choices=("en", "zh"), default="en", help="language of notes")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--batch", default=None, help="JSONL file: one request per line, one JSON answer per line")

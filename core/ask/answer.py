@@ -42,6 +42,7 @@ from core.render.compact import Reading, compact_reply, setup_title
 from core.render.doc import Doc, Para, Part, fits, render_first_fitting, truncate
 from core.render.overview import gpu_overview, model_overview
 from core.understanding.hub_rule import HubNeed, card_like_pattern, model_need
+from core.understanding.intent import intent_details
 from core.understanding.language import decide_language
 from core.understanding.ollama_tags import typed_ollama_tag
 from core.understanding.parse import ParsedQuestion, parse_question
@@ -139,6 +140,9 @@ def query_of(
         ollama_tag=tag[0] if tag and tag[1] in quants else None,
         cpu_moe_layers=parsed.cpu_moe_layers,
         gpu_memory_utilization=parsed.gpu_memory_utilization,
+        split_mode=parsed.split_mode,
+        link=parsed.link,
+        ubatch=parsed.ubatch,
     )
 
 
@@ -369,6 +373,10 @@ def _request(setup: Setup, query: AskQuery, catalog: Catalog) -> EstimateRequest
         users=query.users,
         ollama_tag=query.ollama_tag,
         gpu_memory_utilization=query.gpu_memory_utilization,
+        split_mode=query.split_mode,
+        link=query.link,
+        ubatch=query.ubatch,
+        output=query.output,
     )
 
 
@@ -645,7 +653,17 @@ def _read_query(
     again (chat groups repeat combinations) is read once."""
     parsed, need = _model_step(parse_question(raw, catalog), catalog)
     query = with_intent(parsed, query_of(parsed, lang, target, catalog, default_os), catalog)
-    return parsed, need, query
+    return parsed, need, _with_output(parsed, query, catalog)
+
+
+def _with_output(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> AskQuery:
+    """ "2000 in 500 out", "输出 500" (issue 23): the reply length asked about; the phrase's numbers are
+    one request's lengths, not contexts ("2k in" was also read as a 2K context: dropped)."""
+    details = intent_details(parsed.raw, catalog)
+    if details.output is None:
+        return query
+    contexts = tuple(c for c in query.contexts if c not in details.io_tokens)
+    return replace(query, output=details.output, contexts=contexts)
 
 
 # --- the model-resolution step: names the catalog doesn't hold (issue 9) -------------------------
@@ -679,7 +697,7 @@ def _plan(query: AskQuery, catalog: Catalog, anchors: AnchorIndex | None) -> dic
     est = estimate_for(query, catalog)
     if anchors is not None:
         est = calibrate(est, anchors, catalog)[0]
-    return plan_dict(est, catalog, query.lang)
+    return plan_dict(est, catalog, query.lang, output=query.output)
 
 
 def _model_step(parsed: ParsedQuestion, catalog: Catalog) -> tuple[ParsedQuestion, HubNeed | None]:

@@ -20,8 +20,10 @@ from core.catalog.loader import Catalog, default_catalog
 from core.catalog.model import Model
 from core.catalog.platforms import os_from_word
 from core.catalog.quant import QuantTable, free_bpw_mentions, free_bpw_quant
+from core.catalog.sections import sections
 from core.estimator.estimate import Estimate, EstimateRequest, Setup, estimate
 from core.estimator.frameworks import BACKEND_VENDORS, backend_id, backend_names, check_backend
+from core.estimator.multi_gpu import offered
 from core.estimator.setup import (
     HostSpec,
     SetupError,
@@ -102,6 +104,16 @@ class EstimateQuery(BaseModel):
     # N users at once (`estimate --users N`): each row's batched figures (core/estimator/concurrency.py)
     # beside its single-stream ones; the estimate itself is the same.
     users: int | None = Field(default=None, ge=1, le=4096)
+    # How several cards share the model (`-sm layer|row|tensor`, ik_llama.cpp's "graph" = tensor,
+    # "pipeline" = layer; catalogs/split_modes.toml); checked against the framework in resolve_request.
+    split_mode: str | None = Field(default=None, min_length=1, max_length=20)
+    # The link between the cards where it isn't the cards' own (a bridged pair: "nvlink").
+    link: Literal["pcie", "nvlink", "xgmi", "network"] | None = None
+    # llama.cpp's physical batch (`-ub`): sizes the compute buffer and an offloaded prefill's copies.
+    ubatch: int | None = Field(default=None, ge=16, le=65536)
+    # Tokens of reply (`estimate --output M`, issue 23): each row's JSON adds the end-to-end output rate
+    # (prefill included, core/estimator/end_to_end.py); the estimate itself is the same.
+    output: int | None = Field(default=None, ge=1, le=1024 * 1024)
 
     @field_validator("cpu_moe_layers", mode="before")
     @classmethod
@@ -372,7 +384,28 @@ def resolve_request(query: EstimateQuery, catalog: Catalog) -> EstimateRequest:
         gpu_layers=query.gpu_layers,
         backend=backend,
         ollama_tag=tag[0] if tag is not None and tag[1] in quants else None,
+        split_mode=_split_mode(query, framework, catalog),
+        link=query.link,
+        ubatch=query.ubatch,
+        output=query.output,
     )
+
+
+def _split_mode(query: EstimateQuery, framework: str | None, catalog: Catalog) -> str | None:
+    """The split mode asked, as multi_gpu.SPLITS spells it; QueryError for a word that names none or
+    a mode the framework doesn't run (vLLM has no row split)."""
+    if query.split_mode is None:
+        return None
+    table = sections(catalog).split_modes
+    mode = table.mode_for(query.split_mode)
+    if mode is None:
+        raise QueryError(f"unknown split mode {query.split_mode!r}; known: layer, row, tensor (graph)")
+    name = framework or "llama.cpp"
+    fw = catalog.frameworks.get(name)
+    modes = offered(name, fw.engine if fw else name, table)
+    if mode not in modes:
+        raise QueryError(f"{name} has no {mode!r} split mode (it runs: {', '.join(modes)})")
+    return mode
 
 
 def run_query(raw: dict[str, Any], catalog: Catalog) -> Estimate:

@@ -98,6 +98,10 @@ class HostRules:
     os_reserve_gib: float = 4.0
     pcie_gbs: float = 25.0
     offload_ubatch: int = 512
+    offload_ubatch_share: float = 0.1  # the most of the card(s) offload_ubatch's larger buffer may take
+    # Decode band of a run with weights in RAM (measured / estimated), at least the card's widened.
+    offload_band_low: float = 0.6
+    offload_band_high: float = 1.75
     cpu_prefill_gflops: float = 400.0
     ktransformers: KtransformersRules = KtransformersRules()
     offload_scale: OffloadScale = OffloadScale()
@@ -238,6 +242,35 @@ class MultiGpu:
     tp_us_per_layer: float = 40.0  # all-reduce cost per layer per token, tensor parallel
     tp_eff: float = 0.85  # bandwidth efficiency kept per card under tensor parallel
     layer_split_us: float = 150.0  # per-token hand-off between cards, layer split
+    # core/estimator/multi_gpu.py: the sync cost by link (x the PCIe one), each link's usable
+    # reduction bandwidth (GB/s), row split's syncs over tensor mode's two.
+    link_sync: dict[str, float] = field(default_factory=dict)
+    link_gbs: dict[str, float] = field(default_factory=dict)
+    row_syncs: float = 3.5
+
+
+@dataclass(frozen=True, slots=True)
+class EngineSplit:
+    """catalogs/split_modes.toml [engine.X]: how an engine splits a model over several cards."""
+
+    default: str = "layer"  # core/estimator/multi_gpu.SPLITS
+    modes: Words = ("layer",)
+    flags: dict[str, str] = field(default_factory=dict)  # mode -> launch flag ("-sm graph")
+
+
+@dataclass(frozen=True, slots=True)
+class SplitModesSection:
+    """catalogs/split_modes.toml: the split modes per engine and the words people use for them."""
+
+    engine: dict[str, EngineSplit] = field(default_factory=dict)
+    words: dict[str, Words] = field(default_factory=dict)  # mode -> spellings ("graph" -> tensor)
+    framework_words: dict[str, str] = field(default_factory=dict)  # "graph" -> "ik_llama.cpp"
+    link_words: dict[str, Words] = field(default_factory=dict)  # link -> spellings ("nv桥" -> nvlink)
+
+    def mode_for(self, word: str) -> str | None:
+        """The mode a typed word names ("graph" -> "tensor", "pipeline" -> "layer"); None if none."""
+        w = word.strip().lower()
+        return next((mode for mode, words in self.words.items() if w == mode or w in words), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,6 +313,8 @@ class PhaseFit:
     framework_moe: dict[str, float] = field(default_factory=dict)
     full_rate_tensor: dict[str, float] = field(default_factory=dict)
     framework_hbm: dict[str, float] = field(default_factory=dict)
+    # prefill: attention's share per "backend/arch" (speed.PhaseCalibration.attention_arch)
+    attention_arch: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,6 +326,17 @@ class FittedMultiGpu:
     tp_eff: float | None = None
     layer_split_us: float | None = None
     rows: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SplitFit:
+    """catalogs/multi_gpu_fit.toml, written by scripts/fit_multi_gpu.py: per framework, its tensor
+    split's sync cost over vLLM's and the share of each card's prefill rate it keeps; links whose
+    sync cost the rows measured (over the speed.toml priors)."""
+
+    sync_factor: dict[str, float] = field(default_factory=dict)
+    prefill_eff: dict[str, float] = field(default_factory=dict)
+    link_sync: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

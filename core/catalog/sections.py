@@ -27,6 +27,8 @@ from core.catalog.pricing_sections import (
     EstimatorSection,
     HostsSection,
     SpeedSection,
+    SplitFit,
+    SplitModesSection,
 )
 
 T = TypeVar("T")
@@ -239,6 +241,8 @@ class Sections:
     cpus: CpusSection
     eagle_drafts: EagleDraftsSection
     deploy: DeploySection = DeploySection()
+    split_modes: SplitModesSection = SplitModesSection()
+    split_fit: SplitFit = SplitFit()
 
 
 def _typed(kind: type[T], raw: Any, where: str) -> T:
@@ -282,6 +286,8 @@ def sections(catalog: Catalog) -> Sections:
         cpus=_typed(CpusSection, _cpu_settings(t.get("cpus", {})), "cpus.toml"),
         eagle_drafts=_typed(EagleDraftsSection, t.get("eagle_drafts"), "eagle_drafts.toml"),
         deploy=_typed(DeploySection, t.get("deploy"), "deploy.toml"),
+        split_modes=_typed(SplitModesSection, t.get("split_modes"), "split_modes.toml"),
+        split_fit=_typed(SplitFit, t.get("multi_gpu_fit", {}).get("fit"), "multi_gpu_fit.toml [fit]"),
     )
 
 

@@ -42,7 +42,7 @@ from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.catalog.pricing_sections import BatchTerms, FrameworkBatchTerms, PartialBand
 from core.catalog.sections import sections
-from core.estimator import speed
+from core.estimator import multi_gpu, speed
 from core.estimator.estimate import Estimate, Setup, offloaded
 from core.estimator.memory import kv_read_bytes
 from core.estimator.weights import weight_breakdown
@@ -50,11 +50,6 @@ from core.estimator.weights import weight_breakdown
 GIB = 2**30
 # The knee search stops here: a batch past it is no longer a question of users at one box.
 KNEE_SEARCH_MAX = 1 << 16
-
-# Engines that split every layer across cards (tensor parallel) when there are several: as
-# `estimate` prices their single-stream rows, so one user here is that row's speed.
-TENSOR_PARALLEL_ENGINES = frozenset({"vllm", "sglang", "exllamav2", "exllamav3"})
-
 
 @dataclass(frozen=True, slots=True)
 class BatchParams:
@@ -251,7 +246,7 @@ def matmul_flops_per_s(rt: speed.Runtime, quant_id: str, moe: bool) -> float:
         speed.is_full_rate_gddr(gpu),
     )
     rate = speed.matrix_tflops(gpu, cal) * 1e12 * cal.prefill.efficiency(backend, keys)
-    if rt.count > 1 and rt.split == "tensor":
+    if rt.count > 1 and rt.split != "layer":
         rate *= rt.count * cal.tp_eff
     return rate
 
@@ -397,7 +392,7 @@ def _serving_aggregate(
 def split_for(framework: str, count: int, catalog: Catalog) -> str:
     fw = catalog.frameworks.get(framework)
     engine = fw.engine if fw else framework
-    return "tensor" if engine in TENSOR_PARALLEL_ENGINES and count > 1 else "layer"
+    return multi_gpu.split_for(framework, engine, None, count, sections(catalog).split_modes)
 
 
 def concurrent_for(
@@ -418,6 +413,7 @@ def concurrent_for(
         framework,
         setup.count,
         split_for(framework, setup.count, catalog),
+        multi_gpu.link_of(setup.gpu, setup.count),
     )
     kv_per_user = kv_read_bytes(model, batch.depth, batch.kv_type, catalog)
     reads = StepReads(

@@ -18,7 +18,7 @@ from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.catalog.pricing_sections import Band
 from core.catalog.sections import sections
-from core.estimator import speed
+from core.estimator import multi_gpu, speed
 from core.estimator.frameworks.serving_setup import serving_quants
 from core.estimator.memory import (
     GIB,
@@ -95,6 +95,20 @@ class EstimateRequest:
     # The share of each card vLLM / SGLang may take, as the user set it (`--gpu-memory-utilization 0.7`
     # pasted in a question); None: the engine's default share (catalogs/estimator.toml [vllm]).
     gpu_memory_utilization: float | None = None
+    # How the cards share the model, as the user asked (`-sm row`, `-sm tensor`, ik_llama.cpp's
+    # `-sm graph` = "tensor"; multi_gpu.SPLITS); None: the framework's own (layer for llama.cpp,
+    # tensor parallel for vLLM / SGLang / ExLlama).
+    split_mode: str | None = None
+    # The link between the cards as the user said it ("nvlink" on a bridged 3090 pair); None: the
+    # cards' own (multi_gpu.link_of: SXM / OAM modules NVLink / xGMI, two Sparks a network, else PCIe).
+    link: str | None = None
+    # llama.cpp's physical batch as the user set it (`-ub 4096`); None: the default (512), and for a
+    # run with weights in RAM the larger one its command sets (estimator.toml [host] offload_ubatch).
+    ubatch: int | None = None
+    # Tokens of reply ("2000 in, 500 out"): decode is priced where that reply runs, on top of the
+    # prompt and half the reply (the average token's depth), not at each row's full context; the
+    # prompt still prefills from an empty context. None: decode at `depth` (or the row's context).
+    output: int | None = None
 
 
 # A speed as (low, mid, high) tokens/s: the same type the speed model returns.
@@ -222,6 +236,17 @@ def _engine(framework: str, catalog: Catalog) -> str:
     return fw.engine if fw else framework
 
 
+def _split(request: EstimateRequest, framework: str, engine: str, catalog: Catalog) -> str:
+    """How the request's cards share the model: the mode asked where the framework runs it, else its
+    default (catalogs/split_modes.toml; resolve_request refuses a mode the framework lacks)."""
+    table = sections(catalog).split_modes
+    asked = request.split_mode
+    if asked == "tensor" and framework == "llama.cpp" and request.kv_type != FULL_PRECISION_KV:
+        # llama.cpp's -sm tensor refuses a quantized KV cache: the command splits by layer (a note says).
+        asked = None
+    return multi_gpu.split_for(framework, engine, asked, request.setup.count, table)
+
+
 def estimate(request: EstimateRequest, catalog: Catalog) -> Estimate:
     if request.backend == "cpu" and not request.offload:
         # One home for "CPU only": a CPU backend is a run with no GPU layers (offload = cpu).
@@ -247,13 +272,11 @@ def estimate(request: EstimateRequest, catalog: Catalog) -> Estimate:
     cal = speed.calibration(catalog)
     quants = request.quants or default_quants(model, framework, catalog)
     contexts = request.contexts or default_contexts(model, catalog)
-    split = (
-        "tensor" if engine in ("vllm", "sglang", "exllamav2", "exllamav3") and setup.count > 1 else "layer"
-    )
+    split = _split(request, framework, engine, catalog)
     fixed = _fixed(request, usable, backend, engine, framework, cal, catalog)
-    pricing = Pricing(
-        request, usable, speed.Runtime(gpu, backend, cal, framework, setup.count, split), catalog
-    )
+    link = (request.link if setup.count > 1 else None) or multi_gpu.link_of(gpu, setup.count)
+    runtime = speed.Runtime(gpu, backend, cal, framework, setup.count, split, link)
+    pricing = Pricing(request, usable, runtime, catalog)
     rows = []
     for quant_id in quants:
         quant = catalog.quants[quant_id]
@@ -322,8 +345,12 @@ def _fixed(
         flash_attention=const.flash_attention,
         framework_overhead=0.0 if vllm else framework_overhead_bytes(framework, catalog),
         smooth_fraction=const.smooth_fraction,
-        band=speed.band_for(setup.gpu, backend, cal, "decode", framework),
-        prefill_band=speed.band_for(setup.gpu, backend, cal, "prefill", framework),
+        band=speed.band_for(
+            setup.gpu, backend, cal, "decode", framework, moe=request.model.is_moe, count=count
+        ),
+        prefill_band=speed.band_for(
+            setup.gpu, backend, cal, "prefill", framework, moe=request.model.is_moe, count=count
+        ),
     )
 
 
@@ -341,13 +368,43 @@ def _nccl_per_gpu_gib(gpu: Gpu, catalog: Catalog) -> float:
     return rules.nccl_pcie_per_gpu_gib if gpu.segment in rules.pcie_segments else rules.nccl_per_gpu_gib
 
 
+def _depths(request: EstimateRequest, ctx: int) -> tuple[int, int]:
+    """(decode depth, the prompt's prefill depth) of a row: the depth named, else a reply's own
+    (`output`), else the row's full context (the worst case); the prompt prefills from an empty
+    context unless the request named a depth (TTFT's meaning)."""
+    if request.depth is not None:
+        depth = min(request.depth, ctx)
+        return depth, depth
+    if request.output:
+        return min(request.prompt + request.output // 2, ctx), 0
+    return ctx, 0
+
+
+def _on_gpu_figures(
+    pricing: Pricing, fixed: _Fixed, quant_id: str, weights: WeightBreakdown, depth: int, p_depth: int
+) -> tuple[Range, Range | None, float | None, Range | None, float | None]:
+    """(decode at `depth`, prefill and TTFT of the prompt at `p_depth`, the same at `depth` where it
+    differs) of a row fully on the card(s), at the request's ubatch (llama.cpp's default unless set)."""
+    request, catalog, rt = pricing.request, pricing.catalog, pricing.runtime
+    model = request.model
+    gpu_bytes = decode_bytes(model, weights, depth, request.kv_type, catalog)
+    mid = 1.0 / speed.token_seconds(rt, model.layers, gpu_bytes, 0.0, model.is_moe, quant_id)
+    band = fixed.band
+    decode = Range(round(mid * band.low, 1), round(mid, 1), round(mid * band.high, 1))
+    ub = request.ubatch or constants(catalog).ubatch
+    p_seconds = speed.prefill_seconds(rt, model, quant_id, request.prompt, p_depth, ub)
+    prefill, ttft = _prefill_range(request.prompt, p_seconds, fixed.prefill_band)
+    deep = deep_ttft = None
+    if p_depth != depth:
+        d_seconds = speed.prefill_seconds(rt, model, quant_id, request.prompt, depth, ub)
+        deep, deep_ttft = _prefill_range(request.prompt, d_seconds, fixed.prefill_band)
+    return decode, prefill, ttft, deep, deep_ttft
+
+
 def _row(pricing: Pricing, fixed: _Fixed, quant_id: str, weights: WeightBreakdown, ctx: int) -> Row:
     request, catalog, rt = pricing.request, pricing.catalog, pricing.runtime
     model, count, framework = request.model, request.setup.count, rt.framework
-    depth = ctx if request.depth is None else min(request.depth, ctx)
-    # The prompt's own depth: from an empty context unless the request named one (TTFT's meaning);
-    # the grid's depth (a full context) prices decode and the "at depth" prefill figures.
-    p_depth = 0 if request.depth is None else depth
+    depth, p_depth = _depths(request, ctx)
     kv: float = kv_cache_bytes(model, ctx, request.kv_type, catalog)
     notes: list[Note] = []
     usable_bytes = fixed.usable_bytes
@@ -357,7 +414,8 @@ def _row(pricing: Pricing, fixed: _Fixed, quant_id: str, weights: WeightBreakdow
         overhead = fixed.vllm_overhead
     else:
         weights_gpu = weights.gpu_bytes_full_offload
-        overhead = compute_buffer_bytes(model, ctx, catalog, fixed.flash_attention) * count
+        buffer = compute_buffer_bytes(model, ctx, catalog, fixed.flash_attention, request.ubatch or 0)
+        overhead = buffer * count
         overhead += fixed.framework_overhead
     total = weights_gpu + kv + overhead
     # The verdict, with its constant looked up once per estimate.
@@ -408,16 +466,9 @@ def _row(pricing: Pricing, fixed: _Fixed, quant_id: str, weights: WeightBreakdow
                 forced, request.prompt, fixed.prefill_band, p_depth != depth
             )
     elif status != "no_fit":
-        gpu_bytes = decode_bytes(model, weights, depth, request.kv_type, catalog)
-        seconds = speed.token_seconds(rt, model.layers, gpu_bytes, 0.0, model.is_moe, quant_id)
-        mid = 1.0 / seconds
-        band = fixed.band
-        decode = Range(round(mid * band.low, 1), round(mid, 1), round(mid * band.high, 1))
-        p_seconds = speed.prefill_seconds(rt, model, quant_id, request.prompt, p_depth)
-        prefill, ttft = _prefill_range(request.prompt, p_seconds, fixed.prefill_band)
-        if p_depth != depth:
-            d_seconds = speed.prefill_seconds(rt, model, quant_id, request.prompt, depth)
-            deep, deep_ttft = _prefill_range(request.prompt, d_seconds, fixed.prefill_band)
+        decode, prefill, ttft, deep, deep_ttft = _on_gpu_figures(
+            pricing, fixed, quant_id, weights, depth, p_depth
+        )
     else:
         # The offload plan is part of the way out too: worked out once for both ("auto" found them).
         remedy, plan = found if found is not None else _way_out(pricing, quant_id, weights, ctx, depth)

@@ -98,7 +98,7 @@ def padded_context(ctx: int, pad: int) -> int:
 # catalog alive so their ids cannot be reused, and a hit must be the very same objects.
 _MEMO_LIMIT = 65536
 _KV_MEMO: dict[tuple[int, int, str, int, int], tuple[float, Model, Catalog]] = {}
-_BUFFER_MEMO: dict[tuple[int, int, bool, int], tuple[float, Model, Catalog]] = {}
+_BUFFER_MEMO: dict[tuple[int, int, bool, int, int], tuple[float, Model, Catalog]] = {}
 
 
 def kv_cache_bytes(model: Model, ctx: int, kv_type: str, catalog: Catalog, n_seq: int = 1) -> float:
@@ -143,28 +143,34 @@ def kv_read_bytes(model: Model, depth: int, kv_type: str, catalog: Catalog) -> f
 # --- compute buffers ----------------------------------------------------------------------------
 
 
-def compute_buffer_bytes(model: Model, ctx: int, catalog: Catalog, flash_attention: bool = True) -> float:
+def compute_buffer_bytes(
+    model: Model, ctx: int, catalog: Catalog, flash_attention: bool = True, ubatch: int = 0
+) -> float:
     """llama.cpp's CUDA compute buffer: the largest phase of the worst-case ubatch graph.
 
     The graph allocator reuses memory, so the buffer is the peak of one phase, not a sum: the
     output logits (f32 vocab x ubatch), the FFN activations, and without flash attention the f32
-    score matrix (ctx x ubatch x heads) that grows with context.
+    score matrix (ctx x ubatch x heads) that grows with context. Every part scales with the ubatch
+    (`-ub`; 0: llama.cpp's default, estimator.toml [llama] ubatch): an offloaded run's -ub 2048 takes
+    four times the default's buffer.
     """
     # With flash attention the context plays no part: one entry serves every context.
-    key = (id(model), 0 if flash_attention else ctx, bool(flash_attention), id(catalog))
+    key = (id(model), 0 if flash_attention else ctx, bool(flash_attention), id(catalog), ubatch)
     hit = _BUFFER_MEMO.get(key)
     if hit is not None and hit[1] is model and hit[2] is catalog:
         return hit[0]
-    peak = _compute_buffer_bytes(model, ctx, catalog, flash_attention)
+    peak = _compute_buffer_bytes(model, ctx, catalog, flash_attention, ubatch)
     if len(_BUFFER_MEMO) >= _MEMO_LIMIT:
         _BUFFER_MEMO.clear()
     _BUFFER_MEMO[key] = (peak, model, catalog)
     return peak
 
 
-def _compute_buffer_bytes(model: Model, ctx: int, catalog: Catalog, flash_attention: bool) -> float:
+def _compute_buffer_bytes(
+    model: Model, ctx: int, catalog: Catalog, flash_attention: bool, ubatch: int
+) -> float:
     const = constants(catalog)
-    ub = const.ubatch
+    ub = ubatch or const.ubatch
     f32 = 4
     residual = 2 * model.hidden * ub * f32
     logits = model.vocab * ub * f32

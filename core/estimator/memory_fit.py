@@ -24,7 +24,7 @@ from core.catalog.kv_cache import KvCacheType
 from core.catalog.loader import Catalog
 from core.catalog.pricing_sections import Band
 from core.catalog.sections import sections
-from core.estimator import speed
+from core.estimator import multi_gpu, speed
 from core.estimator.memory import GIB, Usable, compute_buffer_bytes, constants, kv_cache_bytes, kv_read_bytes
 from core.estimator.pricing import Pricing
 from core.estimator.token_bytes import TokenBytes, bytes_per_token, expert_offload_bytes, layer_offload_bytes
@@ -43,9 +43,24 @@ class LayerPlan:
     host_bytes: float  # weights + KV in system RAM
 
 
-def _fixed_gpu_bytes(request: EstimateRequest, ctx: int, catalog: Catalog) -> float:
+def offload_ubatch(request: EstimateRequest, ctx: int, usable_bytes: float, catalog: Catalog) -> int:
+    """The -ub of a run with weights in RAM: the user's; else the larger one its command sets
+    (estimator.toml [host] offload_ubatch: each ubatch copies the RAM-held weights to the GPU once, so
+    4x the tokens per copy), where its larger compute buffer costs at most `offload_ubatch_share` of
+    the card(s): on an 8 GB card next to a 235B MoE that room holds the attention weights instead."""
+    if request.ubatch:
+        return request.ubatch
+    host, const = sections(catalog).estimator.host, constants(catalog)
+    fa, count = const.flash_attention, request.setup.count
+    big = compute_buffer_bytes(request.model, ctx, catalog, fa, host.offload_ubatch)
+    extra = (big - compute_buffer_bytes(request.model, ctx, catalog, fa)) * count
+    return host.offload_ubatch if extra <= host.offload_ubatch_share * usable_bytes else const.ubatch
+
+
+def _fixed_gpu_bytes(request: EstimateRequest, usable: Usable, ctx: int, catalog: Catalog) -> float:
     fa = constants(catalog).flash_attention
-    return compute_buffer_bytes(request.model, ctx, catalog, fa) * request.setup.count
+    ub = offload_ubatch(request, ctx, usable.total_gib * GIB, catalog)
+    return compute_buffer_bytes(request.model, ctx, catalog, fa, ub) * request.setup.count
 
 
 def layer_plan(
@@ -60,7 +75,7 @@ def layer_plan(
     model = request.model
     kv = kv_cache_bytes(model, ctx, kv_type or request.kv_type, catalog)
     kv_per_layer = kv / model.layers
-    budget = usable.total_gib * GIB - _fixed_gpu_bytes(request, ctx, catalog)
+    budget = usable.total_gib * GIB - _fixed_gpu_bytes(request, usable, ctx, catalog)
     used = 0.0
     n = 0
     for layer in weights.layer_bytes:
@@ -111,21 +126,29 @@ class NoFitRow(NamedTuple):
     full_read: float  # bytes one token reads with everything on the GPU(s)
     band: Band  # the decode band for this card and backend, the same for every way out
     cpu_band: bool = False  # `band` is the CPU fit's own (a CPU-only run on a named CPU): not widened
+    # compute buffer of one card when weights sit in RAM: its command's larger -ub (offload_ubatch)
+    offload_buffer: float = 0.0
+    offload_ub: int = 512  # that -ub (offload_ubatch), the one its prefill is priced with
 
 
 def no_fit_row(pricing: Pricing, quant_id: str, weights: WeightBreakdown, ctx: int, depth: int) -> NoFitRow:
     request, catalog, rt = pricing.request, pricing.catalog, pricing.runtime
     model = request.model
     const = constants(catalog)
-    buffer = compute_buffer_bytes(model, ctx, catalog, const.flash_attention)
+    # The on-GPU ways out (a quantized cache, a shorter context, a lower quant) run the default ubatch;
+    # offloaded placements size their buffer with offload_ubatch (`offload_buffer`).
+    buffer = compute_buffer_bytes(model, ctx, catalog, const.flash_attention, request.ubatch or 0)
     kv_bytes = kv_cache_bytes(model, ctx, request.kv_type, catalog)
     active_kv = kv_read_bytes(model, depth, request.kv_type, catalog)
     cpu = cpu_band(request, catalog, "decode")
     # Positional: this runs for every no-fit row, and keywords cost a third more here.
     total = weights.gpu_bytes_full_offload + kv_bytes + buffer * request.setup.count
     full_read = bytes_per_token(weights.active_bytes_per_token, active_kv)
-    band = cpu or speed.band_for(request.setup.gpu, rt.backend, rt.cal)
+    band = cpu or speed.band_for(
+        request.setup.gpu, rt.backend, rt.cal, framework=rt.framework, moe=model.is_moe, count=request.setup.count
+    )
     usable_bytes = pricing.usable.total_gib * GIB
+    offload_ub = offload_ubatch(request, ctx, usable_bytes, catalog)
     return NoFitRow(
         request,
         rt,
@@ -143,6 +166,8 @@ def no_fit_row(pricing: Pricing, quant_id: str, weights: WeightBreakdown, ctx: i
         full_read,
         band,
         cpu is not None,
+        compute_buffer_bytes(model, ctx, catalog, const.flash_attention, offload_ub),
+        offload_ub,
     )
 
 
@@ -166,18 +191,32 @@ def decode_range(
     """(low, mid, high) tok/s for a way out whose token reads `gpu_bytes` from the card(s) and
     `host_bytes` from system RAM (a `TokenBytes` spread: `decode_range(row, *reads)`), layer split."""
     setup, model = row.request.setup, row.request.model
-    rt = row.rt if not count else dataclasses.replace(row.rt, count=count)
-    host_bandwidth = setup.host.bandwidth_gbs * host_scale
+    rt = row.rt if not count else _on_cards(row, count)
+    host_bandwidth = setup.host.bandwidth_gbs * host_scale * numa_scale(row)
     seconds = speed.token_seconds(
         rt, model.layers, gpu_bytes, host_bytes, model.is_moe, quant_id or row.quant_id, host_bandwidth
     )
     band = row.band
     low, high = band.low, band.high
     if host_bytes and not row.cpu_band:
-        # Offloaded runs vary more (CPU, RAM timings, PCIe): widen the band.
-        low, high = low * 0.85, high * 1.1
+        # Offloaded runs vary more (CPU, RAM timings, PCIe): the offloaded rows' own spread, never
+        # narrower than the card's band widened (estimator.toml [host] offload_band_*).
+        host = sections(row.catalog).estimator.host
+        low, high = min(low * 0.85, host.offload_band_low), max(high * 1.1, host.offload_band_high)
     mid = 1.0 / seconds
     return round(mid * low, 1), round(mid, 1), round(mid * high, 1)
+
+
+def _on_cards(row: NoFitRow, count: int) -> speed.Runtime:
+    """The row's runtime on `count` cards of its kind: split and link as a request for that many
+    cards gets them (vLLM splits 2+ cards by tensor; several SXM cards reduce over NVLink)."""
+    rt, request = row.rt, row.request
+    fw = row.catalog.frameworks.get(rt.framework)
+    engine = fw.engine if fw else rt.framework
+    table = sections(row.catalog).split_modes
+    split = multi_gpu.split_for(rt.framework, engine, request.split_mode, count, table)
+    link = (request.link if count > 1 else None) or multi_gpu.link_of(rt.gpu, count)
+    return dataclasses.replace(rt, count=count, split=split, link=link)
 
 
 class HostRules(NamedTuple):
@@ -208,6 +247,44 @@ def host_rules(catalog: Catalog) -> HostRules:
         kt.prefill_chunk,
         kt.hybrid_max_tokens,
     )
+
+
+class LinkRules(NamedTuple):
+    """speed.toml [offload] beyond host_eff: the PCIe link an offloaded prefill streams the RAM-held
+    weights over, by card family and card, and the runtimes that keep a second socket's reads local.
+    Read from the raw table (core.catalog.pricing_sections.OffloadSpeed carries host_eff only)."""
+
+    by_family: dict[str, float]
+    by_card: dict[str, float]
+    numa_aware: frozenset[str]
+
+
+@cache
+def link_rules(catalog: Catalog) -> LinkRules:
+    table = catalog.tables.get("speed", {}).get("offload", {})
+    family, card = table.get("pcie_gbs", {}), table.get("pcie_gbs_card", {})
+    return LinkRules(
+        {str(k): float(v) for k, v in family.items()},
+        {str(k): float(v) for k, v in card.items()},
+        frozenset(str(f) for f in table.get("numa_aware", ())),
+    )
+
+
+def pcie_gbs(row: NoFitRow, rules: HostRules) -> float:
+    """GB/s the card's link streams RAM-held weights at: the card's own figure, its family's, else
+    the one [host] pcie_gbs."""
+    links, gpu = link_rules(row.catalog), row.rt.gpu
+    return links.by_card.get(gpu.id) or links.by_family.get(gpu.arch_family) or rules.pcie_gbs
+
+
+def numa_scale(row: NoFitRow) -> float:
+    """What is left of the host bandwidth (hosts.toml [numa] counts a second socket at
+    extra_socket_gain) for a runtime that doesn't keep reads on the local socket: one socket's."""
+    sockets = row.request.setup.host.sockets or 1
+    if sockets <= 1 or row.rt.framework in link_rules(row.catalog).numa_aware:
+        return 1.0
+    gain = sections(row.catalog).hosts.numa.extra_socket_gain
+    return 1.0 / (1.0 + gain * (sockets - 1))
 
 
 class ForcedOffload(NamedTuple):
@@ -276,7 +353,7 @@ def forced_offload(
             WayOutKind.OFFLOAD,
             {"layers_on_gpu": n, "layers_total": model.layers},
         )
-    buffers = row.buffer * request.setup.count if weights_gpu or kv_gpu else 0.0
+    buffers = row.offload_buffer * request.setup.count if weights_gpu or kv_gpu else 0.0
     gpu_total = weights_gpu + kv_gpu + buffers
     room = host_room(request, catalog)
     status = _forced_status(gpu_total, host, row, room, check_gpu=mode != "cpu")
@@ -319,11 +396,12 @@ def _forced_prefill(row: NoFitRow, mode: str, host_weights: float, rules: HostRu
     model, prompt = request.model, request.prompt
     if mode == "cpu":
         return _cpu_prefill_seconds(row, prompt, rules, depth)
-    gpu_seconds = speed.prefill_seconds(row.rt, model, row.quant_id, prompt, depth)
+    ub = row.offload_ub
+    gpu_seconds = speed.prefill_seconds(row.rt, model, row.quant_id, prompt, depth, ub)
     if row.rt.framework == "ktransformers" and mode == "experts":
         return gpu_seconds + _kt_expert_prefill(row, prompt, max(host_weights, 0.0), rules)
-    ubatches = math.ceil(prompt / rules.offload_ubatch)
-    return gpu_seconds + ubatches * max(host_weights, 0.0) / (rules.pcie_gbs * 1e9)
+    ubatches = math.ceil(prompt / ub)
+    return gpu_seconds + ubatches * max(host_weights, 0.0) / (pcie_gbs(row, rules) * 1e9)
 
 
 def _kt_expert_prefill(row: NoFitRow, prompt: int, host_weights: float, rules: HostRules) -> float:
@@ -331,7 +409,7 @@ def _kt_expert_prefill(row: NoFitRow, prompt: int, host_weights: float, rules: H
     once per chunk (layerwise prefill, bound by PCIe); a short one has the CPU compute the experts
     each token routes to (hybrid prefill, bound by the CPU's matrix rate)."""
     if prompt > rules.kt_hybrid_max:
-        return math.ceil(prompt / rules.kt_chunk) * host_weights / (rules.pcie_gbs * 1e9)
+        return math.ceil(prompt / rules.kt_chunk) * host_weights / (pcie_gbs(row, rules) * 1e9)
     model = row.request.model
     bytes_per_weight = row.catalog.quants[row.quant_id].bpw / 8
     routed = host_weights * (model.experts_active or 1) / (model.experts or 1) / bytes_per_weight
@@ -359,12 +437,16 @@ def _named_cpu(row: NoFitRow) -> cpu_spec.Cpu | None:
 def _cpu_gflops(row: NoFitRow, rules: HostRules) -> float:
     """The CPU's matrix rate: the named CPU's (cpus.toml, its SIMD class's fitted share of its vector
     peak), else the one [host] cpu_prefill_gflops every unnamed CPU gets."""
+    s = sections(row.catalog)
+    shares = s.cpus.efficiency.prefill
+    # A CPU engine's own kernels: ik_llama.cpp's repacked int8 / bf16 GEMMs prefill 1.8-3.6x faster
+    # than mainline's on the same box (cpus.toml [efficiency.prefill] "engine/<framework>").
+    engine = float(shares.get(f"engine/{row.rt.framework}", 1.0))
     cpu = _named_cpu(row)
     if cpu is None:
-        return rules.cpu_prefill_gflops
-    s = sections(row.catalog)
-    shares, gain = s.cpus.efficiency.prefill, s.hosts.numa.extra_socket_gain
-    return cpu_spec.prefill_gflops(cpu, row.request.setup.host.sockets, shares, gain)
+        return rules.cpu_prefill_gflops * engine
+    gain = s.hosts.numa.extra_socket_gain
+    return cpu_spec.prefill_gflops(cpu, row.request.setup.host.sockets, shares, gain) * engine
 
 
 def _cpu_decode_scale(row: NoFitRow) -> float:

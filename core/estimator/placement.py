@@ -10,7 +10,11 @@ from typing import TYPE_CHECKING, Literal
 
 from core.catalog.loader import Catalog
 from core.catalog.platforms import framework_os
+from core.catalog.sections import sections
 from core.estimator.frameworks import FrameworkQuery
+from core.estimator.memory import GIB, constants, usable_memory
+from core.estimator.memory_fit import offload_ubatch
+from core.estimator.multi_gpu import mode_flag
 from core.estimator.ways_out.base import Placed
 from core.estimator.ways_out.registry import way_out
 from core.estimator.ways_out.remedy import Remedy
@@ -57,7 +61,29 @@ def framework_query(
         tensor_split=tuple(memory for _, memory in setup.mix) if at.cards == len(setup.mix) else (),
         users=max(request.users or 1, 1),
         gpu_memory_utilization=request.gpu_memory_utilization,
+        split_flags=_split_flags(request.split_mode, at.cards, catalog),
+        ubatch=_ubatch(request, at, cpu_only, catalog),
     )
+
+
+def _ubatch(request: EstimateRequest, at: Placed, cpu_only: bool, catalog: Catalog) -> int:
+    """The -ub the row was priced with: a run with weights in RAM and a card takes the larger one
+    where it has room (memory_fit.offload_ubatch); otherwise the user's, or 0 for llama.cpp's default."""
+    in_ram = not cpu_only and (bool(at.n_cpu_moe) or at.n_gpu_layers != "all")
+    if in_ram:
+        s = request.setup
+        usable = usable_memory(s.gpu, s.memory_gib, s.count, s.os, catalog).total_gib * GIB
+        ub = offload_ubatch(request, at.context, usable, catalog)
+        return 0 if ub == constants(catalog).ubatch and not request.ubatch else ub
+    return request.ubatch or 0
+
+
+def _split_flags(mode: str | None, cards: int, catalog: Catalog) -> dict[str, str]:
+    """How each framework's launch asks for the split mode the user named (none: its default)."""
+    if mode is None or cards < 2:
+        return {}
+    table = sections(catalog).split_modes
+    return {fw: flag for fw in table.engine if (flag := mode_flag(fw, mode, table))}
 
 
 def cpu_threads(setup: Setup, catalog: Catalog) -> int:

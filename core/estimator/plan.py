@@ -39,7 +39,7 @@ PlanKind = Literal[
 
 
 # Notes about a command that runs, said beside it (core/render/advice.py).
-COMMAND_CAVEATS = frozenset({"fw.vllm.sibling_checkpoint"})
+COMMAND_CAVEATS = frozenset({"fw.vllm.sibling_checkpoint", "fw.llama.tensor_kv"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ from typing import Any
 
 from core.catalog.loader import Catalog
 from core.estimator.choice import Choice, choose
+from core.estimator.end_to_end import EndToEnd, end_to_end, for_row
 from core.estimator.estimate import Estimate, Range, Row
 from core.estimator.memory import GIB
 from core.estimator.plan import Plan, plan_for
@@ -60,7 +61,15 @@ def _file_source(wb: WeightBreakdown) -> dict[str, Any] | None:
     }
 
 
-def row_dict(est: Estimate, row: Row, catalog: Catalog, lang: Lang = "en") -> dict[str, Any]:
+def _e2e(got: EndToEnd | None) -> dict[str, Any]:
+    """The end-to-end keys of a row or plan asked with an output length (none where it doesn't run)."""
+    return {} if got is None else {"e2e_tps": _range(got.tps), "e2e_s": got.seconds}
+
+
+def row_dict(
+    est: Estimate, row: Row, catalog: Catalog, lang: Lang = "en", output: int | None = None
+) -> dict[str, Any]:
+    """`output`: tokens of reply asked (`estimate --output M`): adds `e2e_tps` and `e2e_s`."""
     # The chat's plan for this row (core.estimator.plan): the same framework and command it shows.
     plan = plan_for(est, row, catalog, est.request.framework)
     wb = weight_breakdown(est.request.model, catalog.quants[row.quant], catalog)
@@ -93,6 +102,7 @@ def row_dict(est: Estimate, row: Row, catalog: Catalog, lang: Lang = "en") -> di
         **({"command_framework": plan.framework} if plan.command and plan.framework != row.framework else {}),
         "remedy": _remedy(row.remedy),
         "notes": [n.text(lang) for n in (*row.notes, *plan.notes)],
+        **(_e2e(for_row(row, output)) if output else {}),
     }
 
 
@@ -125,11 +135,16 @@ def _decode(choice: Choice) -> dict[str, float] | None:
 
 
 def plan_dict(
-    est: Estimate, catalog: Catalog, lang: Lang = "en", chosen: tuple[Choice, Plan] | None = None
+    est: Estimate,
+    catalog: Catalog,
+    lang: Lang = "en",
+    chosen: tuple[Choice, Plan] | None = None,
+    output: int | None = None,
 ) -> dict[str, Any]:
     """The one plan an answer recommends (core/estimator/choice.py picks the row, plan.py its
     command): what the chat's `$` line runs, with its figures, assumptions and why. `chosen`: a
-    choice and plan a caller already made from `est` (the concurrency answer's)."""
+    choice and plan a caller already made from `est` (the concurrency answer's). `output`: tokens
+    of reply asked ("2000 in 500 out"): adds the end-to-end `e2e_tps` and `e2e_s`."""
     choice, plan = chosen or _chosen(est, catalog)
     first = _first_token_row(est, choice, catalog)
     return {
@@ -148,7 +163,24 @@ def plan_dict(
         "said_plainly": [n.text(lang) for n in choice.notes],
         "notes": [n.text(lang) for n in plan.notes],
         "ways_out": _ways_out(est, choice, catalog),
+        **(_e2e(_plan_e2e(choice, first, output)) if output else {}),
     }
+
+
+def _plan_e2e(choice: Choice, first: Row | None, output: int) -> EndToEnd | None:
+    """The plan's end-to-end figures: its decode (a way out's where the row needs one) after the
+    time to first token of the row its prefill comes from."""
+    decode = _decode(choice)
+    if decode is None or first is None:
+        return None
+    return end_to_end(
+        output, Range(decode["low"], decode["mid"], decode["high"]), first.ttft_s, first.prefill_tps
+    )
+
+
+def plan_end_to_end(est: Estimate, catalog: Catalog, choice: Choice, output: int) -> EndToEnd | None:
+    """What `plan_dict(..., output=M)` gives as `e2e_tps` / `e2e_s`, for the reply's line."""
+    return _plan_e2e(choice, _first_token_row(est, choice, catalog), output)
 
 
 def _first_token_row(est: Estimate, choice: Choice, catalog: Catalog) -> Row | None:
@@ -205,7 +237,11 @@ def _chosen(est: Estimate, catalog: Catalog) -> tuple[Choice, Plan]:
     return choice, plan_for(est, choice.row, catalog, est.request.framework)
 
 
-def estimate_dict(est: Estimate, catalog: Catalog, lang: Lang = "en") -> dict[str, Any]:
+def estimate_dict(
+    est: Estimate, catalog: Catalog, lang: Lang = "en", output: int | None = None
+) -> dict[str, Any]:
+    """`output`: tokens of reply asked (`estimate --output M`): each row and the plan get the
+    end-to-end output rate beside pure decode."""
     setup, model = est.request.setup, est.request.model
     return {
         "gpu": {
@@ -241,6 +277,6 @@ def estimate_dict(est: Estimate, catalog: Catalog, lang: Lang = "en") -> dict[st
         # A CPU-only run: every memory figure (usable_gib, the rows' totals) is system RAM.
         **({"memory": "ram"} if est.request.offload == "cpu" else {}),
         "assumptions": [n.text(lang) for n in est.assumptions],
-        "rows": [row_dict(est, r, catalog, lang) for r in est.rows],
-        "plan": plan_dict(est, catalog, lang),
+        "rows": [row_dict(est, r, catalog, lang, output) for r in est.rows],
+        "plan": plan_dict(est, catalog, lang, output=output),
     }

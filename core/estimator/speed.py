@@ -31,6 +31,7 @@ from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.catalog.pricing_sections import BackendChoice, Band, PhaseFit
 from core.catalog.sections import sections
+from core.estimator import multi_gpu
 from core.estimator.memory import kv_shape  # memory imports nothing from here: no cycle
 
 # The terms whose product is an efficiency (decode: share of peak bandwidth; prefill: share of the
@@ -93,6 +94,12 @@ class PhaseCalibration:
     # Prefill: query rows that share one pass over the K/V cache per backend (the flash-attention
     # tile); fewer rows, more cache traffic at depth (`attention_kv_bytes`). Absent: no such term.
     kv_tile: dict[str, float] = field(default_factory=dict)
+    # Prefill: attention's share per "backend/arch" on top of the backend's: one backend runs a
+    # different flash-attention path per card family (Vulkan: coopmat2 on NVIDIA, coopmat1 or scalar
+    # shaders on AMD / Intel; SYCL's on Xe), so the cost at depth is the pair's, not the backend's
+    # (B70 SYCL and Vulkan fall 2-4x more from pp512 to pp2048 @ d16384 than the FLOPs say, where
+    # MI50 ROCm and P100 CUDA follow them). Absent: 1.
+    attention_arch: dict[str, float] = field(default_factory=dict)
 
     def efficiency(self, backend: str, keys: tuple[tuple[str, str], ...]) -> float:
         eff = self.eff.get(backend) or self.eff.get("cuda", 0.5)
@@ -103,8 +110,9 @@ class PhaseCalibration:
     def fixed_us(self, backend: str) -> float:
         return self.us_per_layer.get(backend) or self.us_per_layer.get("cuda", 30.0)
 
-    def attention_share(self, backend: str) -> float:
-        return self.attention.get(backend) or self.attention.get("cuda", 1.0)
+    def attention_share(self, backend: str, arch: str = "") -> float:
+        share = self.attention.get(backend) or self.attention.get("cuda", 1.0)
+        return share * self.attention_arch.get(f"{backend}/{arch}", 1.0)
 
     def kv_tile_rows(self, backend: str) -> float:
         return self.kv_tile.get(backend) or self.kv_tile.get("cuda", 0.0)
@@ -126,6 +134,7 @@ class Calibration:
     tp_us_per_layer: float  # all-reduce cost per layer per token with tensor parallel
     tp_eff: float  # bandwidth efficiency kept per card under tensor parallel
     layer_split_us: float  # per-token cost of handing activations to the next card (layer split)
+    split_costs: multi_gpu.SplitCosts  # links, row split and llama.cpp-family TP (multi_gpu.py)
     fp32_fallback_ratio: float  # matrix TFLOPS ~ ratio x bandwidth (GB/s) when the card lists none
     tensor_over_fp32: dict[str, float]  # arch family -> FP16 matrix rate / FP32 rate (catalog medians)
     backend_choice: BackendChoice
@@ -143,7 +152,8 @@ class Runtime:
     cal: Calibration
     framework: str = "llama.cpp"
     count: int = 1
-    split: str = "layer"  # "layer" | "tensor" (tensor parallel over `count` cards)
+    split: str = "layer"  # "layer" | "row" | "tensor" (multi_gpu.SPLITS)
+    link: str = ""  # what the cards' reductions cross (multi_gpu.link_of); "" for one card
 
 
 def _phase(fit: PhaseFit) -> PhaseCalibration:
@@ -154,6 +164,7 @@ def _phase(fit: PhaseFit) -> PhaseCalibration:
         factors={t: dict(getattr(fit, t)) for t in TERMS},
         attention={b: v.attention for b, v in backends.items()},
         kv_tile={b: v.kv_tile for b, v in backends.items() if v.kv_tile is not None},
+        attention_arch=dict(fit.attention_arch),
     )
 
 
@@ -194,6 +205,13 @@ def calibration(catalog: Catalog) -> Calibration:
         tp_us_per_layer=_fitted(multi.tp_us_per_layer, hand.multi_gpu.tp_us_per_layer),
         tp_eff=_fitted(multi.tp_eff, hand.multi_gpu.tp_eff),
         layer_split_us=_fitted(multi.layer_split_us, hand.multi_gpu.layer_split_us),
+        split_costs=multi_gpu.SplitCosts(
+            link_sync={**hand.multi_gpu.link_sync, **s.split_fit.link_sync},
+            link_gbs=dict(hand.multi_gpu.link_gbs),
+            row_syncs=hand.multi_gpu.row_syncs,
+            sync_factor=dict(s.split_fit.sync_factor),
+            prefill_eff=dict(s.split_fit.prefill_eff),
+        ),
         fp32_fallback_ratio=hand.matrix.tflops_per_gbs_fallback,
         tensor_over_fp32=_tensor_ratios(catalog, frozenset(hand.matrix.no_tensor_families)),
         backend_choice=hand.backend_choice,
@@ -298,10 +316,12 @@ def token_seconds(
     eff = decode_efficiency(gpu, backend, quant_id, moe, cal, rt.framework)
     fixed = layers * cal.decode.fixed_us(backend) * 1e-6
     bandwidth = gpu.bandwidth_gbs * 1e9 * eff
-    if count > 1 and split == "tensor":
-        # Every card reads its slice at once: bandwidth adds, minus the all-reduce per layer.
+    if count > 1 and split != "layer":
+        # Every card reads its slice at once: bandwidth adds, minus the reductions per layer, whose
+        # cost depends on the link and the split (multi_gpu.py).
         seconds = gpu_bytes / (bandwidth * count * cal.tp_eff)
-        fixed += layers * cal.tp_us_per_layer * 1e-6
+        sync = multi_gpu.sync_us_per_layer(cal.tp_us_per_layer, cal.split_costs, split, rt.link, rt.framework)
+        fixed += layers * sync * 1e-6
     else:
         # Layer split: cards take turns, so the time is the same bytes over one card's bandwidth.
         seconds = gpu_bytes / bandwidth
@@ -313,27 +333,19 @@ def token_seconds(
 
 
 def band_for(
-    gpu: Gpu, backend: str, cal: Calibration, phase: str = "decode", framework: str = "llama.cpp"
+    gpu: Gpu,
+    backend: str,
+    cal: Calibration,
+    phase: str = "decode",
+    framework: str = "llama.cpp",
+    *,
+    moe: bool | None = None,
+    count: int = 1,
 ) -> Band:
-    """The spread of cross-validated residuals for setups like this one: a measured card ("card"),
-    an unmeasured card of a measured backend x family ("seen"), a family the data never saw
-    ("unseen"); another framework than llama.cpp: "framework" when the fit had rows for it, else
-    "framework_unseen"."""
-    bands = cal.decode_band if phase == "decode" else cal.prefill_band
-    if framework not in LLAMA_CPP_KERNELS:
-        frameworks = cal.seen_decode_frameworks if phase == "decode" else cal.seen_prefill_frameworks
-        if framework in frameworks:
-            return bands.get(f"framework/{framework}") or bands["framework"]
-        if "framework_unseen" in bands:
-            return bands["framework_unseen"]
-    seen = cal.seen_decode if phase == "decode" else cal.seen_prefill
-    cards = cal.seen_decode_cards if phase == "decode" else cal.seen_prefill_cards
-    if gpu.id in cards and "card" in bands:
-        tier = "card"
-    else:
-        tier = "seen" if f"{backend}/{gpu.arch_family}" in seen else "unseen"
-    # A backend with enough cross-validated rows has its own spread (CUDA's is narrower than Vulkan's).
-    return bands.get(f"{tier}/{backend}") or bands[tier]
+    """The band tiers live in `core.estimator.band`; kept here for the callers that price with speed."""
+    from core.estimator import band  # band imports this module: imported here, not at the top
+
+    return band.band_for(gpu, backend, cal, phase, framework, moe=moe, count=count)
 
 
 # --- prefill -------------------------------------------------------------------------------------
@@ -357,6 +369,8 @@ def attention_flops_per_token(model: Model, depth: float) -> float:
     """QK^T and AV FLOPs for one new token attending to `depth` cached tokens (growing layers)."""
     shape = kv_shape(model)
     q_dim = model.heads * model.head_dim
+    # Gemma 4's global layers attend with their own, wider heads (global_head_dim 512 vs 256).
+    global_q_dim = model.heads * (model.global_head_dim or model.head_dim)
     if model.attention == "mla":
         full_layers = model.layers
         q_dim = model.heads * ((model.kv_lora_rank or 512) + (model.qk_rope_dim or 64))
@@ -366,7 +380,7 @@ def attention_flops_per_token(model: Model, depth: float) -> float:
         full_layers = model.global_layers or 0
     else:
         full_layers = model.layers
-    flops = 4.0 * q_dim * depth * full_layers
+    flops = 4.0 * (q_dim if model.attention == "mla" else global_q_dim) * depth * full_layers
     if shape.swa_values_per_token:
         local = model.layers - (model.global_layers or 0)
         flops += 4.0 * q_dim * min(depth, shape.window) * local
@@ -410,11 +424,14 @@ def prefill_seconds(
     flops_per_s, pp_us_per_layer = _prefill_rate(rt, quant_id, model.is_moe)
     fixed = math.ceil(prompt / ubatch) * model.layers * pp_us_per_layer * 1e-6
     linear, attention = prefill_flops_split(model, prompt, depth)
-    seconds = (linear + attention / cal.prefill.attention_share(backend)) / flops_per_s + fixed
+    share = cal.prefill.attention_share(backend, gpu.arch_family)
+    seconds = (linear + attention / share) / flops_per_s + fixed
     tile = cal.prefill.kv_tile_rows(backend)
     if tile:
-        cards = count if split == "tensor" else 1
+        cards = count if split != "layer" else 1
         seconds += attention_kv_bytes(model, prompt, depth) / (tile * gpu.bandwidth_gbs * 1e9 * cards)
+    if count > 1:
+        seconds += multi_gpu.prefill_reduction_seconds(model, prompt, count, split, rt.link, cal.split_costs)
     return seconds
 
 
@@ -435,8 +452,8 @@ def _prefill_rate(rt: Runtime, quant_id: str, moe: bool) -> tuple[float, float]:
         backend, gpu.arch_family, quant_kind(quant_id), moe, is_hbm(gpu), framework, is_full_rate_gddr(gpu)
     )
     flops_per_s = matrix_tflops(gpu, cal) * 1e12 * cal.prefill.efficiency(backend, keys)
-    if count > 1 and split == "tensor":
-        flops_per_s *= count * cal.tp_eff
+    if count > 1 and split != "layer":
+        flops_per_s *= count * cal.split_costs.prefill_eff.get(framework, cal.tp_eff)
     rate = (flops_per_s, cal.prefill.fixed_us(backend))
     if len(_PREFILL_RATES) >= 65536:
         _PREFILL_RATES.clear()

@@ -13,6 +13,7 @@ from core.catalog.loader import Catalog
 from core.estimator.choice import Choice, choose
 from core.estimator.estimate import Estimate, Row, in_ram
 from core.estimator.plan import plan_for
+from core.estimator.serialize import plan_end_to_end
 from core.estimator.speculative import room_beside
 from core.estimator.ways_out.kind import WayOutKind
 from core.i18n import Lang, translate
@@ -214,6 +215,21 @@ def prefill_line(est: Estimate, row: Row, lang: Lang) -> str:
     return translate("reply.prefill_cpu_empty", lang, **figures)
 
 
+def _seconds(value: float) -> str:
+    return f"{value:.2f}" if value < 1 else num(value)
+
+
+def _e2e_line(est: Estimate, catalog: Catalog, choice: Choice, output: int | None, lang: Lang) -> list[Part]:
+    """The question said how long the reply is (issue 23): the plan's end-to-end output rate (prefill
+    included) beside its pure decode; the same figures as `ask --json`'s plan `e2e_tps` / `e2e_s`."""
+    got = plan_end_to_end(est, catalog, choice, output) if output else None
+    if got is None:
+        return []
+    figures = {"prompt": est.request.prompt, "output": got.output, "tps": num(got.tps.mid)}
+    times = {"ttft": _seconds(got.ttft_s), "decode": num(got.decode_mid), "total": num(got.seconds)}
+    return [Para(translate("reply.e2e", lang, **figures, **times))]
+
+
 def _usable_line(est: Estimate, lang: Lang) -> str:
     if in_ram(est):
         return ram_line(est, lang)
@@ -327,6 +343,7 @@ def compact_doc(
     parts += [Para(_marks_used(block, memory, lang, in_ram(est))), Pre(block), Para(_usable_line(est, lang))]
     if in_ram(est) and prefill_line(est, row, lang):
         parts.append(Para(prefill_line(est, row, lang)))
+    parts += _e2e_line(est, catalog, choice, query.output, lang)
     if level.extras:
         parts += _row_notes(est, shown_q, lang)
     if level.ways_out:

@@ -28,6 +28,7 @@ from core.understanding.vocab import Vocab, vocab_for
 INTENTS_FILE = CATALOG_DIR / "intents.toml"
 MAX_USERS = 4096  # "16并发": more than this is a cluster question, not a number to estimate for
 MAX_PROMPT = 16 * 1024 * 1024
+MAX_OUTPUT = 1024 * 1024  # tokens of reply ("500 out"); more is no reply length
 
 # "how many h100 ...", "how many 4090s": a count of cards; "how many tokens/GB" is not.
 _HOW_MANY = gated(re.compile(r"how many\s+(?!tok|t/s|gb|g\b|vram|memory|ram|bit)"))
@@ -79,6 +80,10 @@ class _Patterns:
     legacy: _IntentList
     users: tuple[Gated, ...]
     prompt: tuple[Gated, ...]
+    # "2000 in", "input 8000" / "500 out", "输出 500" (issue 23): read after `prompt`, and blanked
+    # by read_intent so none of their numbers is a card ("RTX 4000"), a count or a model size.
+    input: tuple[Gated, ...]
+    output: tuple[Gated, ...]
     memory_card: tuple[Gated, ...]
     memory_cards: tuple[Gated, ...]  # several cards named by memory only: groups n and g
     count_words: dict[str, int]
@@ -102,6 +107,8 @@ def _build(table: dict[str, Any], vocab: Vocab) -> _Patterns:
         legacy=_intent_list(vocab.intent_order, dict(vocab.intent_words), dict(vocab.intent_patterns)),
         users=tuple(gated(re.compile(p)) for p in phrases.get("concurrency_number", ())),
         prompt=tuple(gated(re.compile(p)) for p in phrases.get("prompt_number", ())),
+        input=tuple(gated(re.compile(p)) for p in phrases.get("input_number", ())),
+        output=tuple(gated(re.compile(p)) for p in phrases.get("output_number", ())),
         memory_card=tuple(gated(re.compile(p)) for p in phrases.get("memory_only_card", ())),
         memory_cards=tuple(gated(re.compile(p)) for p in phrases.get("memory_only_cards", ())),
         count_words=dict(vocab.count_words),
@@ -151,6 +158,8 @@ def read_intent(t: str, catalog: Catalog) -> tuple[str, Intent]:
         if users_re.search(t):
             users = True
             t = _blank_all(users_re, t)
+    for io_re in (*pats.input, *pats.output):  # "2000 in 500 out": lengths, not cards or sizes
+        t = _blank_all(io_re, t)
     # "8gb vram", "24g显存": the words of a card known by its memory describe the card, they don't
     # ask how much memory ("8gb vram 16gb ram qwen3 30b a3b?" is no memory question); the size stays.
     for card_re in pats.memory_card:
@@ -182,6 +191,10 @@ class IntentDetails:
     users: int | None = None  # concurrent users ("16并发")
     memory_only_gib: float | None = None  # "a 16GB GPU": the memory of a card named by nothing else
     memory_only_count: int = 1  # "两张8g的卡": how many such cards
+    output: int | None = None  # tokens of reply the question names ("2000 in 500 out", "输出 500")
+    # The token counts of the in/out phrase ("2k in 300 out": 2048, 300): lengths of one request, which
+    # the context reader also took for contexts; the query drops them from its contexts.
+    io_tokens: tuple[int, ...] = ()
 
 
 def _first_number(patterns: tuple[Gated, ...], t: str) -> re.Match[str] | None:
@@ -192,11 +205,22 @@ def _first_number(patterns: tuple[Gated, ...], t: str) -> re.Match[str] | None:
     return None
 
 
-def _prompt_tokens(m: re.Match[str] | None) -> int | None:
+def _tokens(m: re.Match[str] | None, least: int, most: int) -> int | None:
     if m is None:
         return None
     value = float(m.group(1)) * (1024 if (m.lastindex or 0) >= 2 and m.group(2) else 1)
-    return int(value) if 16 <= value <= MAX_PROMPT else None
+    return int(value) if least <= value <= most else None
+
+
+def _prompt_tokens(m: re.Match[str] | None) -> int | None:
+    return _tokens(m, 16, MAX_PROMPT)
+
+
+def _io_lengths(pats: _Patterns, t: str) -> tuple[int | None, int | None, int | None]:
+    """(prompt said, prompt written as an input, output): "prompt 2000" wins over "2000 in"."""
+    said = _prompt_tokens(_first_number(pats.prompt, t))
+    written = _prompt_tokens(_first_number(pats.input, t))
+    return said, written, _tokens(_first_number(pats.output, t), 1, MAX_OUTPUT)
 
 
 def intent_details(raw: str, catalog: Catalog) -> IntentDetails:
@@ -208,11 +232,14 @@ def intent_details(raw: str, catalog: Catalog) -> IntentDetails:
     if memory is None:
         mem_m = _first_number(pats.memory_card, t)
         memory = float(mem_m.group(1)) if mem_m else None
+    said, written, output = _io_lengths(pats, t)
     return IntentDetails(
-        prompt=_prompt_tokens(_first_number(pats.prompt, t)),
+        prompt=said if said is not None else written,
         users=users if users is not None and 1 <= users <= MAX_USERS else None,
         memory_only_gib=memory if memory is not None and 1 <= memory <= 1024 else None,
         memory_only_count=count,
+        output=output,
+        io_tokens=tuple(n for n in (said, written, output) if n is not None) if output else (),
     )
 
 

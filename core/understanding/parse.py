@@ -143,4 +143,7 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
         backends=tuple(b for b, _start, _end in backends),
         cpu_moe_layers=setup.flags.cpu_moe_layers,
         gpu_memory_utilization=setup.flags.gpu_memory_utilization,
+        split_mode=setup.split_mode,
+        link=setup.link,
+        ubatch=setup.flags.ubatch,
     )

@@ -9,6 +9,7 @@ from core.catalog.kv_cache import KvCacheType
 from core.catalog.loader import Catalog
 from core.catalog.platforms import OsFamily, family_from_word
 from core.catalog.quant import QuantTable, free_bpw_mentions
+from core.catalog.sections import sections
 from core.understanding.name_index import Index
 from core.understanding.parse_flags import Flags, read_flags
 from core.understanding.parse_patterns import _blank, _number, _Patterns
@@ -210,6 +211,8 @@ class _Setup:
     notes: tuple[Note, ...]
     unblanked: str  # the question before anything was blanked (intent words say "vs")
     flags: Flags = Flags()  # serving flags pasted with it ("-c 65536", "--n-cpu-moe 28")
+    link: str | None = None  # what joins the cards, said ("nvlink"): catalogs/split_modes.toml [link_words]
+    split_mode: str | None = None  # `-sm graph` read as multi_gpu.SPLITS names it ("tensor")
 
 
 def _unglued(m: re.Match[str], index: Index) -> str:
@@ -234,8 +237,36 @@ def _read_setup(t: str, pats: _Patterns, catalog: Catalog) -> tuple[str, _Setup]
     contexts = (*flags.contexts, *(c for c in contexts if c not in flags.contexts))
     t, kv_type = read_kv_type(t, pats.setup, vocab)
     t, framework, quants = _read_framework_and_quants(t, pats, catalog)
+    # `-sm graph` pasted with no framework named is ik_llama.cpp's launch (catalogs/split_modes.toml).
+    framework = framework or sections(catalog).split_modes.framework_words.get(flags.split_word or "")
     t, host = read_host_ram(t, pats.setup, vocab)
     t, machines, machine_notes = read_machines(t, pats.setup, vocab)
     laptop = read_laptop(t, pats.setup)
+    t, link = _read_link(t, catalog)
+    word = flags.split_word
+    split_mode = sections(catalog).split_modes.mode_for(word) if word else None
     notes = (*context_notes, *host.notes, *machine_notes)
-    return t, _Setup(contexts, framework, quants, kv_type, host, machines, laptop, notes, unblanked, flags)
+    return t, _Setup(
+        contexts,
+        framework,
+        quants,
+        kv_type,
+        host,
+        machines,
+        laptop,
+        notes,
+        unblanked,
+        flags,
+        link,
+        split_mode,
+    )
+
+
+def _read_link(t: str, catalog: Catalog) -> tuple[str, str | None]:
+    """ "with nvlink", "nv桥接": the link between the cards, blanked (no model is named "nvlink")."""
+    for link, words in sections(catalog).split_modes.link_words.items():
+        for word in sorted(words, key=len, reverse=True):
+            at = t.find(word)
+            if at >= 0 and (at == 0 or not t[at - 1].isalnum()):
+                return t[:at] + " " * len(word) + t[at + len(word) :], link
+    return t, None

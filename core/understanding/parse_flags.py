@@ -17,6 +17,7 @@ from core.understanding.vocab import shipped_doc
 
 CPU_MOE_ALL = -1  # `--cpu-moe`: every layer's experts in RAM (EstimateRequest.cpu_moe_layers' "all")
 MAX_CPU_MOE = 512  # more layers than any model has is a typo
+MIN_UBATCH, MAX_UBATCH = 16, 65536
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +25,8 @@ class Flags:
     contexts: tuple[int, ...] = ()
     cpu_moe_layers: int | None = None
     gpu_memory_utilization: float | None = None
+    split_word: str | None = None  # the word after `-sm` / `--split-mode` ("graph", "row", "tensor")
+    ubatch: int | None = None  # `-ub 4096` (llama.cpp's physical batch)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +35,8 @@ class _FlagPatterns:
     cpu_moe: re.Pattern[str] | None
     cpu_moe_all: re.Pattern[str] | None
     gpu_util: re.Pattern[str] | None
+    split_mode: re.Pattern[str] | None
+    ubatch: re.Pattern[str] | None
 
 
 def _flag_re(names: list[str], value: str) -> re.Pattern[str] | None:
@@ -50,6 +55,10 @@ def _patterns() -> _FlagPatterns:
         cpu_moe=_flag_re(table.get("cpu_moe", []), number),
         cpu_moe_all=_flag_re(table.get("cpu_moe_all", []), ""),
         gpu_util=_flag_re(table.get("gpu_util", []), r"(?:\s*[= ]\s*|\s+)(0?\.\d+|1(?:\.0+)?)(?![0-9])"),
+        split_mode=_flag_re(
+            table.get("split_mode", []), r"(?:\s*[= ]\s*|\s+)(layer|row|tensor|graph)(?![a-z0-9])"
+        ),
+        ubatch=_flag_re(table.get("ubatch", []), number),
     )
 
 
@@ -80,4 +89,15 @@ def read_flags(t: str) -> tuple[str, Flags]:
         share = float(m.group(1))
         util = share if 0.0 < share <= 1.0 else util
         t = _blank(t, m)
-    return t, Flags(tuple(contexts), cpu_moe, util)
+    split, ubatch = _split_and_ubatch(t, pats)
+    for pat in (pats.split_mode, pats.ubatch):
+        t = pat.sub(lambda m: " " * (m.end() - m.start()), t) if pat else t
+    return t, Flags(tuple(contexts), cpu_moe, util, split, ubatch)
+
+
+def _split_and_ubatch(t: str, pats: _FlagPatterns) -> tuple[str | None, int | None]:
+    """`-sm graph` (the mode word) and `-ub 4096` (16..65536; anything else is a typo, not read)."""
+    split = next((m.group(1) for m in pats.split_mode.finditer(t)), None) if pats.split_mode else None
+    ubs = [int(m.group(1)) for m in pats.ubatch.finditer(t)] if pats.ubatch else []
+    ubatch = next((u for u in ubs if MIN_UBATCH <= u <= MAX_UBATCH), None)
+    return split, ubatch

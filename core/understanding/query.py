@@ -115,6 +115,12 @@ class AskQuery:
     # that experts offload; `--gpu-memory-utilization` is read and said (the table keeps vLLM's own).
     cpu_moe_layers: int | None = None
     gpu_memory_utilization: float | None = None
+    split_mode: str | None = None  # `-sm tensor` / `-sm graph` / `-sm row` pasted (multi_gpu.SPLITS)
+    link: str | None = None  # "nvlink" said: what joins the cards where it isn't their own
+    ubatch: int | None = None  # `-ub 4096` pasted: the physical batch its prefill and buffer are priced at
+    # "2000 in 500 out", "输出 500" (issue 23): tokens of reply asked about; the full answer adds the
+    # end-to-end output rate (prefill included) beside pure decode (core/estimator/end_to_end.py).
+    output: int | None = None
 
     @property
     def gpu_id(self) -> str | None:
@@ -153,6 +159,10 @@ class AskQuery:
             "ollama_tag": self.ollama_tag,
             "cpu_moe_layers": self.cpu_moe_layers,
             "gpu_memory_utilization": self.gpu_memory_utilization,
+            "split_mode": self.split_mode,
+            "link": self.link,
+            "ubatch": self.ubatch,
+            "output": self.output,
         }
 
     def _intent_json(self) -> dict[str, Any]:

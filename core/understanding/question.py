@@ -55,3 +55,6 @@ class ParsedQuestion:
     # experts sit in RAM) and `--gpu-memory-utilization 0.7` (vLLM's share of each card it takes).
     cpu_moe_layers: int | None = None
     gpu_memory_utilization: float | None = None
+    split_mode: str | None = None  # `-sm graph` / `--split-mode row` pasted: multi_gpu.SPLITS' name
+    link: str | None = None  # "nvlink" said: what joins the cards (multi_gpu.link_of's names)
+    ubatch: int | None = None  # `-ub 4096` pasted: llama.cpp's physical batch

@@ -3,7 +3,8 @@ and the framework to suggest. Plain frozen data, so answers can be cached and co
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Literal
 
 from core.catalog.gpu import Gpu
@@ -50,6 +51,12 @@ class FrameworkQuery:
     # The share of each card vLLM / SGLang take, as the user set it (`--gpu-memory-utilization 0.7`):
     # the command carries it. None: the framework's own value (catalogs/frameworks.toml).
     gpu_memory_utilization: float | None = None
+    # The split mode the user asked for, as each framework's launch says it ({"llama.cpp": "-sm
+    # tensor", "ik_llama.cpp": "-sm graph"}; catalogs/split_modes.toml): empty when none was asked.
+    split_flags: Mapping[str, str] = field(default_factory=dict)
+    # llama.cpp's -ub the run is priced with where it isn't the default (0): the user's, or the larger
+    # one an offloaded run takes so each ubatch's copy of the RAM-held weights serves more tokens.
+    ubatch: int = 0
 
     @property
     def fully_on_gpu(self) -> bool:

@@ -37,7 +37,9 @@ class ExpertOffload(WayOut):
         model, weights = row.request.model, row.weights
         moe_layers = model.layers - (model.dense_layers or 0)
         per_layer = weights.expert_bytes / max(moe_layers, 1)
-        k = math.ceil(max(0.0, row.total - row.usable_bytes) / per_layer) if per_layer else moe_layers + 1
+        # Offloaded, the run takes a larger -ub (memory_fit.offload_ubatch): its buffer grows with it.
+        need = row.total + (row.offload_buffer - row.buffer) * row.request.setup.count
+        k = math.ceil(max(0.0, need - row.usable_bytes) / per_layer) if per_layer else moe_layers + 1
         if k > moe_layers or k * per_layer > host.room:
             return None
         share_read = (model.experts_active or 1) / (model.experts or 1)
@@ -48,7 +50,7 @@ class ExpertOffload(WayOut):
             mid,
             lo,
             hi,
-            round((row.total - k * per_layer) / GIB, 2),
+            round((need - k * per_layer) / GIB, 2),
             cpu_moe_layers=k,
             layers_total=moe_layers,
             host_gib=round(k * per_layer / GIB, 1),

@@ -26,8 +26,9 @@ def test_rows_map_to_catalog_and_are_published() -> None:
     # Apple M5 Max entry gives its measured row a card; 339 with the 2026-12-01 published_extra.csv
     # additions (issue 11 item 9, second batch: rows fully on the card, one stream); 520 once the
     # catalog knows GLM-4.7-Flash, NVFP4, MLX-6BIT and the other issue-11 names (14 more rows map);
-    # 542 with Ministral 3 8B/14B, Mistral-Large-2407 and R1-Distill-Qwen-1.5B in the catalog (22 more).
-    assert len(subs) == 542
+    # 542 with Ministral 3 8B/14B, Mistral-Large-2407 and R1-Distill-Qwen-1.5B in the catalog (22 more);
+    # 568 with issue 23's multi-GPU split-mode batch and the Devstral 2 entry (26 more).
+    assert len(subs) == 568
     for s in subs:
         m = s.measurement
         assert m.gpu_id in CATALOG.gpus and m.model_id in CATALOG.models and m.quant in CATALOG.quants

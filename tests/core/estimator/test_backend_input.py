@@ -32,7 +32,7 @@ def test_the_named_backend_prices_decode_prefill_and_the_band() -> None:
     assert est.backend == "vulkan"
     row = est.rows[0]
     gpu = est.request.setup.gpu
-    band = speed.band_for(gpu, "vulkan", CAL, "decode", "llama.cpp")
+    band = speed.band_for(gpu, "vulkan", CAL, "decode", "llama.cpp", moe=est.request.model.is_moe)
     assert row.decode_tps is not None
     assert row.decode_tps.high / row.decode_tps.mid == pytest.approx(band.high, rel=0.02)
     cuda = _est(gpu="rtx 4090", os="linux")

@@ -40,6 +40,10 @@ def llama_cpp_values(
     count = q.gpu_count
     model_arg = _model_arg(fw, q, notes)
     kv_quantized = q.kv_cache != FULL_PRECISION_KV
+    split_flag = q.split_flags.get(fw.id, "-sm layer")
+    if split_flag.startswith("-sm tensor") and kv_quantized:
+        notes.append(Note("fw.llama.tensor_kv", {}))
+        split_flag = "-sm layer"
     return {
         "model_arg": model_arg,
         "ngl": str(q.n_gpu_layers) if isinstance(q.n_gpu_layers, int) else "99",
@@ -47,7 +51,10 @@ def llama_cpp_values(
         "fa_flags": " -fa on" if backend not in (None, "cpu") or (backend == "cpu" and kv_quantized) else "",
         "kv_flags": f" --cache-type-k {q.kv_cache} --cache-type-v {q.kv_cache}" if kv_quantized else "",
         "moe_flags": _moe_flags(q, "--cpu-moe"),
-        "split_flags": f" -sm layer -ts {_split(q)}" if count > 1 else "",
+        # A physical batch other than the default (-b at least as large: llama.cpp caps -ub at -b).
+        "ub_flags": f" -b {max(q.ubatch, 2048)} -ub {q.ubatch}" if q.ubatch and q.ubatch != 512 else "",
+        # The split mode asked (`-sm tensor`, ik's `-sm graph`), else llama.cpp's default layer split.
+        "split_flags": f" {split_flag} -ts {_split(q)}" if count > 1 else "",
         # N users: N parallel slots, and -c is every slot's context together (llama-server --help:
         # "-np, --parallel N: number of parallel sequences to decode"; the context is shared by them).
         "server_ctx": str(q.context * q.users),

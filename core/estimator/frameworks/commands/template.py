@@ -19,6 +19,7 @@ PLACEHOLDERS = frozenset(
         "kv_flags",
         "moe_flags",
         "split_flags",
+        "ub_flags",
         "np_flags",
         "server_ctx",
         # ik_llama.cpp (the llama.cpp values plus its own flags)
