@@ -51,6 +51,7 @@ GIB = 2**30
 # The knee search stops here: a batch past it is no longer a question of users at one box.
 KNEE_SEARCH_MAX = 1 << 16
 
+
 @dataclass(frozen=True, slots=True)
 class BatchParams:
     """The fitted terms of one framework (and dense / MoE) group."""

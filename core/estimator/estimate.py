@@ -19,6 +19,7 @@ from core.catalog.model import Model
 from core.catalog.pricing_sections import Band
 from core.catalog.sections import sections
 from core.estimator import multi_gpu, speed
+from core.estimator.band import band_for
 from core.estimator.frameworks.serving_setup import serving_quants
 from core.estimator.memory import (
     GIB,
@@ -345,10 +346,8 @@ def _fixed(
         flash_attention=const.flash_attention,
         framework_overhead=0.0 if vllm else framework_overhead_bytes(framework, catalog),
         smooth_fraction=const.smooth_fraction,
-        band=speed.band_for(
-            setup.gpu, backend, cal, "decode", framework, moe=request.model.is_moe, count=count
-        ),
-        prefill_band=speed.band_for(
+        band=band_for(setup.gpu, backend, cal, "decode", framework, moe=request.model.is_moe, count=count),
+        prefill_band=band_for(
             setup.gpu, backend, cal, "prefill", framework, moe=request.model.is_moe, count=count
         ),
     )

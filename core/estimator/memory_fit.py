@@ -25,6 +25,7 @@ from core.catalog.loader import Catalog
 from core.catalog.pricing_sections import Band
 from core.catalog.sections import sections
 from core.estimator import multi_gpu, speed
+from core.estimator.band import band_for
 from core.estimator.memory import GIB, Usable, compute_buffer_bytes, constants, kv_cache_bytes, kv_read_bytes
 from core.estimator.pricing import Pricing
 from core.estimator.token_bytes import TokenBytes, bytes_per_token, expert_offload_bytes, layer_offload_bytes
@@ -144,8 +145,13 @@ def no_fit_row(pricing: Pricing, quant_id: str, weights: WeightBreakdown, ctx: i
     # Positional: this runs for every no-fit row, and keywords cost a third more here.
     total = weights.gpu_bytes_full_offload + kv_bytes + buffer * request.setup.count
     full_read = bytes_per_token(weights.active_bytes_per_token, active_kv)
-    band = cpu or speed.band_for(
-        request.setup.gpu, rt.backend, rt.cal, framework=rt.framework, moe=model.is_moe, count=request.setup.count
+    band = cpu or band_for(
+        request.setup.gpu,
+        rt.backend,
+        rt.cal,
+        framework=rt.framework,
+        moe=model.is_moe,
+        count=request.setup.count,
     )
     usable_bytes = pricing.usable.total_gib * GIB
     offload_ub = offload_ubatch(request, ctx, usable_bytes, catalog)

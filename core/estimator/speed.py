@@ -332,22 +332,6 @@ def token_seconds(
     return fixed + seconds
 
 
-def band_for(
-    gpu: Gpu,
-    backend: str,
-    cal: Calibration,
-    phase: str = "decode",
-    framework: str = "llama.cpp",
-    *,
-    moe: bool | None = None,
-    count: int = 1,
-) -> Band:
-    """The band tiers live in `core.estimator.band`; kept here for the callers that price with speed."""
-    from core.estimator import band  # band imports this module: imported here, not at the top
-
-    return band.band_for(gpu, backend, cal, phase, framework, moe=moe, count=count)
-
-
 # --- prefill -------------------------------------------------------------------------------------
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from core.catalog.loader import Catalog
 from core.catalog.sections import sections
 from core.estimator import speed
+from core.estimator.band import band_for
 from core.estimator.estimate import Estimate, Row, in_ram
 from core.estimator.plan import COMMAND_CAVEATS, Plan
 from core.estimator.speculative import SpecOption, option_fits, speculative_options
@@ -150,7 +151,7 @@ def method_line(est: Estimate, catalog: Catalog, lang: Lang) -> str:
     gpu = est.request.setup.gpu
     seen = gpu.id in getattr(cal, "seen_decode_cards", ())
     seen = seen or f"{est.backend}/{gpu.arch_family}" in cal.seen_decode
-    band = speed.band_for(gpu, est.backend, cal)
+    band = band_for(gpu, est.backend, cal)
     if in_ram(est) and est.request.setup.host.cpu in catalog.cpus:
         # A named CPU is priced by the CPU fit, which has seen CPU-only runs: say that, not "no data".
         return translate("reply.method_cpu", lang, low=band.low, high=band.high)

@@ -11,6 +11,7 @@ from core.ask.answer import answer, estimate_for, follow_up
 from core.ask.estimate_request import QueryError, run_query
 from core.catalog.loader import default_catalog
 from core.estimator import speed
+from core.estimator.band import band_for
 from core.estimator.frameworks import check_backend, evaluate, recommend
 from core.estimator.memory import default_os
 from core.estimator.placement import framework_query
@@ -32,7 +33,7 @@ def test_the_named_backend_prices_decode_prefill_and_the_band() -> None:
     assert est.backend == "vulkan"
     row = est.rows[0]
     gpu = est.request.setup.gpu
-    band = speed.band_for(gpu, "vulkan", CAL, "decode", "llama.cpp", moe=est.request.model.is_moe)
+    band = band_for(gpu, "vulkan", CAL, "decode", "llama.cpp", moe=est.request.model.is_moe)
     assert row.decode_tps is not None
     assert row.decode_tps.high / row.decode_tps.mid == pytest.approx(band.high, rel=0.02)
     cuda = _est(gpu="rtx 4090", os="linux")

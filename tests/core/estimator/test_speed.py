@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from core.catalog.loader import default_catalog
 from core.estimator import speed
+from core.estimator.band import band_for
 
 
 def test_llama_cpp_family_takes_no_framework_factor() -> None:
@@ -49,10 +50,10 @@ def test_framework_bands_are_wider_where_unmeasured() -> None:
     catalog = default_catalog()
     cal = speed.calibration(catalog)
     gpu = catalog.gpus["rtx-4090"]
-    measured = speed.band_for(gpu, "cuda", cal, "decode", "ollama")
-    unmeasured = speed.band_for(gpu, "cuda", cal, "decode", "exllamav3")
+    measured = band_for(gpu, "cuda", cal, "decode", "ollama")
+    unmeasured = band_for(gpu, "cuda", cal, "decode", "exllamav3")
     assert unmeasured.low <= measured.low and unmeasured.high >= measured.high
-    assert speed.band_for(gpu, "cuda", cal, "decode", "lmstudio") == speed.band_for(gpu, "cuda", cal)
+    assert band_for(gpu, "cuda", cal, "decode", "lmstudio") == band_for(gpu, "cuda", cal)
 
 
 def test_prefill_flops_grow_with_depth() -> None:
