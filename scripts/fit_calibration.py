@@ -746,6 +746,16 @@ def _multi_report(
         print(f"{name} multi-card {label:<8} {fam:<9} {_ape(part)} n={len(part):>3} inside {inside}")
 
 
+def _multi_backend_bands(train: Sequence[tuple[Sample, float]]) -> dict[str, dict[str, float]]:
+    """ "multi/cuda": a backend's own multi-card spread where it has `BAND_MIN_ROWS` llama.cpp-kernel
+    rows (CUDA's layer-split rows spread less than Vulkan's, whose multi-card MoE rows carry the tails)."""
+    by: dict[str, list[float]] = defaultdict(list)
+    for s, r in train:
+        if s.framework in LLAMA_CPP_FAMILY:
+            by[s.backend].append(r)
+    return {f"multi/{b}": band(rows) for b, rows in sorted(by.items()) if len(rows) >= BAND_MIN_ROWS}
+
+
 def multi_bands(
     name: str,
     samples: Sequence[Sample],
@@ -769,6 +779,7 @@ def multi_bands(
         pooled = band(llama + other)
         out["multi"] = band(llama) if len(llama) >= BAND_MIN_ROWS else pooled
         out["multi/framework"] = band(other) if len(other) >= BAND_MIN_ROWS else pooled
+        out.update(_multi_backend_bands(train))
     for label, pairs in (("train", train), ("held-out", held)):
         _multi_report(name, label, pairs, out)
     print(f"{name} multi-card bands: {out}")

@@ -93,8 +93,10 @@ def resolve(
     for better in NESTED.get(tier, ()):
         found = _union(found, pick(bands, tier_chain(better, backend, framework, moe)))
     if count > 1:
-        multi = "multi" if framework in LLAMA_CPP_KERNELS else "multi/framework"
-        found = _union(found, pick(bands, (multi, "multi")))
+        # llama.cpp's kernels: the backend's multi-card spread where the fit wrote one ("multi/cuda").
+        llama = framework in LLAMA_CPP_KERNELS
+        keys = (f"multi/{backend}", "multi") if llama else ("multi/framework", "multi")
+        found = _union(found, pick(bands, keys))
     return found
 
 

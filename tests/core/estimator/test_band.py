@@ -156,3 +156,16 @@ def test_the_fit_writes_a_sub_tier_only_with_enough_rows() -> None:
     }
     bands = fc.tier_bands(residuals)
     assert "card/cuda/dense" in bands and "card/cuda/moe" not in bands
+
+
+def test_several_cards_take_their_backends_multi_card_spread_where_the_fit_wrote_one() -> None:
+    table = {
+        "card": Band(0.8, 1.2),
+        "multi": Band(0.4, 1.6),
+        "multi/cuda": Band(0.7, 1.3),
+        "multi/framework": Band(0.5, 1.5),
+    }
+    assert band.resolve(table, "card", "cuda", "llama.cpp", False, count=2) == Band(0.7, 1.3)
+    assert band.resolve(table, "card", "vulkan", "llama.cpp", False, count=2) == Band(0.4, 1.6)
+    assert band.resolve(table, "card", "cuda", "vllm", False, count=2) == Band(0.5, 1.5)
+    assert band.resolve(table, "card", "cuda", "llama.cpp", False, count=1) == Band(0.8, 1.2)

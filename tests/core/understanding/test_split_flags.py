@@ -38,3 +38,17 @@ def test_split_mode_is_read_and_run(question: str, framework: str, mode: str, fl
 def test_no_flag_no_mode() -> None:
     out = answer("2x 3090 llama 3 70b q4", CATALOG).as_dict()
     assert out["query"]["split_mode"] is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["2x 3090 nvlink llama 3 70b q4 -sm graph", "双3090 nvlink桥接 qwen2.5 72b", "2x 3090 with an nvlink bridge llama 3.3 70b"],
+)
+def test_a_bridge_said_is_the_link(question: str) -> None:
+    out = answer(question, CATALOG).as_dict()
+    assert out["query"]["link"] == "nvlink"
+    assert out["query"]["model"]["id"] is not None  # "nvlink" is no model name
+
+
+def test_no_bridge_said_no_link() -> None:
+    assert answer("2x 3090 llama 3 70b q4", CATALOG).as_dict()["query"]["link"] is None
