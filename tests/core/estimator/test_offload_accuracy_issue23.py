@@ -49,7 +49,7 @@ B580: dict[str, Any] = {
 
 @pytest.mark.xfail(
     strict=True,
-    reason="SYCL's fitted 208 us/layer fixed cost (calibration.toml) alone is 10 ms of a measured 14 ms token"
+    reason="SYCL's fitted 208 us/layer fixed cost alone is 10 ms of a measured 14 ms token",
 )
 def test_b580_expert_offload_decode() -> None:
     # published_extra.csv:598: tg64 = 69.23 tok/s with --n-cpu-moe 21 (21 of 48 layers' experts in
@@ -60,7 +60,7 @@ def test_b580_expert_offload_decode() -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="SYCL's fitted 208 us/layer fixed cost (calibration.toml) alone is 10 ms of a measured 14 ms token"
+    reason="SYCL's fitted 208 us/layer fixed cost alone is 10 ms of a measured 14 ms token",
 )
 def test_b580_expert_offload_decode_more_layers_in_ram() -> None:
     # published_extra.csv:613: tg64 = 58.58 tok/s with --n-cpu-moe 30; slower than 21 layers in RAM.
@@ -122,7 +122,7 @@ XEON_6138: dict[str, Any] = {
 
 @pytest.mark.xfail(
     strict=True,
-    reason="Windows, -t 20 of 40 cores: the estimator has no thread count; Skylake-SP no-VNNI prior only"
+    reason="Windows, -t 20 of 40 cores: the estimator has no thread count; Skylake-SP no-VNNI prior only",
 )
 def test_dual_xeon_6138_cpu_prefill() -> None:
     # published_extra.csv:320: S_PP = 60.1 tok/s at N_KV 0 (ub 512), Skylake-SP: AVX-512 without
@@ -133,7 +133,7 @@ def test_dual_xeon_6138_cpu_prefill() -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="Windows, -t 20 of 40 cores: the estimator has no thread count; Skylake-SP no-VNNI prior only"
+    reason="Windows, -t 20 of 40 cores: the estimator has no thread count; Skylake-SP no-VNNI prior only",
 )
 def test_dual_xeon_6138_cpu_decode() -> None:
     # published_extra.csv:321: S_TG = 12.9 tok/s at N_KV 0: about half of one socket's 128 GB/s

@@ -42,7 +42,11 @@ def test_no_flag_no_mode() -> None:
 
 @pytest.mark.parametrize(
     "question",
-    ["2x 3090 nvlink llama 3 70b q4 -sm graph", "双3090 nvlink桥接 qwen2.5 72b", "2x 3090 with an nvlink bridge llama 3.3 70b"],
+    [
+        "2x 3090 nvlink llama 3 70b q4 -sm graph",
+        "双3090 nvlink桥接 qwen2.5 72b",
+        "2x 3090 with an nvlink bridge llama 3.3 70b",
+    ],
 )
 def test_a_bridge_said_is_the_link(question: str) -> None:
     out = answer(question, CATALOG).as_dict()
