@@ -235,6 +235,11 @@ class BackendChoice:
 @dataclass(frozen=True, slots=True)
 class OffloadSpeed:
     host_eff: float = 0.65  # share of host RAM bandwidth CPU-offloaded layers reach
+    # The PCIe rate an offloaded prefill streams RAM-held weights at (GB/s), by card family and by
+    # card; the runtimes that keep a second socket's reads local (core/estimator/memory_fit.py).
+    pcie_gbs: dict[str, float] = field(default_factory=dict)
+    pcie_gbs_card: dict[str, float] = field(default_factory=dict)
+    numa_aware: Words = ()
 
 
 @dataclass(frozen=True, slots=True)

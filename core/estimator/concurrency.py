@@ -37,6 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from core.catalog.gpu import Gpu
 from core.catalog.kv_cache import FULL_PRECISION_KV, KvCacheType
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
@@ -390,10 +391,12 @@ def _serving_aggregate(
     return max(run.requests, 1) * run.output / seconds
 
 
-def split_for(framework: str, count: int, catalog: Catalog) -> str:
+def split_and_link(framework: str, gpu: Gpu, count: int, catalog: Catalog) -> tuple[str, str]:
+    """A serving run's split and link: the framework's default split, the cards' own link."""
     fw = catalog.frameworks.get(framework)
     engine = fw.engine if fw else framework
-    return multi_gpu.split_for(framework, engine, None, count, sections(catalog).split_modes)
+    table = sections(catalog).split_modes
+    return multi_gpu.layout(framework, engine, (None, None), False, gpu, count, table)
 
 
 def concurrent_for(
@@ -413,8 +416,7 @@ def concurrent_for(
         speed.calibration(catalog),
         framework,
         setup.count,
-        split_for(framework, setup.count, catalog),
-        multi_gpu.link_of(setup.gpu, setup.count),
+        *split_and_link(framework, setup.gpu, setup.count, catalog),
     )
     kv_per_user = kv_read_bytes(model, batch.depth, batch.kv_type, catalog)
     reads = StepReads(

@@ -237,15 +237,14 @@ def _engine(framework: str, catalog: Catalog) -> str:
     return fw.engine if fw else framework
 
 
-def _split(request: EstimateRequest, framework: str, engine: str, catalog: Catalog) -> str:
-    """How the request's cards share the model: the mode asked where the framework runs it, else its
-    default (catalogs/split_modes.toml; resolve_request refuses a mode the framework lacks)."""
-    table = sections(catalog).split_modes
-    asked = request.split_mode
-    if asked == "tensor" and framework == "llama.cpp" and request.kv_type != FULL_PRECISION_KV:
-        # llama.cpp's -sm tensor refuses a quantized KV cache: the command splits by layer (a note says).
-        asked = None
-    return multi_gpu.split_for(framework, engine, asked, request.setup.count, table)
+def split_and_link(request: EstimateRequest, framework: str, count: int, catalog: Catalog) -> tuple[str, str]:
+    """How the request's cards share the model and what joins them, on `count` cards (the request's
+    own, or a way out's): multi_gpu.layout with the mode and link the user named (resolve_request
+    refuses a mode the framework lacks)."""
+    asked = (request.split_mode, request.link)
+    kv_quantized = request.kv_type != FULL_PRECISION_KV
+    engine, table = _engine(framework, catalog), sections(catalog).split_modes
+    return multi_gpu.layout(framework, engine, asked, kv_quantized, request.setup.gpu, count, table)
 
 
 def estimate(request: EstimateRequest, catalog: Catalog) -> Estimate:
@@ -273,9 +272,8 @@ def estimate(request: EstimateRequest, catalog: Catalog) -> Estimate:
     cal = speed.calibration(catalog)
     quants = request.quants or default_quants(model, framework, catalog)
     contexts = request.contexts or default_contexts(model, catalog)
-    split = _split(request, framework, engine, catalog)
+    split, link = split_and_link(request, framework, setup.count, catalog)
     fixed = _fixed(request, usable, backend, engine, framework, cal, catalog)
-    link = (request.link if setup.count > 1 else None) or multi_gpu.link_of(gpu, setup.count)
     runtime = speed.Runtime(gpu, backend, cal, framework, setup.count, split, link)
     pricing = Pricing(request, usable, runtime, catalog)
     rows = []

@@ -20,7 +20,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from core.catalog import cpu as cpu_spec
-from core.catalog.kv_cache import KvCacheType
+from core.catalog.kv_cache import FULL_PRECISION_KV, KvCacheType
 from core.catalog.loader import Catalog
 from core.catalog.pricing_sections import Band
 from core.catalog.sections import sections
@@ -219,9 +219,9 @@ def _on_cards(row: NoFitRow, count: int) -> speed.Runtime:
     rt, request = row.rt, row.request
     fw = row.catalog.frameworks.get(rt.framework)
     engine = fw.engine if fw else rt.framework
+    asked, kv_quantized = (request.split_mode, request.link), request.kv_type != FULL_PRECISION_KV
     table = sections(row.catalog).split_modes
-    split = multi_gpu.split_for(rt.framework, engine, request.split_mode, count, table)
-    link = (request.link if count > 1 else None) or multi_gpu.link_of(rt.gpu, count)
+    split, link = multi_gpu.layout(rt.framework, engine, asked, kv_quantized, rt.gpu, count, table)
     return dataclasses.replace(rt, count=count, split=split, link=link)
 
 
@@ -255,39 +255,18 @@ def host_rules(catalog: Catalog) -> HostRules:
     )
 
 
-class LinkRules(NamedTuple):
-    """speed.toml [offload] beyond host_eff: the PCIe link an offloaded prefill streams the RAM-held
-    weights over, by card family and card, and the runtimes that keep a second socket's reads local.
-    Read from the raw table (core.catalog.pricing_sections.OffloadSpeed carries host_eff only)."""
-
-    by_family: dict[str, float]
-    by_card: dict[str, float]
-    numa_aware: frozenset[str]
-
-
-@cache
-def link_rules(catalog: Catalog) -> LinkRules:
-    table = catalog.tables.get("speed", {}).get("offload", {})
-    family, card = table.get("pcie_gbs", {}), table.get("pcie_gbs_card", {})
-    return LinkRules(
-        {str(k): float(v) for k, v in family.items()},
-        {str(k): float(v) for k, v in card.items()},
-        frozenset(str(f) for f in table.get("numa_aware", ())),
-    )
-
-
 def pcie_gbs(row: NoFitRow, rules: HostRules) -> float:
-    """GB/s the card's link streams RAM-held weights at: the card's own figure, its family's, else
-    the one [host] pcie_gbs."""
-    links, gpu = link_rules(row.catalog), row.rt.gpu
-    return links.by_card.get(gpu.id) or links.by_family.get(gpu.arch_family) or rules.pcie_gbs
+    """GB/s the card's link streams RAM-held weights at (speed.toml [offload]): the card's own
+    figure, its family's, else the one [host] pcie_gbs."""
+    links, gpu = sections(row.catalog).speed.offload, row.rt.gpu
+    return links.pcie_gbs_card.get(gpu.id) or links.pcie_gbs.get(gpu.arch_family) or rules.pcie_gbs
 
 
 def numa_scale(row: NoFitRow) -> float:
     """What is left of the host bandwidth (hosts.toml [numa] counts a second socket at
     extra_socket_gain) for a runtime that doesn't keep reads on the local socket: one socket's."""
     sockets = row.request.setup.host.sockets or 1
-    if sockets <= 1 or row.rt.framework in link_rules(row.catalog).numa_aware:
+    if sockets <= 1 or row.rt.framework in sections(row.catalog).speed.offload.numa_aware:
         return 1.0
     gain = sections(row.catalog).hosts.numa.extra_socket_gain
     return 1.0 / (1.0 + gain * (sockets - 1))

@@ -103,6 +103,25 @@ def split_for(framework: str, engine: str, asked: str | None, count: int, table:
     return asked if asked in entry.modes else entry.default
 
 
+def layout(
+    framework: str,
+    engine: str,
+    asked: tuple[str | None, str | None],
+    kv_quantized: bool,
+    gpu: Gpu,
+    count: int,
+    table: SplitModesSection,
+) -> tuple[str, str]:
+    """(split, link) of a run on `count` cards: `asked` is the (split mode, link) the user named.
+    llama.cpp's -sm tensor refuses a quantized KV cache, so that run splits by layer (its command says
+    why); a link named counts only on several cards, else the cards' own (`link_of`)."""
+    mode, link = asked
+    if mode == "tensor" and framework == "llama.cpp" and kv_quantized:
+        mode = None
+    split = split_for(framework, engine, mode, count, table)
+    return split, (link if count > 1 else None) or link_of(gpu, count)
+
+
 def offered(framework: str, engine: str, table: SplitModesSection) -> tuple[str, ...]:
     """The split modes a framework runs (what a refusal of another one names)."""
     return _engine(framework, engine, table).modes
