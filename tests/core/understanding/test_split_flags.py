@@ -56,3 +56,9 @@ def test_a_bridge_said_is_the_link(question: str) -> None:
 
 def test_no_bridge_said_no_link() -> None:
     assert answer("2x 3090 llama 3 70b q4", CATALOG).as_dict()["query"]["link"] is None
+
+
+def test_split_mode_with_an_equals_sign_is_read() -> None:
+    # Held-out phrasing, written after the code (held on its first run).
+    out = answer("4x 3090 llama 3.3 70b --split-mode=graph", CATALOG).as_dict()
+    assert out["query"]["framework"] == "ik_llama.cpp" and "-sm graph" in out["plan"]["command"]
