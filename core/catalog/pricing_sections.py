@@ -132,6 +132,8 @@ class ChoiceRules:
     min_context: int = 8192  # a shorter context is no way out below this
     unasked_min_context: int = 16384  # no context asked: shortened to this before a 4-bit KV cache
     lossy_kv: Words = ("q4_0",)  # KV cache types taken only after smaller weights
+    rich_quants: Words = ()  # quants past the point where more bits buy quality (Q8_0 over Q6_K) ...
+    rich_tps: float = 20.0  # ... are taken over the next one down only at this pace or more
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +169,8 @@ class Ladder:
     mlx: Words = ()
     ktransformers: Words | None = None  # None: the serving ladder
     contexts: tuple[int, ...] = (4096, 16384, 32768, 65536, 131072)
+    # Contexts a shorter-context way out may also stop at (not table columns): 8K between 4K and 16K.
+    shorter_contexts: tuple[int, ...] = ()
     native_first: bool = True
 
 

@@ -18,8 +18,11 @@ The rule, quality first while usable ([choice] in catalogs/estimator.toml):
 7. else the fastest thing that runs here, said to be too slow for chat.
 For N users at once (a concurrency question), step 2 first takes the best quant whose weights and N
 users' KV caches at the context all fit (`fits_users`), before one that fits a single user.
-Within a step the best quant that reaches `comfortable_tps` wins; when none does, the fastest that is
-still usable. No offload is chosen whose system RAM need exceeds the box's RAM (less the OS's share).
+Within a step the best quant that reaches `comfortable_tps` wins (a `rich_quants` one, Q8_0, only at
+`rich_tps`: its gain over Q6_K is noise, its cost a quarter of the speed); when none does, the fastest
+that is still usable. A llama.cpp row that fits with little headroom ("tight") comes after a smaller
+quant that fits at the same context; an offload below `comfortable_tps` comes after a 3-bit+ run
+fully on the card at a shorter context. No offload is chosen whose system RAM need exceeds the box's RAM (less the OS's share).
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ Place = Literal["gpu", "experts", "layers"]
 _ON_GPU = frozenset(
     {WayOutKind.KV_QUANT, WayOutKind.MAC_WIRED_LIMIT, WayOutKind.SHORTER_CTX, WayOutKind.LOWER_QUANT}
 )
+_ON_TABLE = frozenset({WayOutKind.SHORTER_CTX, WayOutKind.LOWER_QUANT})  # ways out that are a row as it is
 _PLACE: dict[WayOutKind, Place] = {WayOutKind.EXPERT_OFFLOAD: "experts", WayOutKind.OFFLOAD: "layers"}
 
 
@@ -85,6 +89,7 @@ class _Option:
     context: int
     place: Place
     tps: float
+    tight: bool = False  # fits the usable memory but past its smooth share: little headroom (llama.cpp)
 
 
 def rules(catalog: Catalog) -> ChoiceRules:
@@ -131,9 +136,14 @@ def _bpw(quant: str, catalog: Catalog) -> float:
 
 def _options(est: Estimate, catalog: Catalog) -> list[_Option]:
     out = []
+    # A smaller quant or a shorter context as a way out lands on a row of the table; it has that
+    # row's headroom (Q8_0 -> Q6_K at 32K is as tight as the Q6_K row at 32K).
     fw = catalog.frameworks.get(est.framework)
     # vLLM / SGLang hold everything on the cards: no way out that leaves experts or layers in RAM.
+    # Their memory is what --gpu-memory-utilization gives them, the KV cache paged into the rest:
+    # a tight row there means fewer sequences at once, not a load that may fail.
     gpu_only = fw is not None and fw.gpu_only
+    tight = set() if gpu_only else {(row.quant, row.context) for row in est.rows if row.status == "tight"}
     for row in est.rows:
         if row.unsupported:
             continue
@@ -144,6 +154,8 @@ def _options(est: Estimate, catalog: Catalog) -> list[_Option]:
             option = _option(row, remedy, catalog)
             if option is None or (gpu_only and option.place != "gpu"):
                 continue
+            on_table = remedy is None or remedy.kind in _ON_TABLE
+            option = replace(option, tight=on_table and (option.quant, option.context) in tight)
             if remedy is None or _host_ok(remedy, est, catalog):
                 out.append(option)
     return out
@@ -160,7 +172,7 @@ def _best(options: list[_Option], r: ChoiceRules, key: _Key, comfortable: float)
     that is usable; None when none is."""
     ordered = sorted(options, key=key)
     for o in ordered:
-        if o.tps >= comfortable:
+        if o.tps >= (max(comfortable, r.rich_tps) if o.quant in r.rich_quants else comfortable):
             return o
     usable = [o for o in ordered if o.tps >= r.usable_tps]
     return max(usable, key=lambda o: o.tps) if usable else None
@@ -175,13 +187,19 @@ def _by_context(o: _Option) -> tuple[float, ...]:
 
 
 def _step_down(o: _Option, r: ChoiceRules) -> bool:
-    """A fit that costs something: a KV cache below q8_0 (q4_0), or macOS's GPU memory limit raised
-    (a sudo sysctl that leaves the OS little): taken after a quant that fits as it is."""
-    if o.remedy is None:
-        return False
+    """A fit that costs something: a KV cache below q8_0 (q4_0), macOS's GPU memory limit raised
+    (a sudo sysctl that leaves the OS little), or a fit with little headroom (a longer reply, a
+    browser tab or a driver update and it no longer loads): taken after a quant that fits as it is."""
+    if o.tight or o.remedy is None:
+        return o.tight
     if o.remedy.kind == WayOutKind.MAC_WIRED_LIMIT:
         return True
     return o.remedy.kind == WayOutKind.KV_QUANT and o.remedy.kv_type in r.lossy_kv
+
+
+def _costly(o: _Option, r: ChoiceRules) -> bool:
+    """`_step_down` for what it costs beyond headroom: a q4_0 cache or a raised macOS limit."""
+    return _step_down(replace(o, tight=False), r)
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,7 +261,12 @@ def _steps(options: list[_Option], ctx: int, r: ChoiceRules, moe: bool, asked_ct
     """The steps of the rule, in order, each with the options it may choose from."""
     pools = _pools(options, ctx, r)
     ok = r.comfortable_tps
-    steps: list[_Step] = [("gpu", [o for o in pools.full if not _step_down(o, r)], _by_quality, ok)]
+    on_card = [o for o in pools.any_shorter if o.place == "gpu" and not _costly(o, r)]
+    steps: list[_Step] = [
+        ("gpu", [o for o in pools.full if not _step_down(o, r)], _by_quality, ok),
+        # Headroom is bought with a smaller quant at the same context, never with the context itself
+        ("gpu", [o for o in pools.full if not _costly(o, r)], _by_quality, ok),
+    ]
     if not asked_ctx:
         # The context is ours, not the user's: a somewhat shorter one (down to `unasked_min_context`)
         # costs nothing they asked for, a 4-bit KV cache costs answer quality (4070 Laptop, Qwen3-8B:
@@ -267,9 +290,14 @@ def _steps(options: list[_Option], ctx: int, r: ChoiceRules, moe: bool, asked_ct
     # 1-2-bit: quality first as soon as it is usable (IQ2 over IQ1 whenever IQ2 is usable).
     steps += [
         ("shorter", pools.shorter, _by_context, ok),
+        # An offload at a comfortable pace; one that only just reads along (~5 tok/s) comes after a
+        # 3-bit+ run fully on the GPU at any shorter context, little headroom included but not a
+        # q4_0 cache (an 8 GB card and a 14B: IQ3_XXS at 4K at ~30 tok/s, not IQ3_XXS at 32K with
+        # 15 of 40 layers in RAM at ~5)
+        ("offload", [o for o in pools.offload if o.tps >= ok], _by_quality, ok),
+        ("shorter", on_card, _by_context, ok),
         ("offload", pools.offload, _by_quality, ok),
-        # Before a crawl or 1-2 bits: a usable 3-bit+ run at any shorter context (an 8 GB card and a
-        # 14B: IQ3_XXS at 4K at ~30 tok/s, not Q4_K_M with half its layers in RAM at ~3)
+        # Before a crawl or 1-2 bits: a usable 3-bit+ run at any shorter context
         ("shorter", [o for o in pools.any_shorter if not _step_down(o, r)], _by_context, ok),
         # 1-2-bit only when nothing else runs: a slow 3-bit+ run (said plainly) up to the context first
         ("slow", pools.slow, _by_context, r.slow_floor_tps),

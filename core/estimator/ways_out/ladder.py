@@ -14,8 +14,10 @@ from core.estimator.weights import WeightBreakdown, weight_breakdown
 
 @cache
 def ladder_contexts(catalog: Catalog) -> tuple[int, ...]:
-    """The ladder's contexts, longest first."""
-    return tuple(sorted(sections(catalog).estimator.ladder.contexts, reverse=True))
+    """The contexts a shorter-context way out walks down, longest first: the table's and the stops
+    between them ([ladder] shorter_contexts)."""
+    ladder = sections(catalog).estimator.ladder
+    return tuple(sorted(set(ladder.contexts) | set(ladder.shorter_contexts), reverse=True))
 
 
 @cache
