@@ -72,7 +72,10 @@ def parse_ram_type(text: str, catalog: Catalog) -> tuple[str, int]:
 def _preset(gpu: Gpu, catalog: Catalog, ram_gib: float | None = None) -> HostPreset | None:
     hosts, defaults = _hosts(catalog)
     # A laptop card sits in a laptop whatever its segment says (hosts.toml [defaults] laptop).
-    key = "laptop" if gpu.form == "laptop" and "laptop" in defaults else gpu.segment
+    # A card generation sold only beside DDR5 platforms has its own key ("consumer:blackwell").
+    family = f"{gpu.segment}:{gpu.arch_family}"
+    key = "laptop" if gpu.form == "laptop" and "laptop" in defaults else family
+    key = key if key in defaults else gpu.segment
     preset = hosts.get(defaults.get(key, "ddr4-2ch")) or next(iter(hosts.values()), None)
     if preset is not None and ram_gib and ram_gib > preset.max_ram_gib:
         # More RAM than that machine takes: a multi-channel server (hosts.toml [defaults] large_ram).

@@ -24,6 +24,17 @@ def test_laptop_cards_get_the_laptop_host() -> None:
     assert default_host(laptop, CATALOG).name == "ddr5-2ch-laptop"
 
 
+@pytest.mark.parametrize(
+    ("card", "host"), [("rtx-5090", "ddr5-2ch"), ("rtx-5070", "ddr5-2ch"), ("rtx-4090", "ddr4-2ch")]
+)
+def test_a_card_generation_sold_beside_ddr5_gets_a_ddr5_box(card: str, host: str) -> None:
+    """RTX 50 / RX 9000 cards launched when desktop platforms took DDR5 only; the RTX 40 era keeps
+    the conservative DDR4 box (hosts.toml [defaults] "consumer:<arch_family>")."""
+    assert default_host(CATALOG.gpus[card], CATALOG).name == host
+    said = run_query({"gpu": card, "model": "gpt-oss-120b", "ram": 64, "ram_type": "DDR4-3200"}, CATALOG)
+    assert said.request.setup.host.bandwidth_gbs == pytest.approx(51.2)  # what the user says wins
+
+
 def test_expert_offload_as_asked_runs_with_its_command() -> None:
     est = run_query(
         {"gpu": "4090", "model": "gpt-oss-120b", "ram": 64, "ctx": ["32k"], "cpu_moe_layers": 26}, CATALOG
