@@ -10,7 +10,9 @@ from typing import Any
 
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
+from core.catalog.sections import sections
 from core.estimator.estimate import Row, Setup
+from core.estimator.ways_out.kind import WayOutKind
 from core.estimator.ways_out.registry import facts
 from core.i18n import Lang, translate
 from core.render.doc import NARROW, Doc, Para, Pre
@@ -51,6 +53,10 @@ class WhichModel:
     fits: tuple[ModelFit, ...]
     next_up: NextUp | None
     lowest_quant: str
+    # MoE models too big for the card that run with their experts in system RAM at a chat pace
+    # (an 8 GB card and 32 GB RAM: gpt-oss-20b / Qwen3-30B-A3B beat any 3-bit 12B fully on the card)
+    experts: tuple[ModelFit, ...] = ()
+    ram_gib: float = 0.0
 
 
 def _ladder(model: Model, quants: list[str], catalog: Catalog) -> list[str]:
@@ -106,6 +112,35 @@ def _next_up(
     return NextUp(model.id, quant, row.total_gib, tps)
 
 
+def _experts_in_ram(
+    setup: Setup, misses: list[Model], fits: list[ModelFit], cfg: dict[str, Any], ctx: int, catalog: Catalog
+) -> tuple[ModelFit, ...]:
+    """The MoE misses that run with their experts in RAM (the RAM the box has, less the OS's share)
+    at `experts_min_tps` or more, the largest first; none smaller than the largest model that fits."""
+    min_tps = float(cfg.get("experts_min_tps", 10.0))
+    quant = str(cfg.get("experts_quant", "Q4_K_M"))
+    room = setup.host.ram_gib - sections(catalog).estimator.host.os_reserve_gib
+    biggest = max((catalog.models[f.model_id].params_b for f in fits), default=0.0)
+    out: list[ModelFit] = []
+    for model in misses:
+        if not model.is_moe or model.params_b <= biggest:
+            continue
+        q = _ladder(model, [quant], catalog)[0]
+        row = one_row(catalog, setup, model.id, q, ctx)
+        remedy = row.remedy
+        if remedy is None or remedy.kind != WayOutKind.EXPERT_OFFLOAD or not remedy.decode_mid:
+            continue
+        if remedy.decode_mid >= min_tps and remedy.host_gib <= room:
+            out.append(
+                ModelFit(
+                    model.id, remedy.quant or q, remedy.total_gib or row.total_gib, remedy.decode_mid, False
+                )
+            )
+    out = _one_per_size(out, catalog)
+    out.sort(key=lambda f: -catalog.models[f.model_id].params_b)
+    return tuple(out[: int(cfg.get("experts_shown", 3))])
+
+
 @lru_cache(maxsize=256)
 def which_models(catalog: Catalog, setup: Setup, ctx: int) -> WhichModel:
     cfg = config(catalog, "which_model")
@@ -123,9 +158,9 @@ def which_models(catalog: Catalog, setup: Setup, ctx: int) -> WhichModel:
             fits.append(fit)
     fits = _one_per_size(fits, catalog)
     fits.sort(key=lambda f: (-catalog.models[f.model_id].params_b, _newest_first(catalog.models[f.model_id])))
-    return WhichModel(
-        ctx, usable, tuple(fits), _next_up(setup, fits, misses, quants, ctx, catalog), quants[-1]
-    )
+    experts = _experts_in_ram(setup, misses, fits, cfg, ctx, catalog)
+    nxt = _next_up(setup, fits, misses, quants, ctx, catalog)
+    return WhichModel(ctx, usable, tuple(fits), nxt, quants[-1], experts, setup.host.ram_gib)
 
 
 def _newest_first(model: Model) -> str:
@@ -205,6 +240,14 @@ def which_model_doc(result: WhichModel, title: str, catalog: Catalog, lang: Lang
         if nxt.offload_tps:
             line += translate("intent.which_model.next_offload", lang, tps=num(nxt.offload_tps))
         parts.append(Para(line))
+    if result.experts:
+        picks = " · ".join(
+            f"{model_label(catalog.models[f.model_id])} {f.quant} ~{num(f.decode_tps)} tok/s"
+            for f in result.experts
+        )
+        parts.append(
+            Para(translate("intent.which_model.experts", lang, ram=num(result.ram_gib), picks=picks))
+        )
     if result.fits:
         example = f"{title.split(' (')[0]} {model_label(catalog.models[result.fits[0].model_id])}"
         parts.append(Para(translate("intent.which_model.more", lang, example=example)))
@@ -212,4 +255,5 @@ def which_model_doc(result: WhichModel, title: str, catalog: Catalog, lang: Lang
 
 
 def rows_json(result: WhichModel, shown: int = 8) -> list[dict[str, Any]]:
-    return [f.as_json() for f in result.fits[:shown]]
+    on_card = [{**f.as_json(), "placement": "gpu"} for f in result.fits[:shown]]
+    return on_card + [{**f.as_json(), "placement": "experts"} for f in result.experts]

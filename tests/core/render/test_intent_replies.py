@@ -46,12 +46,34 @@ def test_intent_reply(question: str, intent: str) -> None:
 
 def test_which_model_lists_large_first_and_says_the_next_size() -> None:
     reply = answer("what can I run on a 3090", CATALOG)
-    sizes = [CATALOG.models[r["model"]].params_b for r in reply.rows]
+    on_card = [r for r in reply.rows if r["placement"] == "gpu"]
+    sizes = [CATALOG.models[r["model"]].params_b for r in on_card]
     assert sizes == sorted(sizes, reverse=True)
-    assert all(r["total_gib"] <= 24 for r in reply.rows)
+    assert all(r["total_gib"] <= 24 for r in on_card)
     assert "Next size up" in reply.text
     zh = answer("3090 能跑什么模型", CATALOG)
     assert "再大一档" in zh.text and "能跑的模型" in zh.text
+
+
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        ("8GB VRAM what's the biggest model I can run", "experts in the 32 GiB of RAM"),
+        ("3060 12g 能跑什么模型 64g内存", "专家放内存(64 GiB)"),
+        ("what models can a 4060 ti 16gb run with 96gb ram", "experts in the 96 GiB of RAM"),
+    ],
+)
+def test_which_model_names_the_moe_that_run_with_experts_in_ram(question: str, words: str) -> None:
+    """A small card and plenty of RAM: a 30B-A3B MoE with its experts in RAM outpaces a 3-bit 12B
+    fully on the card; the reply names those that reach a chat pace, each bigger than what fits."""
+    reply = answer(question, CATALOG)
+    assert words in reply.text, reply.text
+    experts = [r for r in reply.rows if r["placement"] == "experts"]
+    biggest = max(CATALOG.models[r["model"]].params_b for r in reply.rows if r["placement"] == "gpu")
+    assert experts and all(r["decode_tps"] >= 10 for r in experts)
+    assert all(
+        CATALOG.models[r["model"]].is_moe and CATALOG.models[r["model"]].params_b > biggest for r in experts
+    )
 
 
 def test_which_hardware_cheapest_kind_first() -> None:
