@@ -22,7 +22,8 @@ Within a step the best quant that reaches `comfortable_tps` wins (a `rich_quants
 `rich_tps`: its gain over Q6_K is noise, its cost a quarter of the speed); when none does, the fastest
 that is still usable. A llama.cpp row that fits with little headroom ("tight") comes after a smaller
 quant that fits at the same context; an offload below `comfortable_tps` comes after a 3-bit+ run
-fully on the card at a shorter context. No offload is chosen whose system RAM need exceeds the box's RAM (less the OS's share).
+fully on the card at a shorter context. No offload is chosen whose system RAM need exceeds the box's
+RAM (less the OS's share).
 """
 
 from __future__ import annotations
@@ -260,10 +261,22 @@ def _shorter(o: _Option, ctx: int, r: ChoiceRules) -> bool:
 def _steps(options: list[_Option], ctx: int, r: ChoiceRules, moe: bool, asked_ctx: bool) -> list[_Step]:
     """The steps of the rule, in order, each with the options it may choose from."""
     pools = _pools(options, ctx, r)
+    return [
+        *_on_card_steps(pools, r, moe, asked_ctx),
+        *_smaller_steps(pools, r, asked_ctx),
+        *_last_steps(pools, r),
+    ]
+
+
+def _plain(pool: list[_Option], r: ChoiceRules) -> list[_Option]:
+    """The options of `pool` that cost nothing beyond their quant and context (`_step_down`)."""
+    return [o for o in pool if not _step_down(o, r)]
+
+
+def _on_card_steps(pools: _Pools, r: ChoiceRules, moe: bool, asked_ctx: bool) -> list[_Step]:
     ok = r.comfortable_tps
-    on_card = [o for o in pools.any_shorter if o.place == "gpu" and not _costly(o, r)]
     steps: list[_Step] = [
-        ("gpu", [o for o in pools.full if not _step_down(o, r)], _by_quality, ok),
+        ("gpu", _plain(pools.full, r), _by_quality, ok),
         # Headroom is bought with a smaller quant at the same context, never with the context itself
         ("gpu", [o for o in pools.full if not _costly(o, r)], _by_quality, ok),
     ]
@@ -271,24 +284,33 @@ def _steps(options: list[_Option], ctx: int, r: ChoiceRules, moe: bool, asked_ct
         # The context is ours, not the user's: a somewhat shorter one (down to `unasked_min_context`)
         # costs nothing they asked for, a 4-bit KV cache costs answer quality (4070 Laptop, Qwen3-8B:
         # Q4_K_M at 16K with its cache as it is, not at 32K with a q4_0 cache).
-        free = [o for o in pools.shorter if o.context >= r.unasked_min_context and not _step_down(o, r)]
+        free = [o for o in _plain(pools.shorter, r) if o.context >= r.unasked_min_context]
         steps.append(("shorter", free, _by_context, ok))
     steps += [
         ("gpu", pools.full, _by_quality, ok),
         ("experts", pools.experts if moe else [], _by_quality, ok),
     ]
+    return steps
+
+
+def _smaller_steps(pools: _Pools, r: ChoiceRules, asked_ctx: bool) -> list[_Step]:
+    ok = r.comfortable_tps
     step_down: list[_Step] = [
-        ("shorter", [o for o in pools.shorter if not _step_down(o, r)], _by_context, ok),
+        ("shorter", _plain(pools.shorter, r), _by_context, ok),
         ("lower", pools.lower, _by_quality, ok),
     ]
-    if not asked_ctx:
-        # Our default context again: a ~3-bit quant at a somewhat shorter one with its cache as it
-        # is (or q8_0) before the same quant at the default with a q4_0 cache.
-        free = [o for o in pools.lower_shorter if not _step_down(o, r)]
-        step_down.insert(1, ("lower", free, _by_context, ok))
-    steps += step_down[::-1] if asked_ctx else step_down
-    # 1-2-bit: quality first as soon as it is usable (IQ2 over IQ1 whenever IQ2 is usable).
-    steps += [
+    if asked_ctx:
+        return step_down[::-1]
+    # Our default context again: a ~3-bit quant at a somewhat shorter one with its cache as it
+    # is (or q8_0) before the same quant at the default with a q4_0 cache.
+    step_down.insert(1, ("lower", _plain(pools.lower_shorter, r), _by_context, ok))
+    return step_down
+
+
+def _last_steps(pools: _Pools, r: ChoiceRules) -> list[_Step]:
+    ok = r.comfortable_tps
+    on_card = [o for o in pools.any_shorter if o.place == "gpu" and not _costly(o, r)]
+    return [
         ("shorter", pools.shorter, _by_context, ok),
         # An offload at a comfortable pace; one that only just reads along (~5 tok/s) comes after a
         # 3-bit+ run fully on the GPU at any shorter context, little headroom included but not a
@@ -298,12 +320,12 @@ def _steps(options: list[_Option], ctx: int, r: ChoiceRules, moe: bool, asked_ct
         ("shorter", on_card, _by_context, ok),
         ("offload", pools.offload, _by_quality, ok),
         # Before a crawl or 1-2 bits: a usable 3-bit+ run at any shorter context
-        ("shorter", [o for o in pools.any_shorter if not _step_down(o, r)], _by_context, ok),
-        # 1-2-bit only when nothing else runs: a slow 3-bit+ run (said plainly) up to the context first
+        ("shorter", _plain(pools.any_shorter, r), _by_context, ok),
+        # 1-2-bit only when nothing else runs: a slow 3-bit+ run (said plainly) up to the context first;
+        # 1-2-bit quality first as soon as it is usable (IQ2 over IQ1 whenever IQ2 is usable)
         ("slow", pools.slow, _by_context, r.slow_floor_tps),
         ("low_bit", pools.low_bit, _by_quality, r.usable_tps),
     ]
-    return steps
 
 
 def _chosen(o: _Option, step: ChoiceStep, r: ChoiceRules) -> Choice:
