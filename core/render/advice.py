@@ -14,6 +14,7 @@ from core.estimator.band import band_for
 from core.estimator.estimate import Estimate, Row, in_ram
 from core.estimator.plan import COMMAND_CAVEATS, Plan
 from core.estimator.speculative import SpecOption, option_fits, speculative_options
+from core.estimator.ways_out.kind import WayOutKind
 from core.estimator.ways_out.remedy import Remedy
 from core.i18n import Lang, Note, translate
 from core.render.fmt import ctx_label, num
@@ -87,6 +88,10 @@ def remedy_text(remedy: Remedy, lang: Lang) -> str:
         "mb": remedy.wired_limit_mb,
     }
     text = translate(f"reply.remedy.{kind}", lang, **params)
+    if remedy.wired_limit_mb and kind != WayOutKind.MAC_WIRED_LIMIT:
+        # A smaller quant (or context) that fits only past macOS's default GPU share: the command
+        # raises it first, and the line says so (the table's "x" is at the default share).
+        text += " " + translate("reply.remedy.with_wired_limit", lang, mb=remedy.wired_limit_mb)
     if remedy.quality_warning:
         # 1-2-bit quants run but answer noticeably worse: said next to the figure, never hidden.
         text += " " + translate("reply.remedy.low_bit_warning", lang)

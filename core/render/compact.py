@@ -17,7 +17,7 @@ from core.estimator.serialize import plan_end_to_end
 from core.estimator.speculative import room_beside
 from core.estimator.ways_out.kind import WayOutKind
 from core.i18n import Lang, translate
-from core.render.advice import Advice, advise, method_line, note_texts, spec_line, ways_out
+from core.render.advice import Advice, advise, method_line, note_texts, remedy_text, spec_line, ways_out
 from core.render.assumptions import os_assumed, uses_host_ram
 from core.render.doc import NARROW, Cmd, Doc, Para, Part, Pre, fits, render, truncate
 from core.render.fmt import NO_FIT, OVER, ROPE, TIGHT, ctx_label, gib, num, speed_range, table, table_width
@@ -292,7 +292,14 @@ def _ways_out(est: Estimate, row: Row, shown_q: list[str], shown_c: list[int], l
         if r.quant in shown_q and r.context in shown_c:
             by_quant.setdefault(r.quant, []).append(r)
     order = [row.quant] + [q for q in shown_q if q != row.quant]
-    outs = ways_out(by_quant, order, lang)
+    if row.status == "no_fit" and row.remedy is not None:
+        # The command runs a way out (a raised macOS limit, a q8_0 cache, experts in RAM): that one
+        # leads, as the command applies it, so the line and the `$` say the same thing.
+        chosen = f"{row.quant} {ctx_label(row.context)}: {remedy_text(row.remedy, lang)}"
+        rest = ways_out(by_quant, [q for q in order if q != row.quant], lang, limit=1)
+        outs = [chosen, *rest]
+    else:
+        outs = ways_out(by_quant, order, lang)
     return [Para(translate("reply.ways_out", lang, items=" · ".join(outs)))] if outs else []
 
 
