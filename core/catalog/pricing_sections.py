@@ -134,6 +134,7 @@ class ChoiceRules:
     lossy_kv: Words = ("q4_0",)  # KV cache types taken only after smaller weights
     rich_quants: Words = ()  # quants past the point where more bits buy quality (Q8_0 over Q6_K) ...
     rich_tps: float = 20.0  # ... are taken over the next one down only at this pace or more
+    weight_only_min_cc: float = 8.0  # FP8 weights below their tensor-core generation: Marlin (Ampere+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,6 +36,7 @@ from core.catalog.loader import Catalog
 from core.catalog.pricing_sections import ChoiceRules
 from core.catalog.sections import sections
 from core.estimator.estimate import Estimate, Row
+from core.estimator.frameworks.commands.serving import servable
 from core.estimator.ways_out.kind import WayOutKind
 from core.estimator.ways_out.registry import facts
 from core.estimator.ways_out.remedy import Remedy
@@ -91,6 +92,7 @@ class _Option:
     place: Place
     tps: float
     tight: bool = False  # fits the usable memory but past its smooth share: little headroom (llama.cpp)
+    rich: bool = False  # more bits than buy quality here (`_rich`): taken only at `rich_tps`
 
 
 def rules(catalog: Catalog) -> ChoiceRules:
@@ -130,6 +132,32 @@ def _option(row: Row, remedy: Remedy | None, catalog: Catalog) -> _Option | None
     return _Option(row, remedy, quant, _bpw(quant, catalog), ctx, place, remedy.decode_mid)
 
 
+def _servable(quant: str, est: Estimate, catalog: Catalog) -> bool:
+    """Weights vLLM / SGLang can serve here: a checkpoint or release in this quant, and a card that
+    runs its kernels (FP8 below its tensor-core generation only through the weight-only Marlin path,
+    which needs `weight_only_min_cc`: a T4 or a V100 serves 16-bit or AWQ, not FP8)."""
+    q = catalog.quants.get(quant)
+    if q is None:
+        return True
+    cc, floor = est.request.setup.gpu.compute_capability, rules(catalog).weight_only_min_cc
+    if q.min_compute_capability and cc is not None and cc < min(floor, q.min_compute_capability):
+        return False
+    return servable(est.request.model, q)
+
+
+def _rich(quant: str, est: Estimate, catalog: Catalog) -> bool:
+    """More bits than buy answer quality here: Q8_0 over Q6_K anywhere ([choice] rich_quants); FP8 on
+    a card without its tensor cores (vLLM's weight-only path on Ampere, W8A16) where it is not the
+    model's own release: 8-bit weights at about the quality of a good 4-bit AWQ, at 60 % of its pace
+    (2x A6000 and Llama-3.3-70B: AWQ at ~15 tok/s, not FP8 at ~10)."""
+    if quant in rules(catalog).rich_quants:
+        return True
+    q, gpu, model = catalog.quants.get(quant), est.request.setup.gpu, est.request.model
+    if q is None or not q.min_compute_capability or gpu.compute_capability is None:
+        return False
+    return gpu.compute_capability < q.min_compute_capability and model.native_quant != quant
+
+
 def _bpw(quant: str, catalog: Catalog) -> float:
     q = catalog.quants.get(quant)
     return q.bpw if q is not None else 16.0
@@ -146,19 +174,32 @@ def _options(est: Estimate, catalog: Catalog) -> list[_Option]:
     gpu_only = fw is not None and fw.gpu_only
     tight = set() if gpu_only else {(row.quant, row.context) for row in est.rows if row.status == "tight"}
     for row in est.rows:
-        if row.unsupported:
+        if not row.unsupported:
+            out += _row_options(row, est, catalog, gpu_only, tight)
+    if not gpu_only:
+        return out
+    # What vLLM / SGLang can serve here first; when nothing is, the rows as priced (the command
+    # then says no checkpoint is listed) rather than "nothing runs" beside a row that fits.
+    return [o for o in out if _servable(o.quant, est, catalog)] or out
+
+
+def _row_options(
+    row: Row, est: Estimate, catalog: Catalog, gpu_only: bool, tight: set[tuple[str, int]]
+) -> list[_Option]:
+    """The ways to run one row here: as it is, or each of its ways out."""
+    remedies: tuple[Remedy | None, ...] = (None,)
+    if row.status == "no_fit" and row.remedy is not None:
+        remedies = (row.remedy, *row.remedy.alternatives)
+    out = []
+    for remedy in remedies:
+        option = _option(row, remedy, catalog)
+        if option is None or (gpu_only and option.place != "gpu"):
             continue
-        remedies: tuple[Remedy | None, ...] = (None,)
-        if row.status == "no_fit" and row.remedy is not None:
-            remedies = (row.remedy, *row.remedy.alternatives)
-        for remedy in remedies:
-            option = _option(row, remedy, catalog)
-            if option is None or (gpu_only and option.place != "gpu"):
-                continue
-            on_table = remedy is None or remedy.kind in _ON_TABLE
-            option = replace(option, tight=on_table and (option.quant, option.context) in tight)
-            if remedy is None or _host_ok(remedy, est, catalog):
-                out.append(option)
+        on_table = remedy is None or remedy.kind in _ON_TABLE
+        tight_here = on_table and (option.quant, option.context) in tight
+        option = replace(option, tight=tight_here, rich=_rich(option.quant, est, catalog))
+        if remedy is None or _host_ok(remedy, est, catalog):
+            out.append(option)
     return out
 
 
@@ -173,18 +214,20 @@ def _best(options: list[_Option], r: ChoiceRules, key: _Key, comfortable: float)
     that is usable; None when none is."""
     ordered = sorted(options, key=key)
     for o in ordered:
-        if o.tps >= (max(comfortable, r.rich_tps) if o.quant in r.rich_quants else comfortable):
+        if o.tps >= (max(comfortable, r.rich_tps) if o.rich else comfortable):
             return o
     usable = [o for o in ordered if o.tps >= r.usable_tps]
     return max(usable, key=lambda o: o.tps) if usable else None
 
 
 def _by_quality(o: _Option) -> tuple[float, ...]:
-    return (-o.bpw, -o.context)
+    # A row as it is before a way out that lands on the same quant and context (Q8_0 -> AWQ is the
+    # AWQ row): the command is written for the row.
+    return (-o.bpw, -o.context, o.remedy is not None)
 
 
 def _by_context(o: _Option) -> tuple[float, ...]:
-    return (-o.context, -o.bpw)
+    return (-o.context, -o.bpw, o.remedy is not None)
 
 
 def _step_down(o: _Option, r: ChoiceRules) -> bool:

@@ -2,8 +2,9 @@
 to spare ([choice] rich_quants / rich_tps), headroom bought with a smaller quant at the same context
 rather than a load with little room (llama.cpp; vLLM pages its cache into what it is given), and an
 offload that only just reads along (~5 tok/s) after a 3-bit+ run fully on the card at a shorter
-context. Written after the rule (the golden snapshot's 32 changed plans were read first); 12 of 12
-held on their first run."""
+context; vLLM serves what its kernels and the listed checkpoints allow. Written after the rules (the
+golden snapshot's changed plans were read first): 12 of 12, then the 6 serving cases 6 of 6, held on
+their first run."""
 
 from __future__ import annotations
 
@@ -70,3 +71,28 @@ def test_a_crawl_with_layers_in_ram_comes_after_a_shorter_context_on_the_card(qu
     assert plan["placement"]["kind"] == "gpu", plan["command"]  # type: ignore[index]
     decode = plan["decode_tps"]
     assert isinstance(decode, dict) and decode["mid"] >= 20, decode
+
+
+@pytest.mark.parametrize(
+    ("question", "quant"),
+    [
+        ("两张A100 40G 跑 Qwen2-72B-Instruct vllm", "AWQ"),  # no FP8 tensor cores: AWQ at ~1.3x the pace
+        ("2x h100 llama 3.3 70b", "FP8"),  # FP8 cores: FP8 over BF16, which buys nothing at 60 % pace
+        ("四张2080ti 22g vllm 跑 qwen2.5 72b", "AWQ"),  # Turing: no FP8 path at all
+    ],
+)
+def test_serving_quant_by_the_cards_kernels(question: str, quant: str) -> None:
+    plan = _plan(question)
+    assert plan["quant"] == quant and plan["command"], (plan["quant"], plan["command"])
+
+
+@pytest.mark.parametrize("question", ["t4 chatglm3 6b vllm", "v100 32g vllm qwen2.5 14b"])
+def test_no_fp8_plan_on_cards_without_a_path_for_it(question: str) -> None:
+    assert _plan(question)["quant"] != "FP8"
+
+
+def test_a_serving_plan_is_one_whose_checkpoint_exists() -> None:
+    """2x A6000 and Llama-3.3-70B under vLLM: no AWQ checkpoint is listed, so the plan is one whose
+    command can be written (FP8 made on the fly), never a table row without a `$`."""
+    plan = _plan("两张a6000 跑 llama 3.3 70b vllm")
+    assert plan["command"], plan

@@ -6,6 +6,7 @@ from __future__ import annotations
 from core.catalog.framework import Framework
 from core.catalog.kv_cache import FULL_PRECISION_KV
 from core.catalog.loader import default_catalog
+from core.catalog.model import Model
 from core.catalog.published_files import published_repo
 from core.catalog.quant import Quant
 from core.estimator.frameworks.commands.sources import gguf_file, published_checkpoint
@@ -41,6 +42,19 @@ def serving_values(fw: Framework, q: FrameworkQuery, notes: list[Note]) -> dict[
         "kv_dtype_flags": _kv_dtype_flags(fw, q),
         "seq_flags": _seq_flags(fw, q),
     }
+
+
+def servable(model: Model, quant: Quant) -> bool:
+    """Whether vLLM / SGLang have weights to serve in this quant: the release itself, weights made on
+    the fly (FP8, bitsandbytes), a GGUF, or a published checkpoint (of a same-size sibling too). The
+    plan is never one whose command can't be written (2x A6000, Llama-3.3-70B: no AWQ listed)."""
+    repo = model.hf_repo or model.name
+    if quant.format == "gguf" or model.native_quant == quant.id or published_repo(model, quant.id):
+        return True
+    if quant.id.upper() in _UNQUANTIZED or quant_in(quant, _UNQUANTIZED) or _online_quant(quant, None):
+        return True
+    names = (quant.id, *siblings(quant.id, default_catalog()))
+    return any(published_checkpoint(repo, name) for name in names)
 
 
 def _gpu_util(fw: Framework, q: FrameworkQuery) -> str:
