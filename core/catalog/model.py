@@ -40,6 +40,11 @@ class Model:
     shared_experts: int | None = None
     moe_intermediate_size: int | None = None  # width of one expert
     dense_layers: int | None = None  # MoE models whose first k layers are dense
+    # LatentMoE (Nemotron 3 Super / Ultra): the routed experts work in this smaller width, between
+    # a down projection hidden -> latent and an up projection latent -> hidden (ffn_latent_down/up,
+    # shared by all experts of a layer); the router and the shared expert stay at hidden. None: the
+    # experts read and write the hidden width.
+    moe_latent_size: int | None = None
     tied_embeddings: bool = False  # output head shares the embedding matrix
     release: str = ""  # "YYYY-MM"
     popularity: int = 50  # 0..100, breaks ties between readings of the same name ("27B")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from core.catalog.loader import Catalog
 from core.understanding import fuzzy
 from core.understanding.name_index import Index
@@ -12,7 +14,7 @@ from core.understanding.normalize import (
 )
 from core.understanding.parse_patterns import _Patterns, _Piece
 from core.understanding.question import _CJK_PIECE, MIN_FUZZY_WORD
-from core.understanding.resolution import Resolution
+from core.understanding.resolution import Resolution, _hub_words
 from core.understanding.resolve import resolve_model
 
 
@@ -81,16 +83,26 @@ def _free_pieces(ps: list[_Piece], index: Index) -> list[_Piece]:
 
 
 def _model_words(
-    free: list[_Piece], best: tuple[int, int, str] | None, index: Index, pats: _Patterns
+    free: list[_Piece],
+    best: tuple[int, int, str] | None,
+    index: Index,
+    pats: _Patterns,
+    swap: frozenset[str] = frozenset(),
 ) -> list[str]:
     """The free words that belong to a model name. A bare version number right after a name word
     belongs to it: "Llamma 3" is Llama 3 misspelt, not "llamma" alone (any llama)."""
     words: list[str] = []
     previous = False
+    last = False  # whether the word before was taken into the name
     for k, p in enumerate(free):
         taken = (best is not None and best[0] <= k < best[1]) or _model_like(p.text, index, pats)
         version = previous and p.text.isdigit() and len(p.text) == 1 and not SIZE_TOKEN.match(p.text)
-        if taken or version:
+        # "qwen3 30b super": a card keeps its own "super" (not free); one left after a name is the
+        # name's, so resolve_model can refuse a reading that lacks it (hub.toml [names] swap).
+        if p.text.lower() in swap:
+            taken = last  # "super 4090 llama 3 8b": only a swap word after a name is the name's
+        last = taken or version
+        if last:
             words.append(p.text)
         previous = taken and p.text.isalpha()
     return words
@@ -106,12 +118,28 @@ def _whole_name(exact: Resolution, named: list[str], words: list[str], catalog: 
     return wider if whole and wider.best_id != exact.best_id else exact
 
 
-def _find_model(ps: list[_Piece], index: Index, catalog: Catalog, pats: _Patterns) -> Resolution | None:
-    free = _free_pieces(ps, index)
+def _with_plus(free: list[_Piece], text: str) -> list[_Piece]:
+    """ "command-r+": the plus joined to a name word (which the word split drops) is its "Plus"
+    variant, read as "command rplus" (Command R+), not Command R."""
+    return [
+        replace(p, text=p.text + "plus")
+        if text[p.start : p.end].endswith("+") and p.text[-1:].isalpha()
+        else p
+        for p in free
+    ]
+
+
+def _find_model(
+    ps: list[_Piece], index: Index, catalog: Catalog, pats: _Patterns, text: str = ""
+) -> Resolution | None:
+    free = _with_plus(_free_pieces(ps, index), text)
     best = _longest_exact_model(free, index)
-    words = _model_words(free, best, index, pats)
+    swap = _hub_words(catalog, "swap")
+    words = _model_words(free, best, index, pats, swap)
     if best is not None:
         named = [p.text for p in free[best[0] : best[1]]]
+        if any(w.lower() in swap for w in words[len(named) :] if w not in named):
+            return resolve_model(" ".join(words), catalog)  # "qwen3 30b super": not Qwen3-30B itself
         exact = resolve_model(" ".join(named), catalog)
         # "r1 32b": the exact name "r1" is the 671B model; a size next to it asks for the distill.
         sizes = [w for w in words if SIZE_TOKEN.match(w) or ACTIVE_TOKEN.match(w)]

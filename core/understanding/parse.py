@@ -114,7 +114,7 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
     intent = _backends_compared(cleaned, backends, intent, index)
     first = cards[0] if cards else None
 
-    model = _find_model(ps, index, catalog, pats)
+    model = _find_model(ps, index, catalog, pats, t)
     if first is not None:
         gpu_row = catalog.gpus.get(first.res.best_id or "")
         memory = first.res.memory_gib or (gpu_row.memory_gib if gpu_row else None)

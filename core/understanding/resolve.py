@@ -8,6 +8,7 @@ Every function returns a `Resolution` and never raises on odd input: an unknown 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -196,9 +197,42 @@ def _unless_versionless(stem: str, result: Resolution, index: Index) -> Resoluti
 
 def resolve_model(text: str, catalog: Catalog) -> Resolution:
     try:
-        return _resolve_model(text, catalog)
+        text = _PLUS.sub(" plus", text)
+        return _unless_swapped(text, _resolve_model(text, catalog), catalog)
     except Exception:  # noqa: BLE001 - see resolve_gpu
         return NOTHING
+
+
+# "command-r+": a plus joined to a name word is the "Plus" variant (c4ai-command-r-plus), not noise
+# to drop (which read it as Command R); "4090 + 128gb" keeps its spaced plus.
+_PLUS = re.compile(r"(?<=[A-Za-z])\+(?![\w+])")
+# A card number or chip right before "super" / "ultra" ("4070 super", "m3 ultra") owns the word.
+_CARD_BEFORE = re.compile(r"^(?:\d{3,5}[a-z]*|m\d+)$")
+_CARD_AFTER = re.compile(r"^\d+$")  # "super 4090", "core ultra 9"
+
+
+def _unless_swapped(text: str, result: Resolution, catalog: Catalog) -> Resolution:
+    """ "nemotron 3 super", "qwen3 30b super": a variant word that is also filler (hub.toml [names]
+    swap, "super" of "4070 Super") typed next to a model name, and the reading's name lacks it. The
+    reading is another variant: asked back with its candidates, never answered as that variant."""
+    if result.best_id is None:
+        return result
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    swap = _hub_words(catalog, "swap")
+    typed = {
+        w
+        for i, w in enumerate(words)
+        if w in swap
+        and not (i > 0 and _CARD_BEFORE.match(words[i - 1]))
+        and not (i + 1 < len(words) and _CARD_AFTER.match(words[i + 1]))
+    }
+    if not typed:
+        return result
+    model = catalog.models[result.best_id]
+    own = " ".join((model.name, model.id, *model.aliases)).lower()
+    if all(w in own for w in typed):
+        return result
+    return Resolution(None, result.candidates, False, None, result.also)
 
 
 def _exact_windows(words: list[str], index: Index) -> list[tuple[int, str]]:

@@ -191,6 +191,23 @@ def _pattern_width(model: Model, char: str, derived: list[str]) -> int:
     return width
 
 
+def _routed_experts(model: Model, layer: int, width: int, n: int, gated: bool) -> list[Tensor]:
+    """One layer's router and routed experts. LatentMoE (Nemotron 3 Super / Ultra,
+    `moe_latent_size`): the router reads the hidden width, the experts the latent one, between the
+    layer's ffn_latent_down (hidden -> latent) and ffn_latent_up (latent -> hidden), which every token
+    reads whole; llama.cpp's names, and neither matches its ffn_down / ffn_up quant rules."""
+    h, latent = model.hidden, opt(model, "moe_latent_size")
+    if not latent:
+        return expert_tensors(layer, h, width, n, gated)
+    experts = [t for t in expert_tensors(layer, int(latent), width, n, gated) if not t.router]
+    return [
+        Tensor("ffn_gate_inp", "other", layer, h, n, router=True),
+        Tensor("ffn_latent_down", "other", layer, h, int(latent)),
+        *experts,
+        Tensor("ffn_latent_up", "other", layer, int(latent), h),
+    ]
+
+
 def _pattern_tensors(model: Model, derived: list[str]) -> list[Tensor] | None:
     """A single-block-per-layer hybrid (Nemotron-H): each layer one norm and the block its pattern
     character names. Nemotron-H's MLPs and experts are plain (relu2: up, down); the MoE has a sigmoid
@@ -226,7 +243,7 @@ def _pattern_tensors(model: Model, derived: list[str]) -> list[Tensor] | None:
         elif char == "-":
             out += ffn_tensors(i, h, dense_ff, gated=gated)
         elif char == "E":
-            out += expert_tensors(i, h, moe_ff, n_exp, gated)
+            out += _routed_experts(model, i, moe_ff, n_exp, gated)
             out.append(Tensor("ffn_exp_probs_b", "other", i, n_exp, 1, one_d=True))
             out += ffn_tensors(i, h, shared_ff, "_shexp", gated)
         else:

@@ -6,7 +6,10 @@ with a sigmoid router (weight and e_score_correction_bias) and one shared expert
 grows in the `*` layers only (`global_layers`), the Mamba-2 state is constant (`linear_state_mib`),
 and the parameter count is summed block by block here rather than by the generic mixer+FFN layout.
 
-Nemotron 3 Super/Ultra's LatentMoE (`moe_latent_size`) and MTP blocks are not read: refused.
+Nemotron 3 Super/Ultra: LatentMoE (`moe_latent_size`: the routed experts work in that width between
+a down and an up projection, the router and the shared expert at hidden), the layer list given as
+`layers_block_type` (mamba / attention / moe / mlp) instead of the pattern string, and MTP blocks
+(`num_nextn_predict_layers`, not in the parameter count: llama.cpp's GGUF leaves them out).
 """
 
 from __future__ import annotations
@@ -34,22 +37,41 @@ def _moe_block(t: Config, mt: str, h: int) -> tuple[int, int, dict[str, Any]]:
     shared = opt_int(t, "n_shared_experts") or (1 if shared_width else 0)
     if shared_width % width:
         raise ConfigError(f"{mt}: shared expert width {shared_width} is not a multiple of {width}")
+    latent = opt_int(t, "moe_latent_size")
     always = h * experts + experts + shared * 2 * h * shared_width  # router, correction bias, shared
+    always += 2 * h * latent if latent else 0  # LatentMoE: the down and up projections
     fields = {
         "experts": experts,
         "experts_active": top_k,
         "moe_intermediate_size": width,
         "shared_experts": shared * shared_width // width or None,
+        "moe_latent_size": latent,
     }
-    return experts * 2 * h * width + always, top_k * 2 * h * width + always, fields
+    unit = 2 * (latent or h) * width  # one expert: up and down (relu2, no gate)
+    return experts * unit + always, top_k * unit + always, fields
+
+
+_BLOCK_CHARS = {"mamba": "M", "attention": "*", "mlp": "-", "moe": "E"}
+
+
+def _pattern(t: Config, mt: str) -> str:
+    """`hybrid_override_pattern`, or the same read from `layers_block_type` (Nemotron 3 Ultra)."""
+    pattern = t.get("hybrid_override_pattern")
+    kinds = t.get("layers_block_type")
+    if pattern is None and isinstance(kinds, list):
+        if any(kind not in _BLOCK_CHARS for kind in kinds):
+            raise ConfigError(f"{mt}: layers_block_type holds kinds other than {sorted(_BLOCK_CHARS)}")
+        pattern = "".join(_BLOCK_CHARS[kind] for kind in kinds)
+    if not isinstance(pattern, str):
+        raise ConfigError(f"{mt}: config.json has no hybrid_override_pattern or layers_block_type")
+    return pattern
 
 
 def read_nemotron_h(t: Config, mt: str) -> LayerwiseReading:
-    if t.get("moe_latent_size") or t.get("mtp_hybrid_override_pattern"):
-        raise ConfigError(f"{mt}: LatentMoE / MTP blocks (Nemotron 3 Super, Ultra) are not representable")
-    pattern = t.get("hybrid_override_pattern")
-    h, layers = int_field(t, "hidden_size", mt), int_field(t, "num_hidden_layers", mt)
-    if not isinstance(pattern, str) or len(pattern) != layers or set(pattern) - set("M*-E"):
+    pattern = _pattern(t, mt)
+    h = int_field(t, "hidden_size", mt)
+    layers = opt_int(t, "num_hidden_layers") or len(pattern)
+    if len(pattern) != layers or set(pattern) - set("M*-E"):
         raise ConfigError(f"{mt}: hybrid_override_pattern {pattern!r} is not {layers} of M * - E")
     heads, vocab = int_field(t, "num_attention_heads", mt), int_field(t, "vocab_size", mt)
     kv = opt_int(t, "num_key_value_heads") or heads
@@ -80,7 +102,8 @@ def read_nemotron_h(t: Config, mt: str) -> LayerwiseReading:
         **mamba2_fields(mixer, pattern.count("M")),
     )
     fields["rope_scaled_context"] = fields["max_context"]
-    return LayerwiseReading(fields=fields, total=total, active=active)
+    mtp = opt_int(t, "num_nextn_predict_layers") or 0
+    return LayerwiseReading(fields=fields, total=total, active=active, extra={"mtp_layers": mtp})
 
 
 register(

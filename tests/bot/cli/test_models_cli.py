@@ -68,13 +68,14 @@ def test_sync_names_an_unsupported_config_and_writes_nothing(
     catalog: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     before = catalog.read_text(encoding="utf-8")
-    # Nemotron 3 Nano is read; a Super-like config (LatentMoE) is refused with its reason.
-    folder = tmp_path / "nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-BF16"
-    shutil.copytree(FIXTURES / "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", folder)
+    # Gemma 4 31B is read; an E4B-like config (per-layer inputs) is refused with its reason.
+    folder = tmp_path / "google__gemma-4-E4B-it"
+    shutil.copytree(FIXTURES / "google__gemma-4-31B-it", folder)
     config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    (folder / "config.json").write_text(json.dumps(dict(config, moe_latent_size=1024)), encoding="utf-8")
+    config["text_config"]["hidden_size_per_layer_input"] = 256
+    (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
     assert main(["models", "sync", str(folder), "--catalog", str(catalog)]) == 1
-    assert "nemotron_h: LatentMoE" in capsys.readouterr().out
+    assert "per-layer inputs" in capsys.readouterr().out
     assert catalog.read_text(encoding="utf-8") == before
 
 

@@ -123,16 +123,15 @@ async def test_truncated_config_is_malformed_and_not_cached(hub: FakeHub, source
 
 
 async def test_unsupported_architecture_names_the_model_type(hub: FakeHub, source: HuggingFaceSource) -> None:
-    # Nemotron 3 Super's LatentMoE (moe_latent_size) is refused with its reason; Nano is read.
-    config = json.loads(
-        (FIXTURES / "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16" / "config.json").read_bytes()
-    )
-    super_like = json.dumps(dict(config, moe_latent_size=1024)).encode()
-    hub.add_repo("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16", {"config.json": super_like, **SHARDS})
+    # Gemma 4 E4B's per-layer inputs (hidden_size_per_layer_input) are refused with their reason.
+    config = json.loads((FIXTURES / "google__gemma-4-31B-it" / "config.json").read_bytes())
+    config["text_config"]["hidden_size_per_layer_input"] = 256
+    e4b_like = json.dumps(config).encode()
+    hub.add_repo("google/gemma-4-E4B-it", {"config.json": e4b_like, **SHARDS})
     with pytest.raises(ModelSourceError) as raised:
-        await source.lookup("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16")
-    assert raised.value.kind == "unsupported" and "nemotron_h" in raised.value.detail
-    assert "LatentMoE" in raised.value.detail
+        await source.lookup("google/gemma-4-E4B-it")
+    assert raised.value.kind == "unsupported" and "gemma4" in raised.value.detail
+    assert "per-layer inputs" in raised.value.detail
 
 
 async def test_time_budget(hub: FakeHub, tmp_path: Path) -> None:

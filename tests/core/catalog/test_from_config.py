@@ -278,11 +278,15 @@ def test_nemotron_h_without_attention_layers_has_no_kv_growth() -> None:
     assert shape.full_values_per_token == 0 and shape.state_bytes > 0
 
 
-def test_nemotron_h_latent_moe_is_refused() -> None:
+def test_nemotron_h_latent_moe_is_read() -> None:
+    # Nemotron 3 Super's LatentMoE: the experts shrink to the latent width, plus the two projections.
     config = _fixture("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16")
-    config["moe_latent_size"] = 1024  # Nemotron 3 Super
-    with pytest.raises(ConfigError, match="LatentMoE"):
-        read_nemotron_h(config, "nemotron_h")
+    plain = read_nemotron_h(config, "nemotron_h")
+    latent = read_nemotron_h({**config, "moe_latent_size": 1024}, "nemotron_h")
+    h, n, width, moe_layers = 2688, 128, 1856, 23
+    assert latent.fields["moe_latent_size"] == 1024 and plain.fields["moe_latent_size"] is None
+    shrink = n * 2 * (h - 1024) * width - 2 * h * 1024
+    assert plain.total - latent.total == moe_layers * shrink
 
 
 def test_nemotron_h_pattern_must_match_the_layer_count() -> None:

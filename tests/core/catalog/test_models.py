@@ -113,6 +113,9 @@ def _pattern_recount(m: Model) -> tuple[float, float]:
     mamba = h * (2 * inner + bc + heads) + (inner + bc) * (kernel + 1) + 3 * heads + inner + inner * h
     expert = _ffn(h, m.moe_intermediate_size or 0, m.ffn_kind)
     always = (m.shared_experts or 0) * expert + h * (m.experts or 0) + (m.experts or 0)  # + router bias
+    if m.moe_latent_size:  # LatentMoE: routed experts in the latent width, two projections around them
+        expert = _ffn(m.moe_latent_size, m.moe_intermediate_size or 0, m.ffn_kind)
+        always += 2 * h * m.moe_latent_size
     q_dim, kv_dim = m.heads * m.head_dim, m.kv_heads * m.head_dim
     attention = 2 * h * q_dim + 2 * h * kv_dim + ((q_dim + 2 * kv_dim) if m.attn_bias else 0)
     stored = {"M": mamba, "*": attention, "-": _ffn(h, m.intermediate_size or 0, m.ffn_kind)}
