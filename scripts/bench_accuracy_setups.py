@@ -704,6 +704,12 @@ def estimator_framework(row: Measured) -> str:
         return "mlx" if "mlx" in raw else "lmstudio"
     if row.framework == "ExLlama":
         return "exllamav3" if "v3" in raw else "exllamav2"
+    # PyTorch engines priced when named: "HF transformers (FP16 baseline)", "AutoAWQ (HF
+    # transformers)" run in transformers; "torchao + torch.compile (gpt-fast style generate.py)" is
+    # gpt-fast's loop; "MLC LLM" is one name in two words. TinyChat (AWQ) is an engine of its own.
+    for key, name in (("transformers", "transformers"), ("gpt-fast", "gpt-fast"), ("mlc llm", "mlc-llm")):
+        if key in raw and not raw.startswith("ktransformers"):
+            return name
     return row.framework_raw.split(" (")[0].split(" ")[0]
 
 

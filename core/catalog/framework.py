@@ -103,3 +103,14 @@ class Framework:
     speculative: SpecSupport | None = None
     url: str = ""
     source: str = ""
+    # False: priced when the user names it (transformers, MLC LLM, gpt-fast), never the plan's own
+    # pick (core/estimator/frameworks/recommend.py): for one user it is not what the plan would run.
+    plan_pick: bool = True
+    # The quants its table shows when it is named (empty: the estimator's ladder for its format).
+    ladder: tuple[str, ...] = ()
+    # Speed-model factors (term -> factor, the terms of core/estimator/speed.py TERMS keyed on this
+    # framework: "framework", "framework_hbm", "framework_moe") until the fit has rows of its own:
+    # a fitted factor in calibration.toml wins. `prior_source` names the measured rows they rest on.
+    decode_prior: dict[str, float] = field(default_factory=dict)
+    prefill_prior: dict[str, float] = field(default_factory=dict)
+    prior_source: str = ""

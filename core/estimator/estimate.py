@@ -156,6 +156,13 @@ class Estimate:
 
 
 def default_quants(model: Model, framework: str, catalog: Catalog) -> tuple[str, ...]:
+    own = catalog.frameworks.get(framework)
+    if own is not None and own.ladder:  # a framework with a table of its own (transformers, MLC LLM)
+        return tuple(n for n in own.ladder if n in catalog.quants)
+    return _ladder_quants(model, framework, catalog)
+
+
+def _ladder_quants(model: Model, framework: str, catalog: Catalog) -> tuple[str, ...]:
     ladder = sections(catalog).estimator.ladder
     if framework in ("vllm", "sglang"):
         names = list(ladder.serving)

@@ -22,7 +22,7 @@ users: `core/estimator/concurrency.py`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
@@ -168,6 +168,17 @@ def _phase(fit: PhaseFit) -> PhaseCalibration:
     )
 
 
+def _with_priors(phase: PhaseCalibration, catalog: Catalog, which: str) -> PhaseCalibration:
+    """The fitted factors plus the catalog's priors of frameworks the fit has no rows for
+    (catalogs/frameworks.toml `decode_prior` / `prefill_prior`); a fitted factor wins."""
+    factors = {t: dict(keys) for t, keys in phase.factors.items()}
+    for fw in catalog.frameworks.values():
+        for term, value in (fw.decode_prior if which == "decode" else fw.prefill_prior).items():
+            if term in factors:
+                factors[term].setdefault(fw.id, value)
+    return replace(phase, factors=factors)
+
+
 def _tensor_ratios(catalog: Catalog, skip: frozenset[str]) -> dict[str, float]:
     """Median FP16-matrix / FP32 rate per architecture family over the cards that list both: a card
     listing only FP32 (DGX Spark's GB10) still has tensor cores, and its prefill runs on them."""
@@ -191,8 +202,8 @@ def calibration(catalog: Catalog) -> Calibration:
     hand, fit = s.speed, s.fit
     seen, bands, multi = fit.seen, fit.band, fit.multi_gpu
     return Calibration(
-        decode=_phase(fit.decode),
-        prefill=_phase(fit.prefill),
+        decode=_with_priors(_phase(fit.decode), catalog, "decode"),
+        prefill=_with_priors(_phase(fit.prefill), catalog, "prefill"),
         seen_decode_cards=frozenset(seen.decode_cards),
         seen_prefill_cards=frozenset(seen.prefill_cards),
         seen_decode=frozenset(seen.decode),

@@ -187,9 +187,22 @@ def typed_model_name(raw: str, catalog: Catalog) -> str:
     return names[0] if names else ""
 
 
+# A framework's hyphenated name ("gpt-fast", "tensorrt-llm", "mlc-llm") is one word to the name reader
+# below and would join the model name ("gpt-fast llama 3 8b"): blanked like the tools. Only names
+# with a joiner and six characters or more: a short or plain alias ("lms", "mlc") may sit inside a
+# model name.
+_JOINED_NAME = re.compile(r"^(?=.{6,}$)[a-z0-9]+(?:[-_.][a-z0-9]+)+$")
+
+
+def _framework_words(catalog: Catalog) -> frozenset[str]:
+    forms = {a.lower() for fw in catalog.frameworks.values() for a in (fw.id, *fw.aliases)}
+    forms |= set(vocab_for(catalog).framework_synonyms)
+    return frozenset(f for f in forms if _JOINED_NAME.match(f))
+
+
 @lru_cache(maxsize=4)
 def _tools_pattern(catalog: Catalog) -> re.Pattern[str]:
-    words = sorted(_hub_words(catalog, "tools"), key=len, reverse=True)
+    words = sorted(_hub_words(catalog, "tools") | _framework_words(catalog), key=len, reverse=True)
     return re.compile("|".join(re.escape(w) for w in words) or "(?!)", re.IGNORECASE)
 
 

@@ -76,19 +76,42 @@ def _cpu_like(m: re.Match[str]) -> bool:
     return float(m.group(1)) > MAX_K_CONTEXT and m.group(0).rstrip().endswith("k")
 
 
+def _exact_framework(text: str, catalog: Catalog) -> str | None:
+    read = resolve_framework(text, catalog)
+    return read.best_id if read.candidates and read.candidates[0][1] >= 100.0 else None
+
+
+def _unpriced(word: str, pats: _Patterns, catalog: Catalog) -> str | None:
+    """The framework a word names that the catalog has no entry for ("tensorrt" -> "tensorrt-llm"),
+    None when the word names none or one the catalog prices under another name ("kobold")."""
+    target = pats.index.vocab.framework_synonyms.get(word.strip())
+    return target if target and _exact_framework(target, catalog) is None else None
+
+
+def _unpriced_notes(
+    words: list[str], framework: str | None, pats: _Patterns, catalog: Catalog
+) -> tuple[Note, ...]:
+    """The note for the first unpriced framework named, when the question names no priced one."""
+    named = None if framework else next((u for w in words if (u := _unpriced(w, pats, catalog))), None)
+    return (("framework_not_priced", named),) if named else ()
+
+
 def _read_framework_and_quants(
     t: str, pats: _Patterns, catalog: Catalog
-) -> tuple[str, str | None, tuple[str, ...]]:
-    """Framework words are read before quant codes are blanked: "mlx 4bit" names both."""
+) -> tuple[str, str | None, tuple[str, ...], tuple[Note, ...]]:
+    """Framework words are read before quant codes are blanked: "mlx 4bit" names both. A word for a
+    framework the catalog lacks ("tensorrt-llm", "tgi") names none but is said in a note
+    (reply.note.framework_not_priced): the user is told it was not what was priced."""
     framework: str | None = None
+    unpriced: list[str] = []
     spans: list[tuple[int, int]] = []
     if pats.framework:
         for m in pats.framework.finditer(t):
-            # A word for a framework the catalog lacks ("transformers", "tgi") is blanked but names
-            # none: its nearest catalog spelling ("ktransformers") is another framework.
-            read = resolve_framework(m.group(0), catalog)
-            exact = bool(read.candidates) and read.candidates[0][1] >= 100.0
-            framework = framework or (read.best_id if exact else None)
+            # A word for a framework the catalog lacks is blanked but names none: its nearest
+            # catalog spelling ("ktransformers" for "transformers" once) is another framework.
+            exact = _exact_framework(m.group(0), catalog)
+            framework = framework or exact
+            unpriced += [] if exact else [m.group(0)]
             spans.append(m.span())
     found: list[tuple[str, str | None]] = []  # (quant id, the bit width when only that was said)
     t = _read_free_bpw(t, framework, catalog, found, spans)
@@ -106,7 +129,7 @@ def _read_framework_and_quants(
     made = [catalog.quants.get(qid) for qid, _ in found]
     members = {q.family for q in made if q is not None and q.family and q.family != q.id}
     found = [(qid, bits) for qid, bits in found if qid not in members]
-    return t, framework, _named_quants(found, catalog)
+    return t, framework, _named_quants(found, catalog), _unpriced_notes(unpriced, framework, pats, catalog)
 
 
 # A bare "4.65bpw" is the family of the ExLlama the question names.
@@ -236,7 +259,7 @@ def _read_setup(t: str, pats: _Patterns, catalog: Catalog) -> tuple[str, _Setup]
     t, contexts, context_notes = _read_contexts(t, pats)
     contexts = (*flags.contexts, *(c for c in contexts if c not in flags.contexts))
     t, kv_type = read_kv_type(t, pats.setup, vocab)
-    t, framework, quants = _read_framework_and_quants(t, pats, catalog)
+    t, framework, quants, framework_notes = _read_framework_and_quants(t, pats, catalog)
     # `-sm graph` pasted with no framework named is ik_llama.cpp's launch (catalogs/split_modes.toml).
     framework = framework or sections(catalog).split_modes.framework_words.get(flags.split_word or "")
     t, host = read_host_ram(t, pats.setup, vocab)
@@ -245,7 +268,7 @@ def _read_setup(t: str, pats: _Patterns, catalog: Catalog) -> tuple[str, _Setup]
     t, link = _read_link(t, catalog)
     word = flags.split_word
     split_mode = sections(catalog).split_modes.mode_for(word) if word else None
-    notes = (*context_notes, *host.notes, *machine_notes)
+    notes = (*context_notes, *framework_notes, *host.notes, *machine_notes)
     return t, _Setup(
         contexts,
         framework,

@@ -49,11 +49,16 @@ def _runnable(
     q: FrameworkQuery, options: Iterable[FrameworkOption] | None, catalog: Catalog | None
 ) -> dict[str, object]:
     """The frameworks that run, by id, in catalog order."""
-    if options is not None:
-        return {o.framework: o for o in options if o.runnable}
-    # Only which frameworks run matters here: ask just that (`runs`), in catalog order.
+    # A framework priced only when named (`plan_pick = false`: transformers, MLC LLM) is never one.
     frameworks = (catalog or default_catalog()).frameworks
-    return {fw.id: fw for fw in frameworks.values() if runs(fw, q)}
+    if options is not None:
+        return {
+            o.framework: o
+            for o in options
+            if o.runnable and (o.framework not in frameworks or frameworks[o.framework].plan_pick)
+        }
+    # Only which frameworks run matters here: ask just that (`runs`), in catalog order.
+    return {fw.id: fw for fw in frameworks.values() if fw.plan_pick and runs(fw, q)}
 
 
 def _pick_for_format(

@@ -239,7 +239,8 @@ def test_a_chinese_ram_word_takes_the_size_after_it(
 @pytest.mark.parametrize(
     ("text", "framework"),
     [
-        ("Getting OOM loading gemma-3-27b-it in bf16 on a single A100 40GB with transformers", None),
+        # transformers is priced when named (catalogs/frameworks.toml): never read as ktransformers
+        ("OOM loading gemma-3-27b-it in bf16 on a single A100 40GB with transformers", "transformers"),
         ("tgi on a100 llama 3 8b throughput", None),  # unseen: a framework the catalog lacks
         ("ktransformers 跑 deepseek r1 4090 + 512g 内存", "ktransformers"),  # the one it has
     ],

@@ -42,6 +42,15 @@ PLACEHOLDERS = frozenset(
         "exl_model",
         "exl_cache",
         "exl_tp_flags",
+        # Hugging Face transformers, MLC LLM, gpt-fast (priced when named; commands/torch_apps.py)
+        "hf_quant_import",
+        "hf_quant_kwargs",
+        "mlc_model",
+        "mlc_tp_flags",
+        "gf_repo",
+        "gf_quantize",
+        "gf_checkpoint",
+        "gf_launch",
         # KTransformers (SGLang + KT-Kernel)
         "repo",
         "local_dir",

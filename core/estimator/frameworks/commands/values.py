@@ -10,6 +10,7 @@ from core.estimator.frameworks.commands.llama_cpp import cpu_flags, ik_values, l
 from core.estimator.frameworks.commands.ollama import ollama_values
 from core.estimator.frameworks.commands.serving import serving_values
 from core.estimator.frameworks.commands.template import render_command, template_fields
+from core.estimator.frameworks.commands.torch_apps import torch_values
 from core.estimator.frameworks.query import FrameworkQuery
 from core.i18n import Note
 
@@ -27,6 +28,7 @@ def command_values(
     values |= serving_values(fw, q, notes)
     values |= ollama_values(q)
     values |= app_values(q)
+    values |= torch_values(q)
     if fw.engine == "ktransformers":
         values |= kt_values(q, notes)
     return values, notes
