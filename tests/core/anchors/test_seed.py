@@ -27,8 +27,11 @@ def test_rows_map_to_catalog_and_are_published() -> None:
     # additions (issue 11 item 9, second batch: rows fully on the card, one stream); 520 once the
     # catalog knows GLM-4.7-Flash, NVFP4, MLX-6BIT and the other issue-11 names (14 more rows map);
     # 542 with Ministral 3 8B/14B, Mistral-Large-2407 and R1-Distill-Qwen-1.5B in the catalog (22 more);
-    # 568 with issue 23's multi-GPU split-mode batch and the Devstral 2 entry (26 more).
-    assert len(subs) == 568
+    # 568 with issue 23's multi-GPU split-mode batch and the Devstral 2 entry (26 more); 574 with the
+    # Nemotron-3-Super (5 Strix Halo rows) and Command R+ 08-2024 (6x 3090) entries; 584 with the
+    # torchao weight-only quants (INT8-WO, INT4-WO-G64: 4 A100 rows) and AutoRound read as GPTQ-INT4
+    # (6 Arc 140V rows); 614 with XiongjieDai's Llama-3-8B rows on 2-8 cards (30 setups x quant).
+    assert len(subs) == 614
     for s in subs:
         m = s.measurement
         assert m.gpu_id in CATALOG.gpus and m.model_id in CATALOG.models and m.quant in CATALOG.quants

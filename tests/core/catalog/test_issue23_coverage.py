@@ -17,8 +17,8 @@ bench = load_script("bench_accuracy_setups", reuse=True)
 
 def _open(*values: object) -> object:
     """A case for a gap not closed yet: the catalog entry needs a source not read yet (W7800 and
-    Flex 170 bandwidth, the Intel iGPUs' memory), a config not read (Qwen3Guard, Nemotron-Cascade-2)
-    or a schema field (Nemotron-3-Super's LatentMoE). Strict: it fails the day the gap closes."""
+    Flex 170 bandwidth, the Intel iGPUs' memory), a config not read (Qwen3Guard,
+    Nemotron-Cascade-2). Strict: it fails the day the gap closes."""
     return pytest.param(*values, marks=pytest.mark.xfail(strict=True, reason="issue 23 gap still open"))
 
 
@@ -30,8 +30,8 @@ def catalog() -> Catalog:
 @pytest.mark.parametrize(
     ("typed", "expected"),
     [
-        _open("NVIDIA-Nemotron-3-Super-120B-A12B", "nemotron-3-super-120b-a12b"),
-        _open("nemotron 3 super", "nemotron-3-super-120b-a12b"),
+        ("NVIDIA-Nemotron-3-Super-120B-A12B", "nemotron-3-super-120b-a12b"),
+        ("nemotron 3 super", "nemotron-3-super-120b-a12b"),
         ("Devstral-2-123B-Instruct-2512", "devstral-2-123b"),
         ("devstral 2", "devstral-2-123b"),
         _open("Nemotron-Cascade-2-30B-A3B", "nemotron-cascade-2-30b-a3b"),
@@ -54,9 +54,9 @@ def test_new_models_resolve(catalog: Catalog, typed: str, expected: str) -> None
         _open("Radeon Pro W7800", "radeon-pro-w7800"),
         _open("W7800", "radeon-pro-w7800"),
         ("W7900", "radeon-pro-w7900"),  # the sibling keeps its name
-        _open("Meteor Lake", "arc-graphics-meteor-lake"),
-        _open("Core Ultra 9 185H", "arc-graphics-meteor-lake"),
-        _open("Arc 140T", "arc-140t"),
+        ("Meteor Lake", "arc-graphics-meteor-lake"),
+        ("Core Ultra 9 185H", "arc-graphics-meteor-lake"),
+        ("Arc 140T", "arc-140t"),
     ],
 )
 def test_new_cards_resolve(catalog: Catalog, typed: str, expected: str) -> None:
@@ -68,9 +68,9 @@ def test_new_cards_resolve(catalog: Catalog, typed: str, expected: str) -> None:
     ("text", "expected"),
     [
         _open("Intel Data Center GPU Flex 170", "flex-170"),
-        _open("Intel Meteor Lake built-in Arc iGPU (MTL)", "arc-graphics-meteor-lake"),
-        _open("Intel Arc iGPU (Meteor Lake)", "arc-graphics-meteor-lake"),
-        _open("Intel Arc iGPU (Core Ultra 9 185H, Meteor Lake)", "arc-graphics-meteor-lake"),
+        ("Intel Meteor Lake built-in Arc iGPU (MTL)", "arc-graphics-meteor-lake"),
+        ("Intel Arc iGPU (Meteor Lake)", "arc-graphics-meteor-lake"),
+        ("Intel Arc iGPU (Core Ultra 9 185H, Meteor Lake)", "arc-graphics-meteor-lake"),
         _open("AMD Radeon Pro W7800", "radeon-pro-w7800"),
     ],
 )
@@ -95,7 +95,7 @@ def test_kobold_united_is_still_no_framework(catalog: Catalog) -> None:
     [
         ("jetson orin 64gb qwen3 8b", "jetson-agx-orin-64g", 1, "qwen3-8b"),
         ("devstral 2 123b on 2x r9700", "radeon-ai-pro-r9700", 2, "devstral-2-123b"),
-        _open("nemotron 3 super 120b 4090 + 128gb ram", "rtx-4090", 1, "nemotron-3-super-120b-a12b"),
+        ("nemotron 3 super 120b 4090 + 128gb ram", "rtx-4090", 1, "nemotron-3-super-120b-a12b"),
         _open("flex 170 跑 llama 2 7b q4_0 多快", "flex-170", 1, "llama-2-7b"),
         _open("w7800 gemma 2 27b q6_k", "radeon-pro-w7800", 1, "gemma-2-27b"),
         _open("nemotron cascade 2 on a dgx spark", "dgx-spark-gb10", 1, "nemotron-cascade-2-30b-a3b"),
@@ -112,13 +112,13 @@ def test_questions_name_the_new_rows(
 
 # (file, first line, last line) of measured rows refused before for a catalog gap.
 _PRICED = [
-    _open("published_extra.csv", 718, 727),  # Nemotron-3-Super on Strix Halo
+    ("published_extra.csv", 718, 727),  # Nemotron-3-Super on Strix Halo
     ("published_extra.csv", 914, 919),  # Devstral 2 on 2x R9700
     ("measured_calibration_backends.csv", 45, 47),  # koboldcpp on a Radeon VII
     ("measured_calibration.csv", 247, 251),  # Rapid-MLX
     _open("measured_calibration.csv", 305, 307),  # Flex 170, Meteor Lake, Arrow Lake-H
     _open("measured_calibration_backends.csv", 114, 117),
-    _open("measured_calibration_backends.csv", 131, 131),
+    ("measured_calibration_backends.csv", 131, 131),
     _open("measured_calibration_backends.csv", 2, 2),  # Radeon Pro W7800
 ]
 
@@ -141,8 +141,9 @@ def test_the_rows_are_priced(
 
 
 def test_no_new_framework_is_a_plan_pick(catalog: Catalog) -> None:
-    # Pricing the forks added names, not engines: the plan chooses among the same frameworks.
-    assert set(catalog.frameworks) == {
+    # Pricing the forks added names, not engines: the plan chooses among the same frameworks. Engines
+    # priced only when named (transformers, MLC LLM, gpt-fast) carry plan_pick = false.
+    assert {f for f, fw in catalog.frameworks.items() if fw.plan_pick} == {
         "llama.cpp", "ollama", "lmstudio", "vllm", "sglang", "exllamav2", "exllamav3", "mlx",
         "ktransformers", "ik_llama.cpp",
     }  # fmt: skip
