@@ -231,19 +231,19 @@ def _by_context(o: _Option) -> tuple[float, ...]:
 
 
 def _step_down(o: _Option, r: ChoiceRules) -> bool:
-    """A fit that costs something: a KV cache below q8_0 (q4_0), macOS's GPU memory limit raised
-    (a sudo sysctl that leaves the OS little), or a fit with little headroom (a longer reply, a
-    browser tab or a driver update and it no longer loads): taken after a quant that fits as it is."""
-    if o.tight or o.remedy is None:
-        return o.tight
-    if o.remedy.kind == WayOutKind.MAC_WIRED_LIMIT:
-        return True
-    return o.remedy.kind == WayOutKind.KV_QUANT and o.remedy.kv_type in r.lossy_kv
+    """A fit that costs something (`_costly`), or one with little headroom (a longer reply, a browser
+    tab or a driver update and it no longer loads): taken after a quant that fits as it is."""
+    return o.tight or _costly(o, r)
 
 
 def _costly(o: _Option, r: ChoiceRules) -> bool:
-    """`_step_down` for what it costs beyond headroom: a q4_0 cache or a raised macOS limit."""
-    return _step_down(replace(o, tight=False), r)
+    """A way out that costs beyond headroom: a KV cache below q8_0 (q4_0), or macOS's GPU memory limit
+    raised (a sudo sysctl that leaves the OS little)."""
+    if o.remedy is None:
+        return False
+    if o.remedy.kind == WayOutKind.MAC_WIRED_LIMIT:
+        return True
+    return o.remedy.kind == WayOutKind.KV_QUANT and o.remedy.kv_type in r.lossy_kv
 
 
 @dataclass(frozen=True, slots=True)
