@@ -451,7 +451,19 @@ def _reading(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> Readi
     gpu_also = tuple(catalog.gpus[g].name for g in gpu_res.also if g in catalog.gpus)
     model = catalog.models[query.model_id]
     said = _said(parsed.raw, model.params_b) if also and model_res.candidates[0][1] < 100 else ""
-    return Reading(also=also, said=said, gpu_also=gpu_also)
+    return Reading(also=also, said=said, gpu_also=gpu_also, gpu_hint=_memory_hint(gpu_res, catalog))
+
+
+def _memory_hint(gpu_res: Resolution, catalog: Catalog) -> str:
+    """ "80g" when the card read ("a100": the 40 GB) has a sibling of another memory size, the
+    words that price that one instead."""
+    read = catalog.gpus.get(gpu_res.best_id or "")
+    other = next((catalog.gpus[g] for g in gpu_res.also if g in catalog.gpus), None)
+    if read is None or other is None or other.memory_gib == read.memory_gib or read.unified_memory:
+        # A Mac chip's memory is chosen at purchase, whatever its core count: the size typed
+        # ("m4 max 128g") is read on its own, not through a sibling.
+        return ""
+    return f"{other.memory_gib:g}g"
 
 
 @lru_cache(maxsize=1024)

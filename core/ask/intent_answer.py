@@ -18,10 +18,11 @@ from core.catalog.loader import Catalog, default_catalog
 from core.catalog.sections import sections
 from core.estimator.choice import Choice, choose
 from core.estimator.concurrency import Batch, concurrent_for
-from core.estimator.estimate import Estimate, in_ram
+from core.estimator.estimate import Estimate, Row, in_ram
 from core.estimator.frameworks import backend_names
 from core.estimator.frameworks.serving_setup import is_serving_setup
 from core.estimator.setup import is_serving
+from core.estimator.ways_out.kind import WayOutKind
 from core.estimator.ways_out.registry import facts
 from core.i18n import Lang, translate
 from core.render import compare, ttft, which_hardware, which_model
@@ -458,38 +459,138 @@ def _reply(catalog: Catalog, query: AskQuery) -> IntentReply | None:
     return None
 
 
+# Ways out that change one setting and keep the whole run where the table priced it (a q8_0 KV cache,
+# macOS's GPU wired limit raised): the answer is "yes, with it", never "not in VRAM alone".
+_SETTINGS = frozenset({WayOutKind.KV_QUANT, WayOutKind.MAC_WIRED_LIMIT})
+# Ways out that are another row of the table as it is (a smaller quant, a shorter context): the
+# verdict is that row's own, read off the table, so the line and the table never disagree.
+_ON_TABLE = frozenset({WayOutKind.LOWER_QUANT, WayOutKind.SHORTER_CTX})
+# The questions whose table is the answer ("how fast", "速度多少"): when every cell of it is "x", the
+# way out that runs leads instead of waiting at the foot of the table. A bare "4090 qwen3 32b" asks
+# nothing yet: its table comes first, as before.
+_TABLE_INTENTS = frozenset({"speed"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Lead:
+    text: str
+    said: str = ""  # the ways-out line's item this lead already says ("" when it says none)
+
+
 def fit_lead(est: Estimate, query: AskQuery, catalog: Catalog | None = None) -> str:
     """The verdict a fit question ("will qwen3 32b run on my 3060", "3090 跑得动吗") is answered
-    with before the table: yes (at which quant and context, how fast), yes with a way out (offload,
-    a quantized KV cache), or no (even the smallest quant is too big). "" for other intents. The row
-    is the one the table's command is written for (core.estimator.choice.choose), so the line and
-    the table never disagree."""
+    with before the table: yes (at which quant and context, how fast; "tight" when it fits with
+    little headroom), yes with a setting (a q8_0 KV cache, the macOS wired limit), not alone (offload)
+    or no (even the smallest quant is too big). A speed question whose table is all "x" leads with
+    its way out the same way. "" for other questions. The row is the one the table's command is
+    written for (core.estimator.choice.choose), so the line and the table never disagree."""
+    return _lead(est, query, catalog).text
+
+
+def _lead(est: Estimate, query: AskQuery, catalog: Catalog | None) -> _Lead:
     if not est.rows:
-        return ""
+        return _Lead("")
     choice = choose(est, catalog or default_catalog())
-    if query.intent != "fit":
-        return _shorter_lead(est, choice, query.lang)
-    row = choice.row
     lang = query.lang
-    figures = {"quant": row.quant, "ctx": ctx_label(row.context), "usable": gib(row.usable_gib)}
-    # A CPU-only run says the same of the RAM the row needs against the usable RAM; when nothing fits
-    # it names the best way out that needs no card (a smaller quant, a shorter context, more RAM).
+    if query.intent == "fit":
+        return _fit_verdict(est, choice, lang)
+    if query.intent in _TABLE_INTENTS and all(r.status == "no_fit" for r in est.rows):
+        # Every cell is "x": the answer is the way out, said first (and not again below the table).
+        way = _way_out(est, choice, lang, "intent.lead.")
+        if way.text:
+            return way
+    return _Lead(_shorter_lead(est, choice, lang))
+
+
+def _prefix(est: Estimate) -> str:
+    """A CPU-only run says the same of the RAM the row needs against the usable RAM."""
+    return "intent.fit.ram_" if in_ram(est) else "intent.fit."
+
+
+def _figures(row: Row) -> dict[str, str]:
+    return {
+        "quant": row.quant,
+        "ctx": ctx_label(row.context),
+        "usable": gib(row.usable_gib),
+        "total": gib(row.total_gib),
+    }
+
+
+def _fits(row: Row | None) -> bool:
+    return row is not None and row.status != "no_fit" and row.decode_tps is not None
+
+
+def _fit_verdict(est: Estimate, choice: Choice, lang: Lang) -> _Lead:
+    landed = _landing(est, choice)
+    if landed is not None:
+        return _Lead(_yes(est, landed, lang))
+    way = _way_out(est, choice, lang, "intent.fit.")
+    return way if way.text else _Lead(_no(est, choice.row, lang))
+
+
+def _landing(est: Estimate, choice: Choice) -> Row | None:
+    """The row of the table the command runs as it is: the chosen row when it fits, or the row a
+    smaller quant or a shorter context lands on (M1 Max 64GB and Llama-3.3-70B: MLX-8BIT doesn't
+    fit, the command loads MLX-4BIT at 32K, which does: the verdict is that row's "yes")."""
+    row = choice.row
+    if row.status != "no_fit":
+        return row if _fits(row) else None
+    remedy = row.remedy
+    if remedy is None or remedy.kind not in _ON_TABLE or remedy.wired_limit_mb:
+        return None  # a quant that fits only past macOS's default share is "x" on the table
+    at = next((r for r in est.rows if r.quant == choice.quant and r.context == choice.context), None)
+    return at if _fits(at) else None
+
+
+def _yes(est: Estimate, row: Row, lang: Lang) -> str:
+    assert row.decode_tps is not None  # _fits
+    verdict = "yes" if row.status == "smooth" else "tight"
+    return translate(_prefix(est) + verdict, lang, tps=num(row.decode_tps.mid), **_figures(row))
+
+
+def _way_out(est: Estimate, choice: Choice, lang: Lang, base: str) -> _Lead:
+    """The chosen row's way out, when it runs on this machine: a setting (the whole run stays where
+    the table priced it) or a placement that leaves part of the model in RAM."""
+    row, remedy = choice.row, choice.row.remedy
+    if row.status != "no_fit" or remedy is None or not remedy.decode_mid:
+        return _Lead("")
+    setting = remedy.kind in _SETTINGS or (remedy.kind in _ON_TABLE and remedy.wired_limit_mb > 0)
+    if not setting and not facts(remedy.kind).runs_here:
+        return _Lead("")
+    way = remedy_text(remedy, lang)
     ram = in_ram(est)
-    key = "intent.fit.ram_" if ram else "intent.fit."
-    if row.status != "no_fit" and row.decode_tps is not None:
-        verdict = "yes" if row.status == "smooth" else "tight"
-        return translate(
-            key + verdict, lang, total=gib(row.total_gib), tps=num(row.decode_tps.mid), **figures
-        )
-    if row.remedy is not None and facts(row.remedy.kind).runs_here and row.remedy.decode_mid:
-        way = remedy_text(row.remedy, lang)
-        return translate(key + "way_out", lang, total=gib(row.total_gib), way=way, **figures)
+    key = base + ("ram_way_out" if ram else "setting" if setting else "way_out")
+    # A smaller quant that fits once the wired limit is raised: the figures are that quant's, at
+    # macOS's default share (the setting is what it takes), not those of the quant it replaces.
+    at = next((r for r in est.rows if r.quant == choice.quant and r.context == choice.context), None)
+    if remedy.kind in _ON_TABLE and (at is None or remedy.quality_warning):
+        # A quant the table doesn't show, or a 1-2-bit one: more than "one setting"; the verdict
+        # stays the table's own.
+        return _Lead("")
+    shown = at if at is not None and remedy.kind in _ON_TABLE else row
+    # The ways-out line names the chosen row's way out first (core/render/compact.py _ways_out).
+    said = f"{row.quant} {ctx_label(row.context)}: {way}"
+    return _Lead(translate(key, lang, way=way, **_figures(shown)), said)
+
+
+def _no(est: Estimate, row: Row, lang: Lang) -> str:
+    """No: the smallest quant at the command's context is too big. When that one does fit (the rule
+    passed it over, too slow or too few bits), its "yes" is said instead: a "no" never prints a need
+    below the usable memory."""
     column = [r for r in est.rows if r.context == row.context]
     smallest = min(column or [row], key=lambda r: r.total_gib)
-    figures["quant"] = smallest.quant
-    if ram:
+    if _fits(smallest):
+        return _yes(est, smallest, lang)
+    if smallest.total_gib <= smallest.usable_gib:
+        # Too big for a reason the memory figures don't show (the system RAM of an engine that keeps
+        # experts there): no "no" that prints a need below what is usable.
+        return ""
+    figures = _figures(smallest)
+    if in_ram(est):
+        # When nothing fits in RAM it names the best way out that needs no card (a smaller quant, a
+        # shorter context, more RAM).
         figures["way"] = remedy_text(smallest.remedy, lang) if smallest.remedy is not None else ""
-    return translate(key + "no", lang, total=gib(smallest.total_gib), **figures)
+    return translate(_prefix(est) + "no", lang, **figures)
 
 
 def _shorter_lead(est: Estimate, choice: Choice, lang: Lang) -> str:
@@ -508,12 +609,31 @@ def _shorter_lead(est: Estimate, choice: Choice, lang: Lang) -> str:
 
 def with_fit_lead(est: Estimate, query: AskQuery, text: str, catalog: Catalog | None = None) -> str:
     """The answer with the fit verdict on top, when the question asked for one and it still fits
-    one message of the chat."""
-    lead = fit_lead(est, query, catalog)
-    if not lead:
+    one message of the chat. A lead that names the way out takes it off the ways-out line below, so
+    the same words are not read twice in a row."""
+    lead = _lead(est, query, catalog)
+    if not lead.text:
         return text
-    combined = f"{render((Para(lead),), query.target)}\n{text}"
+    body = _without_item(text, lead.said, query) if lead.said else text
+    combined = f"{render((Para(lead.text),), query.target)}\n{body}"
     return combined if fits(combined, query.target) else text
+
+
+def _without_item(text: str, item: str, query: AskQuery) -> str:
+    """`text` with `item` taken off its ways-out line ("If it doesn't fit: A · B" -> "... B"); the
+    line goes when `item` was all it said. Matched as rendered for the target (escaped alike)."""
+    target, lang = query.target, query.lang
+    alone = render((Para(translate("reply.ways_out", lang, items=item)),), target)
+    said = render((Para(item),), target)
+    sep = render((Para(" · "),), target).strip()
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if line == alone:
+            return "\n".join(lines[:i] + lines[i + 1 :])
+        if line.startswith(alone[: len(alone) - len(said)]) and f"{said} {sep} " in line:
+            lines[i] = line.replace(f"{said} {sep} ", "", 1)
+            return "\n".join(lines)
+    return text
 
 
 def assumed_card_line(query: AskQuery, catalog: Catalog, lang: Lang) -> str:

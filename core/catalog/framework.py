@@ -20,6 +20,10 @@ BACKENDS = ("cuda", "rocm", "metal", "vulkan", "sycl", "cann", "cpu")  # cann: H
 OPERATING_SYSTEMS = OS_FAMILIES  # core/catalog/platforms.py
 QUANT_FORMATS = ("gguf", "serving", "mlx")
 RuleEffect = Literal["block", "caveat", "tip"]
+# The bare words `Framework.bare_quants` may key on: a width ("4" for "4bit", "4-bit", "4位"), an
+# "int" width ("int4": GPTQ's own naming, read apart from "4bit" where the framework tells them
+# apart) and the two 16-bit precisions ("fp16" also for "半精度").
+BARE_QUANT_KEYS = ("2", "3", "4", "5", "6", "8", "int4", "int8", "bf16", "fp16")
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,3 +118,20 @@ class Framework:
     decode_prior: dict[str, float] = field(default_factory=dict)
     prefill_prior: dict[str, float] = field(default_factory=dict)
     prior_source: str = ""
+    # A bare width or precision word -> the quant it means with this framework (keys in
+    # BARE_QUANT_KEYS): "vllm 4bit" is an AWQ checkpoint, "transformers 4bit" bitsandbytes NF4, not
+    # the GGUF Q4_K_M the word means alone (core/understanding/bare_quants.py). A key not listed keeps
+    # the word's own reading (catalogs/understanding.toml [quant.synonyms]).
+    bare_quants: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # Checked at load so a typo fails naming the entry: the target must be a quant the framework
+        # lists (a framework that runs every quant of its formats is checked against the quant
+        # catalog in tests/core/catalog/test_framework_bare_quants.py: this file has no quants).
+        unknown = sorted(set(self.bare_quants) - set(BARE_QUANT_KEYS))
+        if unknown:
+            raise ValueError(f"bare_quants: unknown key(s) {unknown}; known: {list(BARE_QUANT_KEYS)}")
+        listed = {q.upper() for q in self.quants}
+        outside = sorted(t for t in self.bare_quants.values() if listed and t.upper() not in listed)
+        if outside:
+            raise ValueError(f"bare_quants: {outside} not in this framework's quants {list(self.quants)}")

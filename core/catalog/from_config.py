@@ -95,6 +95,24 @@ def _compressed_tensors_kind(quant: Mapping[str, Any]) -> str:
     return "COMPRESSED-TENSORS"
 
 
+def _native_expert_quant(config: Config, t: Config) -> str:
+    """ "MLC_Q4_G32" for a compressed-tensors release whose routed experts are symmetric INT4 in
+    groups of 32 (Kimi K2.5 / K2-Thinking: attention, shared experts and dense MLPs are in `ignore`,
+    so only the routed experts carry it): 4 bits plus one 16-bit scale per 32 weights, the layout
+    catalogs/quants.toml names MLC_Q4_G32. Any other layout: "" (the experts take the row's type)."""
+    for cfg in (config, t):
+        quant = cfg.get("quantization_config")
+        method = str(quant.get("quant_method", "")).lower() if isinstance(quant, Mapping) else ""
+        if not isinstance(quant, Mapping) or method != "compressed-tensors":
+            continue
+        for group in (quant.get("config_groups") or {}).values():
+            w = (group.get("weights") or {}) if isinstance(group, Mapping) else {}
+            int4_g32 = w.get("num_bits") == 4 and w.get("group_size") == 32 and w.get("symmetric") is True
+            if int4_g32 and str(w.get("type", "int")).lower() == "int":
+                return "MLC_Q4_G32"
+    return ""
+
+
 def default_limits() -> ConfigLimits:
     """The shipped catalog's bounds (catalogs/hub.toml [limits.config])."""
     from core.catalog.loader import default_catalog
@@ -127,6 +145,8 @@ def read_config(
     reading = base_reader(arch)(text, vision, model_type)
     check_reading(reading.fields, reading.total, limits)
     fields = dict(reading.fields, native_quant=_native_quant(config, text))
+    if expert_quant := _native_expert_quant(config, text):
+        fields["native_expert_quant"] = expert_quant
     probe = placeholder(fields, model_id, repo, source)
     params = ParamCount(decoder=reading.total, active=reading.active, mtp=reading.mtp, vision=reading.vision)
     model = replace(

@@ -98,6 +98,18 @@ class Model:
     # layers, 16 of 256 on the sliding ones). None: the same as kv_heads / head_dim.
     global_kv_heads: int | None = None
     global_head_dim: int | None = None
+    # Per-Layer Embeddings (Gemma 3n, Gemma 4 E2B / E4B; config.json hidden_size_per_layer_input): a
+    # second token table of vocab x (layers x this) values, one slice per layer. It is looked up, not
+    # multiplied: llama.cpp keeps it in host memory with the token embedding (per_layer_token_embd)
+    # and a token reads one row of it, so it counts in the weights but not in the bytes a decoded
+    # token reads. Each layer adds a gate (hidden -> this) and a projection back (this -> hidden),
+    # the model one projection hidden -> layers x this. None: no per-layer inputs.
+    per_layer_input_size: int | None = None
+    # KV sharing (num_kv_shared_layers): the last this-many layers reuse the K/V of the last earlier
+    # layer of their kind and cache nothing themselves (their k/v weights are still stored).
+    kv_shared_layers: int = 0
+    # use_double_wide_mlp (Gemma 4 E2B): the KV-shared layers' FFN is twice intermediate_size wide.
+    double_wide_mlp: bool = False
     # csa (DeepSeek-V4): per decoder layer, how many tokens pool into one cached entry of head_dim
     # (0: the sliding window only). Every layer also keeps the last `sliding_window` tokens whole,
     # and ratio-4 layers cache one dsa_index_head_dim indexer key per 4 tokens.

@@ -37,6 +37,7 @@ from core.catalog.pricing_sections import ChoiceRules
 from core.catalog.sections import sections
 from core.estimator.estimate import Estimate, Row
 from core.estimator.frameworks.commands.serving import servable
+from core.estimator.frameworks.kernels import kernels_run
 from core.estimator.ways_out.kind import WayOutKind
 from core.estimator.ways_out.registry import facts
 from core.estimator.ways_out.remedy import Remedy
@@ -132,17 +133,23 @@ def _option(row: Row, remedy: Remedy | None, catalog: Catalog) -> _Option | None
     return _Option(row, remedy, quant, _bpw(quant, catalog), ctx, place, remedy.decode_mid)
 
 
-def _servable(quant: str, est: Estimate, catalog: Catalog) -> bool:
-    """Weights vLLM / SGLang can serve here: a checkpoint or release in this quant, and a card that
-    runs its kernels (FP8 below its tensor-core generation only through the weight-only Marlin path,
-    which needs `weight_only_min_cc`: a T4 or a V100 serves 16-bit or AWQ, not FP8)."""
+def _kernels_run(quant: str, est: Estimate, catalog: Catalog) -> bool:
+    """A card that runs the engine's kernels for this quant (`kernels.kernels_run`: no FP8 below
+    `weight_only_min_cc`, no AWQ on Volta)."""
     q = catalog.quants.get(quant)
     if q is None:
         return True
-    cc, floor = est.request.setup.gpu.compute_capability, rules(catalog).weight_only_min_cc
-    if q.min_compute_capability and cc is not None and cc < min(floor, q.min_compute_capability):
-        return False
-    return servable(est.request.model, q)
+    fw = catalog.frameworks.get(est.framework)
+    return kernels_run(fw, q, est.request.setup.gpu, est.request.model, catalog)
+
+
+def _servable(quant: str, est: Estimate, catalog: Catalog) -> bool:
+    """Weights vLLM / SGLang can serve here: a checkpoint or release in this quant (`servable`), on
+    a card that runs its kernels."""
+    q = catalog.quants.get(quant)
+    if q is None:
+        return True
+    return _kernels_run(quant, est, catalog) and servable(est.request.model, q)
 
 
 def _rich(quant: str, est: Estimate, catalog: Catalog) -> bool:
@@ -178,9 +185,11 @@ def _options(est: Estimate, catalog: Catalog) -> list[_Option]:
             out += _row_options(row, est, catalog, gpu_only, tight)
     if not gpu_only:
         return out
-    # What vLLM / SGLang can serve here first; when nothing is, the rows as priced (the command
-    # then says no checkpoint is listed) rather than "nothing runs" beside a row that fits.
-    return [o for o in out if _servable(o.quant, est, catalog)] or out
+    # What vLLM / SGLang can serve here first; when nothing is, the rows whose kernels run on the
+    # card (the plan then says no checkpoint is listed and gives llama.cpp's) rather than "nothing
+    # runs" beside a row that fits. Never weights the card can't run (FP8 on a T4).
+    on_card = [o for o in out if _kernels_run(o.quant, est, catalog)]
+    return [o for o in on_card if _servable(o.quant, est, catalog)] or on_card
 
 
 def _row_options(

@@ -20,6 +20,7 @@ from core.catalog.pricing_sections import Band
 from core.catalog.sections import sections
 from core.estimator import multi_gpu, speed
 from core.estimator.band import band_for
+from core.estimator.frameworks.kernels import kernels_run
 from core.estimator.frameworks.serving_setup import serving_quants
 from core.estimator.memory import (
     GIB,
@@ -31,7 +32,7 @@ from core.estimator.memory import (
     usable_memory,
 )
 from core.estimator.memory_fit import ForcedOffload, LayerPlan, cpu_band, forced_offload, layer_plan
-from core.estimator.plan import pricing_framework
+from core.estimator.plan import GGUF_FRAMEWORK, gguf_like, gguf_stand_in, pricing_framework, runs_here
 from core.estimator.pricing import Pricing
 from core.estimator.token_bytes import decode_bytes
 from core.estimator.ways_out.find import cpu_remedy, find_remedy
@@ -146,6 +147,16 @@ class Row:
 
 
 @dataclass(frozen=True, slots=True)
+class StandIn:
+    """The serving engine an estimate stands in for: it had nothing to serve on this card (or the
+    card is too old for it), so the table was priced for llama.cpp's GGUF plan instead."""
+
+    framework: str  # the serving engine that was asked for or implied ("vllm", "sglang")
+    reason: Note  # why not that one (plan.nothing_to_serve, fw.gate.compute): the reply's one line
+    asked: bool  # the request named it (or a serving quant implied it), not a setup's own pick
+
+
+@dataclass(frozen=True, slots=True)
 class Estimate:
     request: EstimateRequest
     usable: Usable
@@ -153,16 +164,21 @@ class Estimate:
     framework: str
     rows: tuple[Row, ...]
     assumptions: tuple[Note, ...] = field(default_factory=tuple)
+    # Set when a serving engine had nothing to run here: these rows are llama.cpp's, and every plan
+    # of them says why not the engine, so the table, header and command describe one engine.
+    stands_in: StandIn | None = None
 
 
-def default_quants(model: Model, framework: str, catalog: Catalog) -> tuple[str, ...]:
+def default_quants(model: Model, framework: str, catalog: Catalog, gpu: Gpu | None = None) -> tuple[str, ...]:
+    """The table's quants when the user named none; with `gpu`, without those the framework's
+    kernels can't run on that card (`_ladder_quants`)."""
     own = catalog.frameworks.get(framework)
     if own is not None and own.ladder:  # a framework with a table of its own (transformers, MLC LLM)
         return tuple(n for n in own.ladder if n in catalog.quants)
-    return _ladder_quants(model, framework, catalog)
+    return _ladder_quants(model, framework, catalog, gpu)
 
 
-def _ladder_quants(model: Model, framework: str, catalog: Catalog) -> tuple[str, ...]:
+def _ladder_quants(model: Model, framework: str, catalog: Catalog, gpu: Gpu | None = None) -> tuple[str, ...]:
     ladder = sections(catalog).estimator.ladder
     if framework in ("vllm", "sglang"):
         names = list(ladder.serving)
@@ -187,7 +203,21 @@ def _ladder_quants(model: Model, framework: str, catalog: Catalog) -> tuple[str,
             # format: a Q6_K / IQ3 "ladder" of it is the same bytes under other names. An FP8 release
             # (DeepSeek) is no GGUF: its GGUF table is the quants people make of it.
             names = [native.id]
-    return tuple(n for n in names if n in catalog.quants)
+    known = tuple(n for n in names if n in catalog.quants)
+    return _runnable_here(known, model, framework, gpu, catalog)
+
+
+def _runnable_here(
+    names: tuple[str, ...], model: Model, framework: str, gpu: Gpu | None, catalog: Catalog
+) -> tuple[str, ...]:
+    """Without a card (a ladder asked for on its own): `names`. With one, a row the engine can't run
+    on it (FP8 on a T4 or V100: no FP8 Marlin below Ampere) is no choice to show; the whole ladder
+    stays if it would leave none (the plan then says why)."""
+    if gpu is None:
+        return names
+    fw = catalog.frameworks.get(framework)
+    runs = tuple(n for n in names if kernels_run(fw, catalog.quants[n], gpu, model, catalog))
+    return runs or names
 
 
 def default_contexts(model: Model, catalog: Catalog) -> tuple[int, ...]:
@@ -277,7 +307,7 @@ def estimate(request: EstimateRequest, catalog: Catalog) -> Estimate:
         "cpu" if request.offload == "cpu" else speed.choose_backend(gpu, setup.os, catalog, request.backend)
     )
     cal = speed.calibration(catalog)
-    quants = request.quants or default_quants(model, framework, catalog)
+    quants = request.quants or default_quants(model, framework, catalog, gpu)
     contexts = request.contexts or default_contexts(model, catalog)
     split, link = split_and_link(request, framework, setup.count, catalog)
     fixed = _fixed(request, usable, backend, engine, framework, cal, catalog)
@@ -305,7 +335,54 @@ def estimate(request: EstimateRequest, catalog: Catalog) -> Estimate:
         assumptions.append(Note("assume.cpu", {"cpu": sockets + catalog.cpus[setup.host.cpu].name}))
     if request.kv_type != FULL_PRECISION_KV:
         assumptions.append(Note("assume.kv_type", {"kv": request.kv_type}))
-    return Estimate(request, usable, backend, framework, tuple(rows), tuple(assumptions))
+    est = Estimate(request, usable, backend, framework, tuple(rows), tuple(assumptions))
+    return _served_elsewhere(est, catalog)
+
+
+def _served_elsewhere(est: Estimate, catalog: Catalog) -> Estimate:
+    """A serving engine's estimate whose plan falls back to llama.cpp (nothing listed to serve, or
+    a card the engine doesn't drive): priced again for llama.cpp, so the table shows the GGUF quants
+    and speeds of the command below it rather than vLLM's (`gguf_stand_in` in plan.py decides)."""
+    fw = catalog.frameworks.get(est.framework)
+    if fw is None or not fw.gpu_only or est.request.offload == "cpu":
+        return est
+    found = gguf_stand_in(est, catalog) or _gguf_where_nothing_fits(est, catalog)
+    if found is None:
+        return est
+    request, reason = found
+    asked = est.request.framework is not None
+    gguf = estimate(request, catalog)
+    if reason.code == _NOTHING_FITS and not _fits_on_the_cards(gguf, catalog):
+        # llama.cpp runs it here only with something assumed (experts in RAM the user never stated,
+        # a 1-2-bit file): the engine's own verdict and its way out (more cards) stand.
+        return est
+    return replace(gguf, stands_in=StandIn(est.framework, reason, asked))
+
+
+# The serving engine's rows all need other hardware (A100 40GB with a 70B: AWQ needs 37 GiB of weights
+# plus vLLM's graph reserve inside 0.92 of the card), while llama.cpp's GGUF ladder runs there (IQ4_XS,
+# or layers in RAM): that plan, under one line saying why not the engine.
+_NOTHING_FITS = "plan.serving_does_not_fit"
+
+
+# Ways out that keep every weight on the cards: a quantized KV cache, a shorter context, a smaller file.
+_ON_THE_CARDS = frozenset({WayOutKind.KV_QUANT, WayOutKind.SHORTER_CTX, WayOutKind.LOWER_QUANT})
+
+
+def _fits_on_the_cards(gguf: Estimate, catalog: Catalog) -> bool:
+    from core.estimator.choice import choose  # choice.py imports this module
+
+    row = choose(gguf, catalog).row
+    return row.status != "no_fit" or (row.remedy is not None and row.remedy.kind in _ON_THE_CARDS)
+
+
+def _gguf_where_nothing_fits(est: Estimate, catalog: Catalog) -> tuple[EstimateRequest, Note] | None:
+    if any(runs_here(r) for r in est.rows) or not est.rows:
+        return None
+    gpu = est.request.setup.gpu
+    name = catalog.frameworks[est.framework].name
+    reason = Note(_NOTHING_FITS, {"framework": name, "gpu": gpu.name})
+    return replace(est.request, framework=GGUF_FRAMEWORK, quants=gguf_like(est.request, catalog)), reason
 
 
 @dataclass(frozen=True, slots=True)

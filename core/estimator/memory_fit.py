@@ -26,7 +26,15 @@ from core.catalog.pricing_sections import Band
 from core.catalog.sections import sections
 from core.estimator import multi_gpu, speed
 from core.estimator.band import band_for
-from core.estimator.memory import GIB, Usable, compute_buffer_bytes, constants, kv_cache_bytes, kv_read_bytes
+from core.estimator.memory import (
+    GIB,
+    Usable,
+    compute_buffer_bytes,
+    constants,
+    kv_cache_bytes,
+    kv_read_bytes,
+    serving_share,
+)
 from core.estimator.pricing import Pricing
 from core.estimator.token_bytes import TokenBytes, bytes_per_token, expert_offload_bytes, layer_offload_bytes
 from core.estimator.ways_out.kind import WayOutKind
@@ -153,7 +161,7 @@ def no_fit_row(pricing: Pricing, quant_id: str, weights: WeightBreakdown, ctx: i
         moe=model.is_moe,
         count=request.setup.count,
     )
-    usable_bytes = pricing.usable.total_gib * GIB
+    usable_bytes = _engine_room(pricing, buffer)
     offload_ub = offload_ubatch(request, ctx, usable_bytes, catalog)
     return NoFitRow(
         request,
@@ -175,6 +183,31 @@ def no_fit_row(pricing: Pricing, quant_id: str, weights: WeightBreakdown, ctx: i
         compute_buffer_bytes(model, ctx, catalog, const.flash_attention, offload_ub),
         offload_ub,
     )
+
+
+def _engine_room(pricing: Pricing, buffer: float) -> float:
+    """The bytes a way out may fill with weights + KV + `buffer` per card: what the row's verdict was
+    judged against (estimate.py `_fixed`), so a way out never fits what the row's engine can't load.
+    vLLM / SGLang take their share of each card (`--gpu-memory-utilization 0.92`: 8x H100 hold 589 of
+    640 GiB, not DeepSeek-R1 FP8's 627), and vLLM keeps activations + CUDA graphs (+ NCCL across
+    cards) besides; the ways out add a llama.cpp compute buffer per card, counted against that."""
+    request, catalog = pricing.request, pricing.catalog
+    setup, count = request.setup, request.setup.count
+    usable = pricing.usable.total_gib * GIB
+    fw = catalog.frameworks.get(pricing.runtime.framework)
+    engine = fw.engine if fw is not None else pricing.runtime.framework
+    share = serving_share(engine, request.gpu_memory_utilization, catalog)
+    if share is None:
+        return usable
+    usable = min(usable, setup.memory_gib * count * share * GIB)
+    if engine != "vllm":
+        return usable
+    const, rules = constants(catalog), sections(catalog).estimator.vllm
+    per_card = const.vllm_activation_gib[0] + const.vllm_cuda_graph_gib
+    if count > 1:
+        pcie = setup.gpu.segment in rules.pcie_segments
+        per_card += rules.nccl_pcie_per_gpu_gib if pcie else rules.nccl_per_gpu_gib
+    return usable - max(per_card * GIB - buffer, 0.0) * count
 
 
 def cpu_band(request: EstimateRequest, catalog: Catalog, phase: str) -> Band | None:

@@ -8,6 +8,7 @@ the framework, quant and placement for an answer belong here (issue 20 refines t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
@@ -174,6 +175,7 @@ class _Subject:
     row: Row
     query: FrameworkQuery
     catalog: Catalog
+    request: EstimateRequest | None = None  # the estimate's request (a llama.cpp plan in its stead)
 
     def option(self, framework: str) -> FrameworkOption:
         return evaluate(self.catalog.frameworks[framework], self.query)
@@ -228,10 +230,26 @@ def plan_for(est: Estimate, row: Row, catalog: Catalog, asked: str | None = None
     can; with none named, the estimate's own when it runs this row, else the recommendation for the
     row. The command only when the row runs here (`runs_here`)."""
     query = framework_query(est.request, row.quant, row.context, row.status, row.remedy, catalog)
-    subject = _Subject(row, query, catalog)
+    subject = _Subject(row, query, catalog, est.request)
+    if est.stands_in is not None:
+        return _standing_in(est, subject, asked)
     if asked and asked in catalog.frameworks:
         return _asked(subject, asked)
     return _pick(subject)
+
+
+def _standing_in(est: Estimate, s: _Subject, asked: str | None) -> Plan:
+    """A llama.cpp estimate priced in a serving engine's stead (`Estimate.stands_in`): llama.cpp's
+    own plan of the row, under the one line saying why not the engine. Named or implied by the
+    request (an AWQ asked for means vLLM), it is the asked one's alternative whatever `asked` the
+    view passes (`ask --json` passes the request's, now llama.cpp); a setup's own pick (a serving
+    question on a card it can't serve) is the pick with that line first."""
+    stand = est.stands_in
+    assert stand is not None
+    inner = _pick(s)
+    if stand.asked or asked == stand.framework:
+        return _instead_of(inner, stand.framework, stand.reason)
+    return replace(inner, notes=(stand.reason, *inner.notes))
 
 
 def _pick(s: _Subject) -> Plan:
@@ -241,11 +259,19 @@ def _pick(s: _Subject) -> Plan:
     blocked: tuple[Note, ...] = () if priced is None else priced.notes[:2]
     if priced is not None and priced.runnable:
         option = priced
+    elif (instead := _too_old_instead(s, priced, blocked)) is not None:
+        return instead
     elif rec.framework is None:
         return s.plan("", "", blocked, "none", reason=rec.reason)
     else:
         option = s.option(rec.framework)
     command, why = _launch(s, option)
+    if not command and any(n.code == "fw.vllm.no_checkpoint" for n in why):
+        # A serving setup (T4, A100) whose engine has nothing listed to serve: llama.cpp's GGUF plan.
+        reason = Note("plan.nothing_to_serve", _serving_params(s, option.framework))
+        instead = _gguf_instead(s, option.framework)
+        if instead is not None:
+            return replace(instead, notes=(reason, *instead.notes))
     pick = option.framework
     # The recommendation's reason when it picked this one; else the reason it gives among just this.
     reason = rec.reason if rec.framework == pick else recommend(s.query, (option,), s.catalog).reason
@@ -254,13 +280,35 @@ def _pick(s: _Subject) -> Plan:
     return s.plan(pick, command, notes, "pick", reason=reason, easy=easy)
 
 
+def _too_old_instead(s: _Subject, priced: FrameworkOption | None, blocked: tuple[Note, ...]) -> Plan | None:
+    """Priced for a serving engine this card is too old for (P40, P100): llama.cpp's GGUF plan, not
+    whatever else loads the serving quant (ExLlamaV2 on a Pascal card's slow FP16); None otherwise."""
+    if priced is None or not blocked or blocked[0].code not in _CARD_TOO_OLD:
+        return None
+    instead = _gguf_instead(s, priced.framework)
+    return None if instead is None else replace(instead, notes=(blocked[0], *instead.notes))
+
+
 def _asked(s: _Subject, asked: str) -> Plan:
     option = s.option(asked)
     if option.runnable:
         command, why = _launch(s, option)
+        if not command and any(n.code == "fw.vllm.no_checkpoint" for n in why):
+            # vLLM / SGLang run the model, but nothing they could serve is listed, fits and runs on
+            # this card (T4 and gemma-2-9b: no AWQ / GPTQ listed, BF16 too big, no FP8 kernels).
+            reason = Note("plan.nothing_to_serve", _serving_params(s, asked))
+            instead = _gguf_instead(s, asked)
+            if instead is not None:
+                return _instead_of(instead, asked, reason)
         return s.plan(asked, command, why, "asked" if command else "asked_no_fit", asked)
     why_not = option.notes[0] if option.notes else None
     blocked = option.notes[:2]
+    if why_not is not None and why_not.code in _CARD_TOO_OLD:
+        # A card the serving engine doesn't drive (P40, P100): llama.cpp's GGUF plan, not whatever
+        # else happens to load the serving quant (ExLlamaV2 on a Pascal card's slow FP16).
+        instead = _gguf_instead(s, asked)
+        if instead is not None:
+            return _instead_of(instead, asked, why_not)
     if option.command:
         # Runs with a workaround the note names (WSL2 on Windows): its command, under that note. A row
         # that doesn't run here has none, and "the command below works" would point at nothing.
@@ -274,6 +322,101 @@ def _asked(s: _Subject, asked: str) -> Plan:
     command, why = _launch(s, s.option(rec.framework))
     kind: PlanKind = "asked_blocked_alt" if command or runs_here(s.row) else "asked_blocked_alt_no_fit"
     return s.plan(rec.framework, command, (*blocked, *why), kind, asked, why_not)
+
+
+# Blockers that say the card is too old for the asked framework altogether (no backend drives it):
+# NVIDIA below its minimum compute (P40 for vLLM), or an AMD gfx target its ROCm build isn't made for
+# (MI50's gfx906 for vLLM / SGLang; only community forks run it): llama.cpp's GGUF plan instead.
+_CARD_TOO_OLD = frozenset({"fw.gate.compute", "fw.gate.rocm_gfx"})
+
+
+def _serving_params(s: _Subject, asked: str) -> dict[str, object]:
+    model, gpu = s.query.model, s.query.gpu
+    fw = s.catalog.frameworks[asked]
+    return {
+        "framework": fw.name,
+        "gpu": gpu.name,
+        "repo": model.hf_repo or model.name,
+        "quant": s.query.quant.id,
+    }
+
+
+def _instead_of(inner: Plan, asked: str, reason: Note) -> Plan:
+    """llama.cpp's plan in place of the framework the user named, under the reason it isn't that one."""
+    return replace(
+        inner, kind="asked_blocked_alt", asked=asked, reason=reason, notes=(reason, *inner.notes), easy=""
+    )
+
+
+def _gguf_instead(s: _Subject, serving: str) -> Plan | None:
+    """The serving engine has nothing to run here: llama.cpp's own plan at the row's context (its GGUF
+    table priced and chosen by the same rule, at the bits the user asked for); None when the engine
+    isn't a serving one or llama.cpp has no command either (the caller keeps its own plan)."""
+    fw = s.catalog.frameworks[serving]
+    if not fw.gpu_only or s.request is None or _GGUF_FRAMEWORK not in s.catalog.frameworks:
+        return None
+    # estimate.py imports this module, and choice.py imports estimate.py: both only when needed.
+    from core.estimator.choice import choose
+    from core.estimator.estimate import estimate
+
+    asked_quants = tuple(q for q in gguf_like(s.request, s.catalog) if q)
+    request = replace(s.request, framework=_GGUF_FRAMEWORK, quants=asked_quants, contexts=(s.row.context,))
+    est = estimate(request, s.catalog)
+    inner = plan_for(est, choose(est, s.catalog).row, s.catalog)
+    if not inner.command or inner.framework != _GGUF_FRAMEWORK:
+        return None
+    return inner
+
+
+# The framework whose GGUF plan stands in for a serving engine that has nothing to serve here.
+_GGUF_FRAMEWORK = "llama.cpp"
+GGUF_FRAMEWORK = _GGUF_FRAMEWORK  # what a serving engine's estimate falls back to (estimate.py)
+
+# The notes a fallback plan leads with: why not the serving engine (see _pick / _asked).
+_FALLBACK_REASONS = frozenset({"plan.nothing_to_serve", *_CARD_TOO_OLD})
+
+
+def gguf_stand_in(est: Estimate, catalog: Catalog) -> tuple[EstimateRequest, Note] | None:
+    """A serving engine's estimate whose chosen row's plan is llama.cpp's GGUF plan instead: the
+    request to price llama.cpp's table with (the GGUF nearest the asked bits, the asked contexts)
+    and the line saying why not the engine; None when the plan is the engine's own."""
+    from core.estimator.choice import choose  # choice.py imports estimate.py, which imports this
+
+    plan = plan_for(est, choose(est, catalog).row, catalog, est.request.framework)
+    if plan.framework != _GGUF_FRAMEWORK or plan.framework == est.framework or not plan.notes:
+        return None
+    reason = plan.notes[0]
+    if reason.code not in _FALLBACK_REASONS:
+        return None
+    quants = tuple(q for q in gguf_like(est.request, catalog) if q)
+    return replace(est.request, framework=_GGUF_FRAMEWORK, quants=quants), reason
+
+
+_NOMINAL_WIDTH = re.compile(r"\d+")
+
+
+def gguf_like(request: EstimateRequest, catalog: Catalog) -> tuple[str, ...]:
+    """The GGUF of the llama.cpp ladder nearest the quant the user asked for (the smallest with as
+    many bits or more: "int4" / AWQ -> a 4-bit GGUF, "int8" -> Q8_0); () when none was asked, and
+    llama.cpp's own table decides."""
+    asked = catalog.quants.get(request.quants[0]) if request.quants else None
+    if asked is None:
+        return ()
+    if asked.format == "gguf":
+        return (asked.id,)
+    from core.estimator.estimate import default_quants  # estimate.py imports this module
+
+    ladder = [catalog.quants[q] for q in default_quants(request.model, _GGUF_FRAMEWORK, catalog)]
+    # The GGUF of the same nominal width first ("AWQ" / "int4" -> Q4_K_M): an AWQ file's embeddings
+    # and scales put its bits per weight above Q4_K_M's, and "as many bits or more" would then read
+    # a 4-bit question as Q5_K_M.
+    width = _NOMINAL_WIDTH.search(asked.recipe.get("default", asked.id))
+    same = [q for q in ladder if width and q.id.startswith(f"Q{width.group(0)}_")]
+    if same:
+        return (min(same, key=lambda q: abs(q.bpw - asked.bpw)).id,)
+    above = [q for q in ladder if q.bpw >= asked.bpw]
+    pick = min(above, key=lambda q: q.bpw) if above else max(ladder, key=lambda q: q.bpw, default=None)
+    return (pick.id,) if pick is not None else ()
 
 
 def judged_options(plan: Plan, catalog: Catalog) -> tuple[FrameworkOption, ...]:

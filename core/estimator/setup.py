@@ -69,13 +69,23 @@ def parse_ram_type(text: str, catalog: Catalog) -> tuple[str, int]:
     return m.group(1), mt_s
 
 
-def _preset(gpu: Gpu, catalog: Catalog, ram_gib: float | None = None) -> HostPreset | None:
+def _preset(gpu: Gpu, catalog: Catalog, ram_gib: float | None = None, cards: int = 1) -> HostPreset | None:
     hosts, defaults = _hosts(catalog)
     # A laptop card sits in a laptop whatever its segment says (hosts.toml [defaults] laptop).
     # A card generation sold only beside DDR5 platforms has its own key ("consumer:blackwell").
     family = f"{gpu.segment}:{gpu.arch_family}"
     key = "laptop" if gpu.form == "laptop" and "laptop" in defaults else family
     key = key if key in defaults else gpu.segment
+    # Several desktop cards sit in a box with more RAM than a one-card PC ("consumer:multi"); a
+    # preset already sized for the RAM (DDR5, 64 GiB) needs no key of its own.
+    multi = f"{gpu.segment}:multi"
+    if cards > 1 and multi in defaults and key != "laptop":
+        multi_preset = hosts.get(defaults[multi])
+        current = hosts.get(defaults.get(key, ""))
+        if multi_preset is not None and (
+            current is None or current.default_ram_gib < multi_preset.default_ram_gib
+        ):
+            key = multi
     preset = hosts.get(defaults.get(key, "ddr4-2ch")) or next(iter(hosts.values()), None)
     if preset is not None and ram_gib and ram_gib > preset.max_ram_gib:
         # More RAM than that machine takes: a multi-channel server (hosts.toml [defaults] large_ram).
@@ -83,14 +93,14 @@ def _preset(gpu: Gpu, catalog: Catalog, ram_gib: float | None = None) -> HostPre
     return preset
 
 
-def default_host(gpu: Gpu, catalog: Catalog, spec: HostSpec = NO_HOST_SPEC) -> Host:
+def default_host(gpu: Gpu, catalog: Catalog, spec: HostSpec = NO_HOST_SPEC, cards: int = 1) -> Host:
     """The box around the card: the preset for its form / segment, with what the user said (`spec`)
     on top. Bandwidth is the peak channels x MT/s x 8 bytes; a second socket counts only as far as a
     NUMA-blind runtime gains from it (hosts.toml [numa]). A named CPU replaces the preset."""
     ram_gib, ram_type, channels, sockets = spec.ram_gib, spec.ram_type, spec.channels, spec.sockets
     if spec.cpu is not None and not gpu.unified_memory:
         return _cpu_host(spec.cpu, catalog, spec)
-    preset = _preset(gpu, catalog, ram_gib if ram_type is None and channels is None else None)
+    preset = _preset(gpu, catalog, ram_gib if ram_type is None and channels is None else None, cards)
     if gpu.unified_memory or preset is None:
         # Unified memory: the "host" is the same memory; offload has nowhere else to go.
         return Host(ram_gib or 0.0, gpu.bandwidth_gbs, "unified")
@@ -173,7 +183,7 @@ def build_setup(
         count = 1
     # Unified memory: the "host" RAM is the card's own memory.
     spec = dataclasses.replace(host_spec, ram_gib=memory) if gpu.unified_memory else host_spec
-    host = default_host(gpu, catalog, spec)
+    host = default_host(gpu, catalog, spec, count)
     server = os_name is None and _is_server(gpu, catalog, count, host, host_spec, serving)
     if server:
         # A server CPU, server RAM, 4+ cards or a serving question: a server, and servers run Linux

@@ -66,6 +66,9 @@ class WeightBreakdown:
     # per-tensor computation gave before (0 when nothing was published).
     published: PublishedFile | None = None
     computed_total_bytes: int = 0
+    # Per-layer token table (Gemma 3n / Gemma 4 E models' per_layer_token_embd): in total_bytes and,
+    # in a GGUF, in host_bytes_full_offload beside the token embedding; never read whole per token.
+    per_layer_embd_bytes: int = 0
 
     @property
     def total_gib(self) -> float:
@@ -114,7 +117,12 @@ def with_published(wb: WeightBreakdown, found: PublishedFile, vocab: int) -> Wei
     if abs(wb.file_bytes - found.bytes) <= found.tolerance:
         return replace(wb, published=found, computed_total_bytes=wb.total_bytes)
     tensors = found.bytes - gguf_meta_bytes(vocab)
-    fixed = wb.token_embd_bytes + (0 if wb.output_tied else wb.output_bytes) + wb.other_bytes
+    fixed = (
+        wb.token_embd_bytes
+        + wb.per_layer_embd_bytes
+        + (0 if wb.output_tied else wb.output_bytes)
+        + wb.other_bytes
+    )
     layers = sum(wb.layer_bytes)
     low, high = PUBLISHED_PLAUSIBLE
     if layers <= 0 or not low <= tensors / max(wb.total_bytes, 1) <= high or tensors <= fixed:
@@ -161,7 +169,7 @@ def _tensors(model: Model) -> tuple[list[_Tensor], list[str]]:
     if whole is not None:  # built block by block (Nemotron-H's layer_pattern)
         return whole, derived
     gated = (_opt(model, "ffn_kind") or "gated") == "gated"
-    head = _head(model)
+    head = _head(model) + _per_layer_input_head(model)
     per_layer_fixed, linear_unknown = _mixers(model, arch)
     fixed = _params(head) + sum(_params(t) for t in per_layer_fixed)
     if model.is_moe:
@@ -173,6 +181,39 @@ def _tensors(model: Model) -> tuple[list[_Tensor], list[str]]:
         arch.rest(model, head, layers, derived)
     tensors = head + [t for layer in layers for t in layer]
     return tensors, derived
+
+
+def _per_layer_input_head(model: Model) -> list[_Tensor]:
+    """Per-Layer Embeddings' model-wide tensors as llama.cpp names them: the per-layer token table
+    (ne0 = layers x per-layer width, one row per token), the projection of the hidden state into
+    all layers' slices, and its norm. Empty for a model without per-layer inputs."""
+    width = _opt(model, "per_layer_input_size")
+    if not width:
+        return []
+    all_layers = int(width) * model.layers
+    # Typed like the token embedding it sits beside: with a tied head that is the output's type
+    # (Q6_K in a Q4_K_M), as the published Gemma 4 E2B / E4B Q4_K_M files weigh (Q4_K would be ~15 %
+    # under them).
+    category = "output" if model.tied_embeddings else "token_embd"
+    return [
+        _Tensor("per_layer_token_embd", category, -1, all_layers, model.vocab),
+        _Tensor("per_layer_model_proj", "per_layer_model_proj", -1, model.hidden, all_layers),
+        _Tensor("per_layer_proj_norm", "other", -1, int(width), 1, one_d=True),
+    ]
+
+
+def _per_layer_input_tensors(model: Model, layer: int) -> list[_Tensor]:
+    """One layer's per-layer-input gate (hidden -> width), projection back (width -> hidden) and the
+    norm after it; empty for a model without per-layer inputs."""
+    width = _opt(model, "per_layer_input_size")
+    if not width:
+        return []
+    h, w = model.hidden, int(width)
+    return [
+        _Tensor("per_layer_inp_gate", "per_layer_inp_gate", layer, h, w),
+        _Tensor("per_layer_proj", "per_layer_proj", layer, w, h),
+        _Tensor("per_layer_post_norm", "other", layer, h, 1, one_d=True),
+    ]
 
 
 def _ffn_unit(model: Model, gated: bool) -> int:
@@ -197,6 +238,7 @@ def _mixers(model: Model, arch: Architecture) -> tuple[list[list[_Tensor]], bool
                 _Tensor("attn_norm", "other", i, h, 1, one_d=True),
                 _Tensor("ffn_norm", "other", i, h, 1, one_d=True),
                 *mixer,
+                *_per_layer_input_tensors(model, i),
             ]
         )
     return per_layer, linear_unknown
@@ -209,7 +251,13 @@ def _dense_ffns(model: Model, fixed: int, gated: bool, derived: list[str]) -> li
     if not ff:
         ff = _round64(max(model.params_b * 1e9 - fixed, 0) / (n_layer * _ffn_unit(model, gated)))
         derived.append(f"intermediate_size={ff} (from params_b)")
-    return [_ffn(i, model.hidden, int(ff), gated=gated) for i in range(n_layer)]
+    # use_double_wide_mlp (Gemma 4 E2B): the KV-shared layers at the end run a twice-as-wide FFN.
+    first_wide = (
+        n_layer - int(_opt(model, "kv_shared_layers") or 0) if _opt(model, "double_wide_mlp") else n_layer
+    )
+    return [
+        _ffn(i, model.hidden, int(ff) * (2 if i >= first_wide else 1), gated=gated) for i in range(n_layer)
+    ]
 
 
 def _moe_ffns(model: Model, fixed: int, gated: bool, derived: list[str]) -> list[list[_Tensor]]:
@@ -343,7 +391,12 @@ def _chooser(
     quantized = default.block_size > 1 or default.kind == "serving"
     keep_native_mxfp4 = gguf and facts["native_mxfp4"] == 1
     # The release's own format (DeepSeek-V4's FP8) keeps its experts in their native type (FP4).
-    is_native = quant.id.upper() == (model.native_quant or "").upper()
+    native = (model.native_quant or "").upper()
+    # A release whose format no serving quant names (Kimi-K2-Thinking: BF16 with compressed-tensors
+    # INT4 experts) is priced as HF-BF16, "the released checkpoint": its experts keep their type.
+    is_native = quant.id.upper() == native or (
+        quant.id == "HF-BF16" and bool(native) and native not in {q.upper() for q in catalog.quants}
+    )
     native_experts = model.native_expert_quant if is_native else ""
     n_layer = model.layers
 
@@ -421,7 +474,7 @@ def _compute(model: Model, quant: Quant, catalog: Catalog) -> WeightBreakdown:
     layer_bytes = [0] * n_layer
     layer_expert = [0] * n_layer
     by_type: dict[str, int] = {}
-    token_embd = output = other = 0
+    token_embd = output = other = per_layer_embd = 0
     params = 0
     for group in groups:
         first = group.members[0]
@@ -438,6 +491,8 @@ def _compute(model: Model, quant: Quant, catalog: Catalog) -> WeightBreakdown:
                     layer_expert[t.layer] += size
             elif t.cls == "token_embd":
                 token_embd = size
+            elif t.cls == "per_layer_token_embd":
+                per_layer_embd = size
             elif t.cls == "output":
                 output = size
             else:
@@ -445,18 +500,19 @@ def _compute(model: Model, quant: Quant, catalog: Catalog) -> WeightBreakdown:
     tied = model.tied_embeddings
     if tied:
         output = token_embd  # llama.cpp duplicates the tied matrix as the GPU output head
-    total = token_embd + (0 if tied else output) + other + sum(layer_bytes)
+    total = token_embd + per_layer_embd + (0 if tied else output) + other + sum(layer_bytes)
     expert = sum(layer_expert)
     gguf = quant.format == "gguf"
     if gguf:
-        # The input embedding is looked up on the CPU (llama.cpp's input layer lives in host
-        # memory even with -ngl 99); a tied head is a GPU copy of it.
-        gpu = total - token_embd + (output if tied else 0)
-        host = token_embd
+        # The input embeddings are looked up on the CPU (llama.cpp's input layer lives in host
+        # memory even with -ngl 99, the per-layer token table with it); a tied head is a GPU copy.
+        host = token_embd + per_layer_embd
+        gpu = total - host + (output if tied else 0)
         meta = gguf_meta_bytes(model.vocab)
     else:
         gpu, host, meta = total, 0, 0
     frac = (model.experts_active or 0) / model.experts if model.experts else 0.0
+    # Neither embedding table is read whole per token (one row each): both stay out of `active`.
     active = sum(layer_bytes) - expert + int(expert * frac) + output + other
     return WeightBreakdown(
         model_id=model.id,
@@ -476,4 +532,5 @@ def _compute(model: Model, quant: Quant, catalog: Catalog) -> WeightBreakdown:
         params=params,
         bytes_by_type=tuple(sorted(by_type.items(), key=lambda kv: -kv[1])),
         derived=tuple(derived),
+        per_layer_embd_bytes=per_layer_embd,
     )

@@ -86,8 +86,11 @@ def remedy_text(remedy: Remedy, lang: Lang) -> str:
         "host": f"{remedy.host_gib:g}",
         "ctx": ctx_label(remedy.context) if remedy.context else "",
         "mb": remedy.wired_limit_mb,
+        "flag": remedy.kv_flag,
     }
-    text = translate(f"reply.remedy.{kind}", lang, **params)
+    # vLLM / SGLang cache FP8 with their own flag; "q8_0" is llama.cpp's word for it.
+    key = "kv_quant_serving" if kind == WayOutKind.KV_QUANT and remedy.kv_flag else str(kind)
+    text = translate(f"reply.remedy.{key}", lang, **params)
     if remedy.wired_limit_mb and kind != WayOutKind.MAC_WIRED_LIMIT:
         # A smaller quant (or context) that fits only past macOS's default GPU share: the command
         # raises it first, and the line says so (the table's "x" is at the default share).

@@ -34,6 +34,9 @@ class Reading:
     also: tuple[str, ...] = ()  # other readings of the model name (display names)
     said: str = ""  # the words the model was read from, when short and ambiguous ("27B")
     gpu_also: tuple[str, ...] = ()  # other readings of the card name (display names)
+    # What to type for the first of those when it is another memory size ("80g"); "" when it isn't
+    # (an M4 Max of another core count has its own name to type).
+    gpu_hint: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,7 +278,9 @@ def _header(est: Estimate, query: AskQuery, reading: Reading, framework: str) ->
         parts.append(Para(translate(code, lang, said=reading.said, model=model.name, also=also)))
     if reading.gpu_also:
         gpu_also = ", ".join(reading.gpu_also)
-        parts.append(Para(translate("reply.read_as", lang, model=setup.gpu.name, also=gpu_also)))
+        code = "reply.card_read_as" if reading.gpu_hint else "reply.read_as"
+        text = translate(code, lang, model=setup.gpu.name, also=gpu_also, hint=reading.gpu_hint)
+        parts.append(Para(text))
     return parts
 
 

@@ -18,6 +18,7 @@ from core.i18n import Lang, translate
 from core.render.doc import Doc, Para, Pre
 from core.render.fmt import NO_FIT, ctx_label, num, table
 from core.render.intent_rows import RowAsk, one_row, runs, short_card_label
+from core.understanding.intent import asks_capacity
 
 
 def _throughput(got: ConcurrentSpeed) -> dict[str, float]:
@@ -152,6 +153,49 @@ def serving_headline(s: Serving, title_setup: str, model_name: str, lang: Lang) 
     )
 
 
+def capacity_lines(
+    s: Serving,
+    knee: ConcurrentSpeed | None,
+    capped: int,
+    asked_ctx: bool,
+    title_setup: str,
+    model_name: str,
+    lang: Lang,
+) -> tuple[Para, ...]:
+    """A capacity answer's first lines ("how many users"): the users the KV cache holds at the
+    context (said as asked, or as the default assumed), their aggregate and per-user tok/s; where
+    per-user speed halves when that comes first; the scheduler's cap when it, not memory, sets it."""
+    ctx_key = (
+        "intent.concurrency.capacity_ctx_asked" if asked_ctx else "intent.concurrency.capacity_ctx_default"
+    )
+    parts = [
+        Para(
+            translate(
+                "intent.concurrency.capacity",
+                lang,
+                setup=title_setup,
+                model=model_name,
+                users=s.users,
+                quant=s.row.quant,
+                framework=s.framework,
+                ctx=ctx_label(s.ctx),
+                ctx_note=translate(ctx_key, lang, ctx=ctx_label(s.ctx)),
+                depth=ctx_label(s.depth or s.ctx),
+                **_throughput(s.speed),
+            )
+        )
+    ]
+    if knee is not None:
+        parts.append(
+            Para(translate("intent.concurrency.capacity_knee", lang, knee=knee.users, **_throughput(knee)))
+        )
+    if capped:
+        parts.append(
+            Para(translate("intent.concurrency.capacity_capped", lang, cap=capped, framework=s.framework))
+        )
+    return tuple(parts)
+
+
 def serving_ttft(s: Serving, lang: Lang) -> Para:
     """The second line: one prompt's time to first token, and when all N arrive together (prefill is
     compute-bound: a burst of N prompts takes about N times one)."""
@@ -213,7 +257,9 @@ def concurrency_lines(
 ) -> Doc:
     """A concurrency answer: N users' aggregate and per-user tok/s from the engine's batched model
     (`speed_of(quant)`, for a named card), and N users' KV cache against usable memory."""
-    if users is None:
+    if users is None or asks_capacity(users):
+        # No number of users to price (a capacity question the serving plan couldn't answer: nothing
+        # holds one user's cache as it is, which the table shows).
         return (Para(translate("intent.concurrency.single_any", lang)),)
     row = next((r.row for r in rows if runs(r.row)), None)
     if speed_of is not None and row is not None and users > 1:
@@ -260,7 +306,7 @@ def concurrency_json(
     """The concurrency line's figures for `ask --json` (the same row and call as `concurrency_lines`,
     so the JSON and the line are one figure per cell); None where the line gives none."""
     row = next((r.row for r in rows if runs(r.row)), None)
-    if speed_of is None or row is None or users is None or users < 2:
+    if speed_of is None or row is None or users is None or users < 2 or asks_capacity(users):
         return None
     return as_json(speed_of(row.quant), row.quant)
 

@@ -207,6 +207,20 @@ def _tools_pattern(catalog: Catalog) -> re.Pattern[str]:
 
 
 @lru_cache(maxsize=4)
+def _plain_framework_pattern(catalog: Catalog) -> re.Pattern[str]:
+    """Every other framework word ("exllamav2", "tabbyapi", "exl3") standing as a word of its own: a
+    framework is never part of a model name, and glued to it ("exllamav2 gemma 3 27b") the reading
+    lacked a word of the name and a catalog model went to the Hub. Only a word alone: "mlx" inside
+    "mlx-community/Qwen3-4B-4bit" is the repo's, and no word that is also a model word is taken."""
+    model_words = index_for(catalog).model_words
+    forms = {a.lower() for fw in catalog.frameworks.values() for a in (fw.id, *fw.aliases)}
+    forms |= set(vocab_for(catalog).framework_synonyms)
+    plain = sorted((f for f in forms if f and f not in model_words), key=len, reverse=True)
+    words = "|".join(re.escape(f).replace(r"\ ", r"[-_ ]?") for f in plain) or "(?!)"
+    return re.compile(rf"(?<![a-z0-9_./-])(?:{words})(?![a-z0-9_./-])", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4)
 def card_like_pattern(catalog: Catalog) -> re.Pattern[str] | None:
     """A card-like name ("RTX 9999", "RX 9090 XT"): understanding.toml [unknown_card]."""
     pattern = vocab_for(catalog).unknown_card_pattern
@@ -222,6 +236,7 @@ def typed_model_names(raw: str, catalog: Catalog) -> tuple[str, ...]:
     if card_like is not None:
         raw = card_like.sub(lambda m: " " * len(m.group(0)), raw[:500])
     raw = _tools_pattern(catalog).sub(lambda m: " " * len(m.group(0)), raw)
+    raw = _plain_framework_pattern(catalog).sub(lambda m: " " * len(m.group(0)), raw)
     # "猎鹰3 10b": a Chinese family name is its family word here too, as `clean` folds it for the parse.
     raw = _fold_model_words(unicodedata.normalize("NFKC", raw[:500]))
     index = index_for(catalog)

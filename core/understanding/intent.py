@@ -27,6 +27,10 @@ from core.understanding.vocab import Vocab, vocab_for
 
 INTENTS_FILE = CATALOG_DIR / "intents.toml"
 MAX_USERS = 4096  # "16并发": more than this is a cluster question, not a number to estimate for
+# "How many users can it serve?" with no number: the users are to be found, not given. The query
+# carries this count, above any number a question can set (MAX_USERS), so the concurrency answer
+# (core/ask/concurrency_answer.py) knows to answer with the KV-bound maximum instead of pricing it.
+CAPACITY_USERS = MAX_USERS + 1
 MAX_PROMPT = 16 * 1024 * 1024
 MAX_OUTPUT = 1024 * 1024  # tokens of reply ("500 out"); more is no reply length
 
@@ -79,6 +83,7 @@ class _Patterns:
     intents: _IntentList
     legacy: _IntentList
     users: tuple[Gated, ...]
+    capacity: tuple[Gated, ...]  # "how many users", "最多多少并发": users asked for, no number given
     prompt: tuple[Gated, ...]
     # "2000 in", "input 8000" / "500 out", "输出 500" (issue 23): read after `prompt`, and blanked
     # by read_intent so none of their numbers is a card ("RTX 4000"), a count or a model size.
@@ -106,6 +111,7 @@ def _build(table: dict[str, Any], vocab: Vocab) -> _Patterns:
         intents=_intent_list(tuple(words.get("order", ())), words, phrases),
         legacy=_intent_list(vocab.intent_order, dict(vocab.intent_words), dict(vocab.intent_patterns)),
         users=tuple(gated(re.compile(p)) for p in phrases.get("concurrency_number", ())),
+        capacity=tuple(gated(re.compile(p)) for p in phrases.get("capacity", ())),
         prompt=tuple(gated(re.compile(p)) for p in phrases.get("prompt_number", ())),
         input=tuple(gated(re.compile(p)) for p in phrases.get("input_number", ())),
         output=tuple(gated(re.compile(p)) for p in phrases.get("output_number", ())),
@@ -154,7 +160,7 @@ def read_intent(t: str, catalog: Catalog) -> tuple[str, Intent]:
     pats = _patterns_for(catalog)
     # "50路并发" is 50 users, not 50 cards ("四路" counts cards elsewhere): blanked first, remembered.
     users = False
-    for users_re in pats.users:
+    for users_re in (*pats.users, *pats.capacity):
         if users_re.search(t):
             users = True
             t = _blank_all(users_re, t)
@@ -226,8 +232,7 @@ def _io_lengths(pats: _Patterns, t: str) -> tuple[int | None, int | None, int | 
 def intent_details(raw: str, catalog: Catalog) -> IntentDetails:
     pats = _patterns_for(catalog)
     t = clean(raw)
-    users_m = _first_number(pats.users, t)
-    users = int(users_m.group(1)) if users_m else None
+    users = _users(pats, t)
     count, memory = _memory_cards(pats, t)
     if memory is None:
         mem_m = _first_number(pats.memory_card, t)
@@ -235,12 +240,26 @@ def intent_details(raw: str, catalog: Catalog) -> IntentDetails:
     said, written, output = _io_lengths(pats, t)
     return IntentDetails(
         prompt=said if said is not None else written,
-        users=users if users is not None and 1 <= users <= MAX_USERS else None,
+        users=users,
         memory_only_gib=memory if memory is not None and 1 <= memory <= 1024 else None,
         memory_only_count=count,
         output=output,
         io_tokens=tuple(n for n in (said, written, output) if n is not None) if output else (),
     )
+
+
+def _users(pats: _Patterns, t: str) -> int | None:
+    """The users the question names ("16并发"); `CAPACITY_USERS` when it asks how many, naming none."""
+    m = _first_number(pats.users, t)
+    if m is not None:
+        users = int(m.group(1))
+        return users if 1 <= users <= MAX_USERS else None
+    return CAPACITY_USERS if _first_number(pats.capacity, t) else None
+
+
+def asks_capacity(users: int | None) -> bool:
+    """Whether a query's users are the capacity question's (how many, none named)."""
+    return users == CAPACITY_USERS
 
 
 def _memory_cards(pats: _Patterns, t: str) -> tuple[int, float | None]:

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from core.catalog.loader import Catalog
 from core.understanding import fuzzy
-from core.understanding.name_index import Index
+from core.understanding.name_index import VERSION_WORD, Index
 from core.understanding.normalize import (
     ACTIVE_TOKEN,
     MOE_TOKEN,
@@ -96,7 +96,8 @@ def _model_words(
     last = False  # whether the word before was taken into the name
     for k, p in enumerate(free):
         taken = (best is not None and best[0] <= k < best[1]) or _model_like(p.text, index, pats)
-        version = previous and p.text.isdigit() and len(p.text) == 1 and not SIZE_TOKEN.match(p.text)
+        # "gemma 3n" too: a version with its letter is the name's ("3n" is not Gemma 3 or Gemma 4).
+        version = previous and bool(VERSION_WORD.match(p.text)) and not SIZE_TOKEN.match(p.text)
         # "qwen3 30b super": a card keeps its own "super" (not free); one left after a name is the
         # name's, so resolve_model can refuse a reading that lacks it (hub.toml [names] swap).
         if p.text.lower() in swap:

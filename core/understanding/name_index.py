@@ -41,6 +41,9 @@ class ModelFacts:
     params_b: float
     stems: tuple[str, ...]  # compact names without size: "qwen3", "deepseekr1", "r1蒸馏"
     rank: tuple[int, str, int]  # (popularity, release, catalog order) for ties
+    # The family versions its names carry ("3" of gemma-3-27b, "3.3" of llama-3.3-70b): a name typed
+    # with another version ("gemma 3n") is another model (resolve.py, _version_fits).
+    versions: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +70,9 @@ class Index:
     # Every prefix of an exact key: the parser stops growing a run of words once it is no key's start.
     gpu_prefixes: frozenset[str] = frozenset()
     model_prefixes: frozenset[str] = frozenset()
+    # Model-name suffixes ("thinking") that some entry's own id carries (kimi-k2-thinking): a typed
+    # name with the word is that entry, not the one the name without it reads as (Kimi-K2-Instruct).
+    kept_suffixes: frozenset[str] = frozenset()
 
 
 def gpu_words(text: str, vocab: Vocab) -> list[str]:
@@ -122,17 +128,40 @@ def gpu_full_key(key: GpuKey) -> str:
     return f"{key.base}{key.memory:g}g"
 
 
-def model_words_of(text: str, vocab: Vocab) -> list[str]:
-    """Words of a model name: org prefix and suffixes like `instruct`/`it`/`gguf` removed."""
+def model_words_of(text: str, vocab: Vocab, keep: frozenset[str] = frozenset()) -> list[str]:
+    """Words of a model name: org prefix and suffixes like `instruct`/`it`/`gguf` removed (those in
+    `keep` stay: a suffix word that names an entry of its own)."""
     text = clean(text)
     words: list[str] = []
     for chunk in text.split(" "):
         words.extend(split_words(strip_org(chunk)))
-    return [w for w in words if w not in vocab.model_suffixes]
+    return [w for w in words if w not in vocab.model_suffixes or w in keep]
 
 
 def model_key(text: str, vocab: Vocab) -> str:
     return "".join(model_words_of(text, vocab))
+
+
+# A family word with its version glued ("gemma3n", "qwen2.5", "glm4") or the version as a word of its
+# own after one ("gemma 3n", "llama 3.3"): a digit or two, a point release, one letter at most. "e2b",
+# "k2", "r1", "v3" (letter first) are names, not versions; sizes and 4-digit dates are read apart, and
+# a letter of a size, a context, a memory or a count ("8b", "4k", "24g", "1t", "2x") makes none.
+_VERSION_TAIL = r"\d{1,2}(?:\.\d+)?(?:(?![bgkmtx])[a-z])?"
+_GLUED_VERSION = re.compile(rf"^[a-z]{{3,}}({_VERSION_TAIL})$")
+VERSION_WORD = re.compile(rf"^{_VERSION_TAIL}$")
+
+
+def name_version(words: list[str]) -> str | None:
+    """The first family version among a name's words, or None where it says none."""
+    for i, word in enumerate(words):
+        if SIZE_TOKEN.match(word) or MOE_TOKEN.match(word):
+            continue
+        if m := _GLUED_VERSION.match(word):
+            return m.group(1)
+        family = i > 0 and words[i - 1].isalpha() and len(words[i - 1]) >= 3
+        if family and VERSION_WORD.match(word):
+            return word
+    return None
 
 
 def _literal_key(text: str) -> str:
@@ -173,7 +202,8 @@ def _model_facts(
         if stem and stem not in stems:
             stems.append(stem)
     sizes.add(f"{round(params_b):g}")
-    return ModelFacts(frozenset(sizes), frozenset(actives), params_b, tuple(stems), rank)
+    versions = {v for text in model_keys if (v := name_version(model_words_of(text, vocab)))}
+    return ModelFacts(frozenset(sizes), frozenset(actives), params_b, tuple(stems), rank, frozenset(versions))
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,6 +350,15 @@ def _build(catalog: Catalog) -> Index:
         model_stem_owners=_stem_owners(models.facts),
         gpu_prefixes=_prefixes(gpus.exact),
         model_prefixes=_prefixes(models.exact),
+        kept_suffixes=_kept_suffixes(catalog, vocab),
+    )
+
+
+def _kept_suffixes(catalog: Catalog, vocab: Vocab) -> frozenset[str]:
+    """The suffix words an entry's id is named with ("kimi-k2-thinking"): an alias carrying one
+    ("Qwen3-30B-A3B-Thinking-2507") only says the same row, an id says the word makes another model."""
+    return frozenset(
+        w for model in catalog.models for w in split_words(clean(model)) if w in vocab.model_suffixes
     )
 
 

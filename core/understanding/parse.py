@@ -30,7 +30,7 @@ from core.understanding.card_reading import (
     _unified_ram,
 )
 from core.understanding.cpu_words import read_cpu
-from core.understanding.family_words import fitting_members_first, without_negated_variants
+from core.understanding.family_words import fitting_members_first, machine_room, without_negated_variants
 from core.understanding.intent import read_intent, with_card
 from core.understanding.model_reading import _find_model
 from core.understanding.normalize import (
@@ -118,7 +118,8 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
     if first is not None:
         gpu_row = catalog.gpus.get(first.res.best_id or "")
         memory = first.res.memory_gib or (gpu_row.memory_gib if gpu_row else None)
-        model = fitting_members_first(model, memory, _size_typed(ps) is not None, catalog)
+        room = machine_room(first.res.best_id, first.count, memory, host_gib, catalog)
+        model = fitting_members_first(model, memory, _size_typed(ps) is not None, catalog, room)
     laptop = setup.laptop or (first is not None and _is_laptop(first.res, catalog))
     return ParsedQuestion(
         raw=raw[:500],

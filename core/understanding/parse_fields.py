@@ -10,6 +10,7 @@ from core.catalog.loader import Catalog
 from core.catalog.platforms import OsFamily, family_from_word
 from core.catalog.quant import QuantTable, free_bpw_mentions
 from core.catalog.sections import sections
+from core.understanding.bare_quants import framework_quant
 from core.understanding.name_index import Index
 from core.understanding.parse_flags import Flags, read_flags
 from core.understanding.parse_patterns import _blank, _number, _Patterns
@@ -102,23 +103,25 @@ def _read_framework_and_quants(
     """Framework words are read before quant codes are blanked: "mlx 4bit" names both. A word for a
     framework the catalog lacks ("tensorrt-llm", "tgi") names none but is said in a note
     (reply.note.framework_not_priced): the user is told it was not what was priced."""
-    framework: str | None = None
     unpriced: list[str] = []
+    named: list[str] = []  # every priced framework said, the first being the one asked for
     spans: list[tuple[int, int]] = []
     if pats.framework:
         for m in pats.framework.finditer(t):
             # A word for a framework the catalog lacks is blanked but names none: its nearest
             # catalog spelling ("ktransformers" for "transformers" once) is another framework.
             exact = _exact_framework(m.group(0), catalog)
-            framework = framework or exact
+            named += [exact] if exact else []
             unpriced += [] if exact else [m.group(0)]
             spans.append(m.span())
+    framework = named[0] if named else None
     found: list[tuple[str, str | None]] = []  # (quant id, the bit width when only that was said)
     t = _read_free_bpw(t, framework, catalog, found, spans)
     if pats.quant:
         for m in pats.quant.finditer(t):
-            qid = resolve_quant(m.group(0), catalog).best_id
             word = m.group(0).strip()
+            # "vllm 4bit" is the AWQ checkpoint vLLM serves, not the GGUF "4bit" alone means.
+            qid = framework_quant(word, named, catalog) or resolve_quant(m.group(0), catalog).best_id
             bits = _BIT_WORD.fullmatch(word)
             if qid:
                 found.append((qid, _QAT if word == _QAT else bits.group(1) if bits else None))

@@ -24,6 +24,7 @@ from core.understanding.name_index import (
     index_for,
     model_key,
     model_words_of,
+    name_version,
 )
 from core.understanding.normalize import ACTIVE_TOKEN, MOE_TOKEN, SIZE_TOKEN
 from core.understanding.resolution import (
@@ -51,6 +52,13 @@ def _gpu_with_memory(index: Index, catalog: Catalog, base_id: str, base: str, me
     return base_id
 
 
+def _siblings(index: Index, base: str, gid: str) -> tuple[str, ...]:
+    """The other cards sold under the name typed without its memory ("a100": the 40 GB is read, the
+    80 GB is said beside it): a reading that prices 40 GB for someone holding 80 GB changes the
+    verdict, so the answer names the others instead of choosing silently."""
+    return tuple(s for s in index.gpu_base.get(base, ()) if s != gid)[:2]
+
+
 def resolve_gpu(text: str, catalog: Catalog) -> Resolution:
     try:
         return _resolve_gpu(text, catalog)
@@ -72,12 +80,14 @@ def _resolve_gpu(text: str, catalog: Catalog) -> Resolution:
     full = gpu_full_key(key)
     if full in index.gpu_exact:
         gid = index.gpu_exact[full]
-        return Resolution(gid, ((gid, 100.0),), True, memory)
+        also = _siblings(index, key.base, gid) if memory is None else ()
+        return Resolution(gid, ((gid, 100.0),), True, memory, also)
     if key.base in index.gpu_exact:
         gid = index.gpu_exact[key.base]
         if memory is not None:
             gid = _gpu_with_memory(index, catalog, gid, key.base, memory)
-        return Resolution(gid, ((gid, 100.0),), True, memory)
+            return Resolution(gid, ((gid, 100.0),), True, memory)
+        return Resolution(gid, ((gid, 100.0),), True, memory, _siblings(index, key.base, gid))
     scored = _fuzzy(key.base, index.gpu_choices, index.gpu_choice_ids, "ratio")
     result = _from_scores(scored, memory)
     if result.best_id is not None and memory is not None:
@@ -131,6 +141,15 @@ def _size_fits(facts: ModelFacts, size: str | None, active: str | None) -> bool:
         if abs(value - facts.params_b) > 0.03 * facts.params_b:
             return False
     return active is None or active in facts.actives
+
+
+def _version_fits(typed: str | None, facts: ModelFacts) -> bool:
+    """The typed family version is one of the model's, or its major alone ("llama 3" of Llama 3.3:
+    the family without its point release, which popularity or a question back decides). "3n" is not
+    "3", "3.5" is not "3": another release of the family, never read as this one."""
+    if typed is None or not facts.versions:
+        return True
+    return any(v == typed or v.startswith(f"{typed}.") for v in facts.versions)
 
 
 def _stem_score(words: str, facts: ModelFacts, variant_only: bool = False) -> float:
@@ -251,7 +270,9 @@ def _exact_window(text: str, stem: str, query: _ModelQuery, index: Index) -> Res
     """An exact model name among the words, of the size asked. "Qwen3-VL": the whole name is another
     model's stem, so its exact part "qwen3" (Qwen3-8B) is not what was named."""
     owners = index.model_stem_owners.get(stem, frozenset())
-    for _length, mid in _exact_windows(model_words_of(text, index.vocab), index):
+    # The words with a kept suffix first ("k2 thinking 8": Kimi-K2-Thinking), then without any.
+    kept = _exact_windows(model_words_of(text, index.vocab, index.kept_suffixes), index)
+    for _length, mid in kept + _exact_windows(model_words_of(text, index.vocab), index):
         if owners and mid not in owners:
             return None
         if _size_fits(index.model_facts[mid], query.size, query.active):
@@ -267,41 +288,61 @@ def _sized(facts: dict[str, ModelFacts], query: _ModelQuery) -> set[str]:
     return exact or sized
 
 
+def _exact_key(text: str, key: str, index: Index) -> Resolution | None:
+    """The typed name is an entry's name: with a kept suffix ("Kimi-K2-Thinking(-GGUF)": the word is
+    kept where an entry is named with it) first, then without the suffixes."""
+    kept = "".join(model_words_of(text, index.vocab, index.kept_suffixes))
+    for name in (kept, key) if index.kept_suffixes else (key,):
+        if name in index.model_exact:
+            mid = index.model_exact[name]
+            return Resolution(mid, ((mid, 100.0),), True)
+    return None
+
+
+def _sized_reading(
+    stem: str, sized: set[str], facts: dict[str, ModelFacts], index: Index, catalog: Catalog
+) -> Resolution:
+    """A name with a size ("r1 32b"): the models of that size whose name fits it."""
+    scored = {mid: _stem_score(stem, facts[mid], _variant_only(stem, catalog)) for mid in sized}
+    if scored and max(scored.values()) >= MIN_SCORE:
+        return _unless_versionless(stem, _with_popularity_ties(scored, facts), index)
+    # The name is known but not at that size ("r1 1.5b"): the nearest name, flagged unsure.
+    loose = {mid: _stem_score(stem, f) - 15.0 for mid, f in facts.items()}
+    result = _with_popularity_ties(loose, facts)
+    return Resolution(result.best_id, result.candidates, False, None, result.also)
+
+
+def _with_fuzzy(scored: dict[str, float], key: str, index: Index) -> dict[str, float]:
+    """The stem scores with rapidfuzz's over every alias, for the models still in `scored` (one of
+    another family version stays out)."""
+    fuzzy = _fuzzy(key, index.model_choices, index.model_choice_ids, "wratio")
+    for mid, score in fuzzy.items():
+        if mid in scored:
+            scored[mid] = max(scored[mid], score - 5.0)
+    return scored
+
+
 @lru_cache(maxsize=TEXTS_REMEMBERED)
 def _resolve_model(text: str, catalog: Catalog) -> Resolution:
     index = index_for(catalog)
     key = model_key(text, index.vocab)
-    if not key:
-        return NOTHING
-    if key in index.model_exact:
-        mid = index.model_exact[key]
-        return Resolution(mid, ((mid, 100.0),), True)
+    exact = _exact_key(text, key, index)
+    if exact is not None or not key:
+        return exact or NOTHING
     query = _model_query(text, index)
-    facts = index.model_facts
+    # "gemma 3n": a model of another family version (Gemma 3, Gemma 4) is no reading of the name.
+    typed_version = name_version(model_words_of(text, index.vocab))
+    facts = {mid: f for mid, f in index.model_facts.items() if _version_fits(typed_version, f)}
     stem = "".join(query.words)
     hit = _exact_window(text, stem, query, index)
     if hit is not None:
         return hit
     sized = _sized(facts, query)
     if query.size is not None or query.active is not None:
-        if not stem:
-            return _by_popularity(sized, facts)
-        scored = {mid: _stem_score(stem, facts[mid], _variant_only(stem, catalog)) for mid in sized}
-        if scored and max(scored.values()) >= MIN_SCORE:
-            return _unless_versionless(stem, _with_popularity_ties(scored, facts), index)
-        # The name is known but not at that size ("r1 1.5b"): the nearest name, flagged unsure.
-        loose = {mid: _stem_score(stem, f) - 15.0 for mid, f in facts.items()}
-        result = _with_popularity_ties(loose, facts)
-        return Resolution(result.best_id, result.candidates, False, None, result.also)
-    if not stem:
-        return NOTHING
-    variant_only = _variant_only(stem, catalog)
-    if variant_only:
+        return _sized_reading(stem, sized, facts, index, catalog) if stem else _by_popularity(sized, facts)
+    if not stem or _variant_only(stem, catalog):
         return NOTHING  # "large llms", "a small model": a variant word alone names no model
-    scored = {mid: _stem_score(stem, f, variant_only) for mid, f in facts.items()}
-    fuzzy = _fuzzy(key, index.model_choices, index.model_choice_ids, "wratio")
-    for mid, score in fuzzy.items():
-        scored[mid] = max(scored.get(mid, 0.0), score - 5.0)
+    scored = _with_fuzzy({mid: _stem_score(stem, f) for mid, f in facts.items()}, key, index)
     if query.full and "deepseek-r1" in scored:
         scored["deepseek-r1"] += 5.0
         return _with_popularity_ties(scored, facts)

@@ -18,10 +18,15 @@ def _kv_shape(model: Model) -> KvShape:
     if not (model.sliding_window and model.global_layers):
         return full_kv_shape(model)
     per_layer = 2 * model.kv_heads * model.head_dim  # K and V
-    local = model.layers - model.global_layers
+    # KV sharing (Gemma 3n, Gemma 4 E models): the last kv_shared_layers layers read an earlier
+    # layer's cache and hold none, so only the layers before them are counted.
+    shared = max(int(opt(model, "kv_shared_layers") or 0), 0)
+    cached = model.layers - shared
+    n_global = sum(1 for i in range(cached) if is_global(model, i)) if shared else model.global_layers
+    local = cached - n_global
     # Gemma 4: the global layers have their own KV head count and size.
     per_global = 2 * (model.global_kv_heads or model.kv_heads) * (model.global_head_dim or model.head_dim)
-    return KvShape(per_global * model.global_layers, per_layer * local, model.sliding_window, 0.0)
+    return KvShape(per_global * n_global, per_layer * local, model.sliding_window, 0.0)
 
 
 def _mixer(model: Model, layer: int) -> list[Tensor]:

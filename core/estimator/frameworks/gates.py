@@ -11,7 +11,7 @@ from core.estimator.frameworks.backends import backend_for, below_min_compute
 from core.estimator.frameworks.quant_match import loads, quant_in
 from core.estimator.frameworks.query import FrameworkQuery
 from core.estimator.frameworks.rules import rule_matches
-from core.i18n import Note
+from core.i18n import Note, translate
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +70,9 @@ def _format_blockers(
 ) -> bool:
     """The quant gate: whether the framework reads this quant's format (and list); why not in `blockers`."""
     if q.quant.format not in fw.quant_formats:
-        blockers.append(Note("fw.gate.format", params | {"formats": ", ".join(fw.quant_formats)}))
+        loads_names = " / ".join(format_name(f) for f in fw.quant_formats)
+        named = {"formats": loads_names, "quant_format": format_name(q.quant.format)}
+        blockers.append(Note("fw.gate.format", params | named))
         return False
     if not loads(fw, q.quant):
         blockers.append(Note("fw.gate.quant_loader", params))
@@ -79,6 +81,15 @@ def _format_blockers(
         blockers.append(Note("fw.gate.quant_list", params | {"quants": ", ".join(fw.quants)}))
         return False
     return True
+
+
+def format_name(fmt: str) -> str:
+    """A weight format by name ("serving" -> "Hugging Face safetensors"): the reply never shows the
+    internal id. The names are proper nouns, the same in every language (catalogs/messages
+    frameworks.toml [fw.format_name]), so the English entry serves both."""
+    code = f"fw.format_name.{fmt}"
+    name = translate(code, "en")
+    return fmt if name == code else name
 
 
 def _format_backend_blockers(

@@ -7,7 +7,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import ClassVar
 
-from core.catalog.kv_cache import FULL_PRECISION_KV, QUANTIZED_KV_CACHE_TYPES
+from core.catalog.framework import Framework
+from core.catalog.kv_cache import FULL_PRECISION_KV, QUANTIZED_KV_CACHE_TYPES, KvCacheType
+from core.estimator.frameworks.kv_flag import serving_kv_flag
 from core.estimator.memory import GIB, kv_cache_bytes
 from core.estimator.memory_fit import decode_range, fits
 from core.estimator.token_bytes import decode_bytes
@@ -15,6 +17,19 @@ from core.estimator.ways_out.base import Facts, Placed, WayOut
 from core.estimator.ways_out.cases import CardCase, CpuCase, cpu_option
 from core.estimator.ways_out.kind import WayOutKind
 from core.estimator.ways_out.remedy import Remedy
+
+# vLLM / SGLang quantize the KV cache to FP8 only (vLLM --kv-cache-dtype fp8 / fp8_e4m3 / fp8_e5m2,
+# docs.vllm.ai quantization/quantized_kvcache; SGLang --kv-cache-dtype fp8_e5m2 / fp8_e4m3,
+# docs.sglang.io advanced_features/server_arguments and quantized_kv_cache, FP4 only on Blackwell):
+# one byte a value, priced as q8_0. There is no 4-bit cache to offer them (llama.cpp's q4_0).
+_SERVING_KV: tuple[KvCacheType, ...] = ("q8_0",)
+
+
+def _cache_types(fw: Framework | None) -> tuple[KvCacheType, ...]:
+    """The quantized caches a way out may try under this framework, least loss first."""
+    if fw is not None and fw.engine in ("vllm", "sglang"):
+        return _SERVING_KV
+    return QUANTIZED_KV_CACHE_TYPES
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +43,8 @@ class KvQuant(WayOut):
     def propose(self, case: CardCase) -> Remedy | None:
         row = case.row
         weights, model, cards = row.weights, row.request.model, row.request.setup.count
-        for kv_type in QUANTIZED_KV_CACHE_TYPES:
+        fw = row.catalog.frameworks.get(row.rt.framework)
+        for kv_type in _cache_types(fw):
             total = (
                 weights.gpu_bytes_full_offload
                 + kv_cache_bytes(model, row.ctx, kv_type, row.catalog)
@@ -36,7 +52,8 @@ class KvQuant(WayOut):
             )
             if fits(total, row.usable_bytes, row.smooth_fraction):
                 lo, mid, hi = decode_range(row, decode_bytes(model, weights, row.depth, kv_type, row.catalog))
-                return Remedy(self.kind, mid, lo, hi, round(total / GIB, 2), kv_type=kv_type)
+                flag = serving_kv_flag(fw)  # the words name the engine's cache, not llama.cpp's
+                return Remedy(self.kind, mid, lo, hi, round(total / GIB, 2), kv_type=kv_type, kv_flag=flag)
         return None
 
     def applies_cpu(self, case: CpuCase) -> bool:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from core.catalog.pricing_sections import RemedyRules
+from core.estimator.frameworks.kernels import kernels_run
 from core.estimator.memory import GIB
 from core.estimator.memory_fit import decode_range
 from core.estimator.token_bytes import bytes_per_token
@@ -31,7 +32,10 @@ class LowerQuant(WayOut):
         usable_bytes, kv_bytes = row.usable_bytes, row.kv_bytes
         smooth_bytes = usable_bytes * row.smooth_fraction
         buffers = row.buffer * row.request.setup.count
-        for q, w in lower_weights(row.request.model, row.quant_id, row.catalog):
+        fw, gpu, model = row.catalog.frameworks.get(row.rt.framework), row.rt.gpu, row.request.model
+        for q, w in lower_weights(model, row.quant_id, row.catalog):
+            if not kernels_run(fw, q, gpu, model, row.catalog):
+                continue  # weights the engine refuses on this card (vLLM FP8 on a T4): no way out
             total = w.gpu_bytes_full_offload + kv_bytes + buffers
             if total <= smooth_bytes or total <= usable_bytes:
                 reads = bytes_per_token(w.active_bytes_per_token, row.active_kv)

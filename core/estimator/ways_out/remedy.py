@@ -28,6 +28,8 @@ class Remedy:
     context: int = 0  # shorter_ctx: the longest ladder context that fits
     wired_limit_mb: int = 0  # mac_wired_limit: the value for `sudo sysctl iogpu.wired_limit_mb=`
     quality_warning: bool = False  # a 1-2-bit quant: answers noticeably worse, say so plainly
+    # kv_quant under vLLM / SGLang: the engine's FP8 cache flag, said instead of llama.cpp's q8_0
+    kv_flag: str = ""
     alternatives: tuple[Remedy, ...] = ()
 
 

@@ -137,6 +137,12 @@ def recount(m: Model) -> tuple[float, float]:
     h = m.hidden
     embeddings = m.vocab * h * (1 if m.tied_embeddings else 2)
     total = active = embeddings
+    if m.per_layer_input_size:  # Per-Layer Embeddings: the table is looked up, not computed with
+        width = m.per_layer_input_size * m.layers
+        projections = h * width + m.layers * 2 * h * m.per_layer_input_size  # model proj, gate + proj
+        total += m.vocab * width + projections
+        active += projections
+    first_wide = m.layers - m.kv_shared_layers if m.double_wide_mlp else m.layers
     for layer in range(m.layers):
         attn = _attention(m, layer) + 2 * h  # two norms
         total += attn
@@ -150,7 +156,7 @@ def recount(m: Model) -> tuple[float, float]:
             active += m.experts_active * expert + always
         else:
             assert m.intermediate_size, f"{m.id}: intermediate_size missing"
-            dense = _ffn(h, m.intermediate_size, m.ffn_kind)
+            dense = _ffn(h, m.intermediate_size * (2 if layer >= first_wide else 1), m.ffn_kind)
             total += dense
             active += dense
     return total / 1e9, active / 1e9
@@ -182,6 +188,10 @@ def test_active_and_moe_fields(model_id: str) -> None:
         assert m.active_params_b < m.params_b, f"{model_id}: MoE active_params_b must be < params_b"
         if m.dense_layers:
             assert m.intermediate_size, f"{model_id}: dense_layers need intermediate_size"
+    elif m.per_layer_input_size:
+        # Per-Layer Embeddings: the per-layer table is a lookup, no part of the compute per token
+        table = m.vocab * m.layers * m.per_layer_input_size / 1e9
+        assert abs(m.active_params_b - (m.params_b - table)) < 0.01 * m.params_b, model_id
     else:
         assert m.active_params_b == m.params_b, f"{model_id}: dense model needs active == total"
         assert m.experts_active is None and not m.shared_experts, f"{model_id}: expert fields on dense"

@@ -10,6 +10,7 @@ from core.catalog.model import Model
 from core.catalog.published_files import published_repo
 from core.catalog.quant import Quant
 from core.estimator.frameworks.commands.sources import gguf_file, published_checkpoint
+from core.estimator.frameworks.kv_flag import serving_kv_flag
 from core.estimator.frameworks.quant_match import quant_in
 from core.estimator.frameworks.query import FrameworkQuery
 from core.estimator.frameworks.serving_setup import parallel_sizes, siblings
@@ -32,12 +33,11 @@ def serving_values(fw: Framework, q: FrameworkQuery, notes: list[Note]) -> dict[
     # an FP8 / AWQ repo the Hub listing found, else one catalogs/estimator.toml [checkpoints] lists
     listed = published_repo(q.model, q.quant.id) or _listed(q) or None
     online = None if q.model.native_quant == q.quant.id else _online_quant(q.quant, listed)
-    cc = q.gpu.compute_capability
     return {
         "serve_model": _serve_model(fw, q, listed, online, notes),
         "gpu_util": _gpu_util(fw, q),
         "tp_flags": _tp_flags(fw, q),
-        "dtype_flags": " --dtype half" if q.gpu.vendor == "NVIDIA" and cc is not None and cc < 8.0 else "",
+        "dtype_flags": " --dtype half" if _half(q) else "",
         "quant_flags": f" --quantization {online}" if online else "",
         "kv_dtype_flags": _kv_dtype_flags(fw, q),
         "seq_flags": _seq_flags(fw, q),
@@ -139,8 +139,21 @@ def _seq_flags(fw: Framework, q: FrameworkQuery) -> str:
     return f" --max-running-requests {q.users}" if fw.engine == "sglang" else f" --max-num-seqs {q.users}"
 
 
+def _half(q: FrameworkQuery) -> bool:
+    """Served in FP16: a card without BF16 (NVIDIA below compute 8.0), or an FP16 the user asked for
+    (HF-FP16) — both engines default to the release's BF16 (`--dtype auto`), so FP16 must be said.
+    vLLM and SGLang both take `--dtype half` (vLLM engine args; SGLang server args, its
+    test_dtype_options runs half / float16 / bfloat16)."""
+    cc = q.gpu.compute_capability
+    return q.quant.id == "HF-FP16" or (q.gpu.vendor == "NVIDIA" and cc is not None and cc < 8.0)
+
+
 def _kv_dtype_flags(fw: Framework, q: FrameworkQuery) -> str:
-    """A quantized KV cache: FP8, in the format each engine takes."""
+    """A quantized KV cache: FP8, in the format each engine takes (vLLM `--kv-cache-dtype fp8`,
+    docs.vllm.ai quantization/quantized_kvcache; SGLang `--kv-cache-dtype fp8_e5m2`, docs.sglang.io
+    advanced_features/server_arguments: "To enable fp8 kv cache quantization, add --kv-cache-dtype
+    fp8_e5m2"). The cache is priced as q8_0 (one byte a value); the ways out offer no 4-bit cache to
+    these engines (ways_out/kv_quant.py)."""
     if q.kv_cache == FULL_PRECISION_KV:
         return ""
-    return " --kv-cache-dtype fp8_e5m2" if fw.engine == "sglang" else " --kv-cache-dtype fp8"
+    return " " + (serving_kv_flag(fw) or "--kv-cache-dtype fp8")
