@@ -137,20 +137,20 @@ class Serving:
 
 def serving_headline(s: Serving, title_setup: str, model_name: str, lang: Lang) -> Para:
     """The first line: N users' aggregate and per-user tok/s (what a concurrency question asks)."""
-    got = s.speed
-    return Para(
-        translate(
-            "intent.concurrency.headline",
-            lang,
-            setup=title_setup,
-            model=model_name,
-            users=s.users,
-            quant=s.row.quant,
-            framework=s.framework,
-            depth=ctx_label(s.depth or s.ctx),
-            **_throughput(got),
-        )
-    )
+    return Para(translate("intent.concurrency.headline", lang, **_served(s, title_setup, model_name)))
+
+
+def _served(s: Serving, title_setup: str, model_name: str) -> dict[str, object]:
+    """What a serving line names: the setup, model, users, quant, engine, depth and the speeds."""
+    return {
+        "setup": title_setup,
+        "model": model_name,
+        "users": s.users,
+        "quant": s.row.quant,
+        "framework": s.framework,
+        "depth": ctx_label(s.depth or s.ctx),
+        **_throughput(s.speed),
+    }
 
 
 def capacity_lines(
@@ -173,15 +173,9 @@ def capacity_lines(
             translate(
                 "intent.concurrency.capacity",
                 lang,
-                setup=title_setup,
-                model=model_name,
-                users=s.users,
-                quant=s.row.quant,
-                framework=s.framework,
                 ctx=ctx_label(s.ctx),
                 ctx_note=translate(ctx_key, lang, ctx=ctx_label(s.ctx)),
-                depth=ctx_label(s.depth or s.ctx),
-                **_throughput(s.speed),
+                **_served(s, title_setup, model_name),
             )
         )
     ]

@@ -25,11 +25,8 @@ def _lead(question: str) -> str:
     [
         "is an M3 Max 48GB enough for qwen3 32b?",
         "MacBook Pro M4 Max 64G 跑得动 llama 3.3 70b 吗",
-        pytest.param(
-            "would a 4070 ti super 16gb handle qwen3 14b?",
-            # "handle" is not read as a fit word (catalogs/intents.toml): the table comes first.
-            marks=pytest.mark.xfail(strict=True, reason="'handle' is no fit word yet"),
-        ),
+        # "handle" reads as a fit word (catalogs/understanding.toml [intent.patterns] fit).
+        "would a 4070 ti super 16gb handle qwen3 14b?",
     ],
 )
 def test_held_out_runs_hear_yes(question: str) -> None:
