@@ -143,7 +143,25 @@ class Measured:
 
     @property
     def flagged(self) -> str:
-        return next((f for f in EXCLUDE_FLAGS if f in self.notes), "")
+        own = next((f for f in EXCLUDE_FLAGS if f in self.notes), "")
+        return own or ("QUESTIONABLE" if _not_comparable(self.source, self.notes) else "")
+
+
+NOT_COMPARABLE_PATH = REPO / "catalogs" / "measurements" / "not_comparable.toml"
+
+
+@cache
+def _not_comparable_rows() -> tuple[tuple[str, str], ...]:
+    """(source, notes) fragments of rows that measure another engine or build than the one priced
+    (catalogs/measurements/not_comparable.toml: the shared reference files are not edited here)."""
+    if not NOT_COMPARABLE_PATH.exists():
+        return ()
+    table = tomllib.loads(NOT_COMPARABLE_PATH.read_text(encoding="utf-8"))
+    return tuple((str(r["source"]), str(r["notes"])) for r in table.get("row", []))
+
+
+def _not_comparable(source: str, notes: str) -> bool:
+    return any(src in source and part in notes for src, part in _not_comparable_rows())
 
 
 def backend_name(raw: str, gpu: str) -> str:

@@ -16,7 +16,13 @@ from typing import Any, Literal
 
 from core.anchors.anchor_index import AnchorIndex
 from core.anchors.calibrate import calibrate
-from core.ask.intent_answer import assumed_card_line, intent_reply, with_fit_lead, with_intent
+from core.ask.intent_answer import (
+    assumed_card_line,
+    frameworks_compared,
+    intent_reply,
+    with_fit_lead,
+    with_intent,
+)
 from core.ask.intent_answer import clear_caches as clear_intent_caches
 from core.catalog.gpu import Gpu
 from core.catalog.kv_cache import FULL_PRECISION_KV
@@ -555,6 +561,23 @@ def _model_reading(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) ->
     return Reading(also=also, said=said)
 
 
+def _with_card_reading(text: str, parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> str:
+    """An intent's reply (how many users, how many cards, time to first token) with the line the
+    table answer has for a card typed without its memory ("a100": the 40 GB read, the 80 GB said)."""
+    res = parsed.gpu
+    read = catalog.gpus.get(res.best_id or "") if res is not None else None
+    if res is None or read is None or not res.also:
+        return text
+    also = ", ".join(catalog.gpus[g].name for g in res.also if g in catalog.gpus)
+    hint = _memory_hint(res, catalog)
+    code = "reply.card_read_as" if hint else "reply.read_as"
+    line = _text((Para(translate(code, query.lang, model=read.name, also=also, hint=hint)),), query.target)
+    # Second, as in the table answer: the first line stays the answer the intent asked for.
+    head, _, rest = text.partition("\n")
+    combined = f"{head}\n{line}\n{rest}" if rest else f"{head}\n{line}"
+    return combined if fits(combined, query.target) else text
+
+
 def _decide_intent(
     parsed: ParsedQuestion, query: AskQuery, catalog: Catalog, anchors: AnchorIndex | None
 ) -> tuple[ReplyStatus, str, tuple[dict[str, Any], ...], dict[str, Any] | None] | None:
@@ -565,7 +588,12 @@ def _decide_intent(
     try:
         got = intent_reply(query, catalog)
         if got is not None:
-            return "answer", truncate(got.doc, query.target), got.rows, got.plan
+            return (
+                "answer",
+                _with_card_reading(truncate(got.doc, query.target), parsed, query, catalog),
+                got.rows,
+                got.plan,
+            )
         if query.hardware.first.assumed and query.model_id is not None:
             line = _text((Para(assumed_card_line(query, catalog, query.lang)),), query.target)
             full = _full_text(catalog, query, _model_reading(parsed, query, catalog), anchors)
@@ -646,6 +674,7 @@ def answer(
             status, reply = hub_pending(need, query, catalog)
         elif by_intent is not None:
             status, reply, rows, plan = by_intent
+            query = _compared_framework(query, plan)
         else:
             status, reply = _decide(parsed, query, catalog, anchors)
             if status == "answer" and _cpu_only(query, catalog):
@@ -655,6 +684,14 @@ def answer(
         status, reply = "error", _error_text(chosen, target)
     model = _model_named(query, catalog)
     return Reply(status, query, candidates, _with_notes(query, status, reply), rows, need, model, plan)
+
+
+def _compared_framework(query: AskQuery, plan: dict[str, Any] | None) -> AskQuery:
+    """A framework comparison's reply runs the faster one's command: its query (the follow-up
+    buttons' "in full", "Frameworks", "On Linux") is that framework's, not the first one named."""
+    if not frameworks_compared(query) or plan is None or plan.get("framework") not in query.frameworks:
+        return query
+    return replace(query, framework=str(plan["framework"]))
 
 
 @lru_cache(maxsize=1024)

@@ -21,11 +21,12 @@ from core.estimator.concurrency import Batch, concurrent_for
 from core.estimator.estimate import Estimate, Row, in_ram
 from core.estimator.frameworks import backend_names
 from core.estimator.frameworks.serving_setup import is_serving_setup
+from core.estimator.serialize import plan_dict
 from core.estimator.setup import is_serving
 from core.estimator.ways_out.kind import WayOutKind
 from core.estimator.ways_out.registry import facts
 from core.i18n import Lang, translate
-from core.render import compare, ttft, which_hardware, which_model
+from core.render import compare, framework_compare, ttft, which_hardware, which_model
 from core.render.advice import remedy_text
 from core.render.doc import Doc, Para, fits, render
 from core.render.fmt import ctx_label, gib, num
@@ -33,6 +34,7 @@ from core.render.intent_rows import RowAsk, card_label, config, one_row, setup_f
 from core.understanding.intent import IntentDetails, intent_details, typical_card
 from core.understanding.normalize import clean
 from core.understanding.parse import ParsedQuestion, parse_question
+from core.understanding.parse_fields import named_frameworks
 from core.understanding.query import AskQuery, CardSpec, QueryNote
 from core.understanding.resolution import Resolution
 
@@ -89,6 +91,29 @@ def _shape(side: ParsedQuestion) -> tuple[int, float | None]:
     return side.gpu_count, side.gpu.memory_gib if side.gpu else None
 
 
+def _frameworks_compared(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> AskQuery:
+    """ "ollama or exllamav2", "llama.cpp vs vllm", "ollama 还是 vllm 哪个快": two or more priced
+    frameworks named with a comparison word ([compare] framework_words) are all carried on the
+    query (the parse keeps only the first as `framework`)."""
+    if parsed.framework is None:
+        return query
+    named = named_frameworks(parsed.raw, catalog)
+    if len(named) < 2 or not _compare_word(clean(parsed.raw), catalog):
+        return query
+    return replace(query, frameworks=named)
+
+
+def _compare_word(text: str, catalog: Catalog) -> bool:
+    for word in config(catalog, "compare").get("framework_words", ()):
+        w = str(word)
+        if w.isascii() and w.isalpha():
+            if re.search(rf"(?<![a-z0-9]){re.escape(w)}(?![a-z0-9])", text):
+                return True
+        elif w in text:
+            return True
+    return False
+
+
 def _size_only(parsed: ParsedQuestion, model_id: str | None, catalog: Catalog) -> float | None:
     """ "72B", "140亿": the model was named by its size and no word of its family's name."""
     if model_id is None or parsed.size_b is None:
@@ -102,6 +127,7 @@ def with_intent(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> As
     details = intent_details(parsed.raw, catalog)
     if query.intent == "compare":
         query = _other(parsed, query, catalog)
+    query = _frameworks_compared(parsed, query, catalog)
     if details.prompt is not None:
         query = replace(query, prompt=details.prompt)
     elif query.intent in ("ttft", "concurrency") and query.contexts:
@@ -317,6 +343,41 @@ def _compare_backends(
     return IntentReply(doc, tuple(compare.compare_json(pairs)), "compare")
 
 
+def frameworks_compared(query: AskQuery) -> bool:
+    """Frameworks compared on a card and a model, for one user: a card or model comparison, the time
+    to first token and N users keep their own replies."""
+    if len(query.frameworks) < 2 or query.gpu_id is None or query.model_id is None:
+        return False
+    if query.other_card is not None or query.other_model_id is not None:
+        return False
+    return query.intent not in ("ttft", "concurrency", "cards_needed", "which_hardware", "which_model")
+
+
+def _compare_frameworks(query: AskQuery, catalog: Catalog) -> IntentReply | None:
+    """Each framework's own plan on this setup, one line each, then the faster one's command
+    (core/render/framework_compare.py). Priced through `estimate_for`, as the full answer is. None
+    when none of them runs here: the full answer's table and ways out say what would."""
+    from core.ask.answer import estimate_for  # answer.py imports this module
+
+    def priced_with(framework: str) -> Estimate:
+        asked = replace(
+            query,
+            framework=framework,
+            frameworks=(),
+            quants=framework_compare.loadable(query.quants, framework, catalog),
+            ollama_tag=query.ollama_tag if framework == "ollama" else None,
+        )
+        return estimate_for(asked, catalog)
+
+    priced = framework_compare.price_all(query.frameworks, priced_with, catalog)
+    best = framework_compare.fastest(priced)
+    if best.decode is None:
+        return None
+    doc = framework_compare.framework_compare_doc(priced, catalog, query.lang)
+    plan = plan_dict(best.est, catalog, query.lang, chosen=(best.choice, best.plan))
+    return IntentReply(doc, (), "compare", plan)
+
+
 def _os_line(setup: Any, lang: Lang) -> tuple[Para, ...]:
     """A serving answer priced on Linux the user didn't name says so (issue 20)."""
     if setup is None or not setup.os_assumed or not setup.os_server or setup.os_only:
@@ -445,6 +506,10 @@ def _reply(catalog: Catalog, query: AskQuery) -> IntentReply | None:
         # A CPU and a model: the CPU-only answer, whose prefill line is the time to first token on
         # that CPU (the intents' card tables would answer for cards the question didn't name).
         return None
+    if frameworks_compared(query):
+        by_framework = _compare_frameworks(query, catalog)
+        if by_framework is not None:
+            return by_framework
     if intent == "which_model" and card.gpu_id is not None and model is None:
         return _which_model(query, catalog)
     if intent in ("which_hardware", "cards_needed") and card.gpu_id is None and model is not None:
@@ -615,8 +680,21 @@ def with_fit_lead(est: Estimate, query: AskQuery, text: str, catalog: Catalog | 
     if not lead.text:
         return text
     body = _without_item(text, lead.said, query) if lead.said else text
-    combined = f"{render((Para(lead.text),), query.target)}\n{body}"
+    combined = (
+        f"{render((Para(_for_the_stand_in(est, lead.text, catalog, query.lang)),), query.target)}\n{body}"
+    )
     return combined if fits(combined, query.target) else text
+
+
+def _for_the_stand_in(est: Estimate, lead: str, catalog: Catalog | None, lang: Lang) -> str:
+    """ "Can vLLM run on a P40?": the table is llama.cpp's (the engine asked can't run here), so its
+    "Yes, it fits" is said as llama.cpp's, after a "not with vLLM", never as the asked engine's yes."""
+    stand = est.stands_in
+    if stand is None or not stand.asked or catalog is None or stand.framework not in catalog.frameworks:
+        return lead
+    engine = catalog.frameworks[stand.framework].name
+    gguf = catalog.frameworks[est.framework].name if est.framework in catalog.frameworks else est.framework
+    return translate("intent.lead.stand_in", lang, engine=engine, framework=gguf, lead=lead)
 
 
 def _without_item(text: str, item: str, query: AskQuery) -> str:

@@ -38,6 +38,7 @@ from core.catalog.sections import sections
 from core.estimator.estimate import Estimate, Row
 from core.estimator.frameworks.commands.serving import servable
 from core.estimator.frameworks.kernels import kernels_run
+from core.estimator.frameworks.quant_match import loads, quant_in
 from core.estimator.ways_out.kind import WayOutKind
 from core.estimator.ways_out.registry import facts
 from core.estimator.ways_out.remedy import Remedy
@@ -152,6 +153,15 @@ def _servable(quant: str, est: Estimate, catalog: Catalog) -> bool:
     return _kernels_run(quant, est, catalog) and servable(est.request.model, q)
 
 
+def _listed(quant: str, est: Estimate, catalog: Catalog) -> bool:
+    """A quant the priced framework loads: any, for one that lists none (llama.cpp, vLLM run every
+    quant of their formats); else one of its `quants` (a family id names its members: EXL2-5.0)."""
+    fw, q = catalog.frameworks.get(est.framework), catalog.quants.get(quant)
+    if fw is None or q is None or not fw.quants:
+        return True
+    return quant_in(q, fw.quants) and loads(fw, q)
+
+
 def _rich(quant: str, est: Estimate, catalog: Catalog) -> bool:
     """More bits than buy answer quality here: Q8_0 over Q6_K anywhere ([choice] rich_quants); FP8 on
     a card without its tensor cores (vLLM's weight-only path on Ampere, W8A16) where it is not the
@@ -183,6 +193,9 @@ def _options(est: Estimate, catalog: Catalog) -> list[_Option]:
     for row in est.rows:
         if not row.unsupported:
             out += _row_options(row, est, catalog, gpu_only, tight)
+    # A way out onto weights the framework can't load is no way to run it (ExLlamaV2's EXL2-6.0 row
+    # walked down the serving ladder to AWQ): the framework's `quants`, where it lists them, bound it.
+    out = [o for o in out if _listed(o.quant, est, catalog)]
     if not gpu_only:
         return out
     # What vLLM / SGLang can serve here first; when nothing is, the rows whose kernels run on the
@@ -223,6 +236,10 @@ def _best(options: list[_Option], r: ChoiceRules, key: _Key, comfortable: float)
     that is usable; None when none is."""
     ordered = sorted(options, key=key)
     for o in ordered:
+        # A rich quant (more bits than buy quality here) is taken only as it is: one that needs a
+        # way out to fit (BF16 on 2x H100 with an fp8 KV cache) is not what the spare bits are for.
+        if o.rich and o.remedy is not None:
+            continue
         if o.tps >= (max(comfortable, r.rich_tps) if o.rich else comfortable):
             return o
     usable = [o for o in ordered if o.tps >= r.usable_tps]

@@ -24,6 +24,7 @@ from core.estimator.frameworks.kernels import kernels_run
 from core.estimator.frameworks.serving_setup import serving_quants
 from core.estimator.memory import (
     GIB,
+    SERVING_ENGINES,
     Usable,
     compute_buffer_bytes,
     constants,
@@ -54,6 +55,9 @@ class Host:
     channels: int = 0  # per socket
     sockets: int = 1
     cpu: str = ""  # catalog id of the CPU (catalogs/cpus.toml) when the user named one
+    # The user said how much RAM the box has ("and 64 GB RAM"): `ram_gib` is theirs, not the preset's
+    # guess, so a plan may rest on it (experts in RAM where the serving engine fits nothing).
+    ram_stated: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -367,13 +371,22 @@ _NOTHING_FITS = "plan.serving_does_not_fit"
 
 # Ways out that keep every weight on the cards: a quantized KV cache, a shorter context, a smaller file.
 _ON_THE_CARDS = frozenset({WayOutKind.KV_QUANT, WayOutKind.SHORTER_CTX, WayOutKind.LOWER_QUANT})
+# ...and the one that needs RAM the user said they have: a MoE's routed experts there, the rest on the cards.
+_ON_STATED_RAM = frozenset({WayOutKind.EXPERT_OFFLOAD})
 
 
 def _fits_on_the_cards(gguf: Estimate, catalog: Catalog) -> bool:
+    """Whether llama.cpp's plan runs here without resting on something assumed: on the cards, or with
+    a way out that keeps every weight there; experts in RAM (`--n-cpu-moe`) too when the user stated
+    the RAM they sit in, since that is what one runs there. Never plain layers in RAM: a dense model
+    split to RAM crawls (a few tok/s), no plan to put in place of the engine's own verdict."""
     from core.estimator.choice import choose  # choice.py imports this module
 
     row = choose(gguf, catalog).row
-    return row.status != "no_fit" or (row.remedy is not None and row.remedy.kind in _ON_THE_CARDS)
+    if row.status != "no_fit":
+        return True
+    kinds = _ON_THE_CARDS | _ON_STATED_RAM if gguf.request.setup.host.ram_stated else _ON_THE_CARDS
+    return row.remedy is not None and row.remedy.kind in kinds
 
 
 def _gguf_where_nothing_fits(est: Estimate, catalog: Catalog) -> tuple[EstimateRequest, Note] | None:
@@ -389,14 +402,46 @@ def _gguf_where_nothing_fits(est: Estimate, catalog: Catalog) -> tuple[EstimateR
 class _Fixed:
     """What every row of one estimate shares, looked up once instead of once per row."""
 
-    vllm: bool
-    vllm_overhead: float  # vLLM: activations + CUDA graphs (+ NCCL) bytes, all cards
+    vllm: bool  # a serving engine (vLLM, SGLang): weights whole on the cards, its reserve, no ggml buffer
+    vllm_overhead: float  # vLLM / SGLang: activations + CUDA graphs (+ NCCL) bytes, all cards
     usable_bytes: float  # what the engine may fill, in bytes
     flash_attention: bool
     framework_overhead: float  # llama.cpp family: bytes beyond the compute buffers
     smooth_fraction: float
     band: Band
     prefill_band: Band
+
+
+def _serving_reserve_bytes(setup: Setup, catalog: Catalog) -> float:
+    """A serving engine's activation peak + CUDA graphs (+ tensor parallel's NCCL buffers), all cards:
+    estimator.toml [vllm], vLLM's logged figures. SGLang gets the same: its docs (docs.sglang.io
+    server_arguments) say only that the rest of the card beyond `--mem-fraction-static` holds them,
+    with no figure of their own."""
+    const, count = constants(catalog), setup.count
+    per_card = const.vllm_activation_gib[0] + const.vllm_cuda_graph_gib
+    if count > 1:
+        per_card += _nccl_per_gpu_gib(setup.gpu, catalog)
+    return per_card * GIB * count
+
+
+def _serving_room(
+    request: EstimateRequest, usable: Usable, engine: str, reserve: float, catalog: Catalog
+) -> float:
+    """The bytes a row may fill (weights + KV + the engine's reserve), judged as the command launches.
+    vLLM's `--gpu-memory-utilization` bounds everything it allocates, reserve included; SGLang's
+    `--mem-fraction-static` bounds weights + KV pool only ("reduce the memory usage of the KV cache
+    pool by setting a smaller value of --mem-fraction-static", docs.sglang.io server_arguments), its
+    activations and CUDA graphs take the rest of the card: so the reserve sits beyond its share, and
+    the whole must still fit what the card lets it allocate."""
+    setup = request.setup
+    total = usable.total_gib * GIB
+    share = serving_share(engine, request.gpu_memory_utilization, catalog)
+    if share is None:
+        return total
+    room = setup.memory_gib * setup.count * share * GIB
+    if engine == "sglang":
+        room += reserve
+    return min(total, room)
 
 
 def _fixed(
@@ -410,23 +455,14 @@ def _fixed(
 ) -> _Fixed:
     setup, count = request.setup, request.setup.count
     const = constants(catalog)
-    vllm = engine == "vllm"
-    vllm_overhead = 0.0
-    share = serving_share(engine, request.gpu_memory_utilization, catalog)
-    if vllm:
-        vllm_overhead = (const.vllm_activation_gib[0] + const.vllm_cuda_graph_gib) * GIB * count
-        if count > 1:
-            vllm_overhead += _nccl_per_gpu_gib(setup.gpu, catalog) * GIB * count
-    if share is not None:
-        usable_bytes = min(usable.total_gib, setup.memory_gib * count * share) * GIB
-    else:
-        usable_bytes = usable.total_gib * GIB
+    serving = engine in SERVING_ENGINES
+    reserve = _serving_reserve_bytes(setup, catalog) if serving else 0.0
     return _Fixed(
-        vllm=vllm,
-        vllm_overhead=vllm_overhead,
-        usable_bytes=usable_bytes,
+        vllm=serving,
+        vllm_overhead=reserve,
+        usable_bytes=_serving_room(request, usable, engine, reserve, catalog),
         flash_attention=const.flash_attention,
-        framework_overhead=0.0 if vllm else framework_overhead_bytes(framework, catalog),
+        framework_overhead=0.0 if serving else framework_overhead_bytes(framework, catalog),
         smooth_fraction=const.smooth_fraction,
         band=band_for(setup.gpu, backend, cal, "decode", framework, moe=request.model.is_moe, count=count),
         prefill_band=band_for(

@@ -37,7 +37,6 @@ class EstimatorConstants:
     mac_fraction_large: float
     mac_small_limit_gib: float
     unified_os_reserve_gib: float
-    vllm_utilization: float
     vllm_activation_gib: tuple[float, float]
     vllm_cuda_graph_gib: float
     vllm_nccl_per_gpu_gib: float
@@ -60,7 +59,6 @@ def constants(catalog: Catalog) -> EstimatorConstants:
         mac_fraction_large=oses["macos"].gpu_fraction_large,
         mac_small_limit_gib=oses["macos"].small_limit_gib,
         unified_os_reserve_gib=table.unified.os_reserve_gib,
-        vllm_utilization=vllm.gpu_memory_utilization,
         vllm_activation_gib=vllm.activation_gib,
         vllm_cuda_graph_gib=vllm.cuda_graph_gib,
         vllm_nccl_per_gpu_gib=vllm.nccl_per_gpu_gib,
@@ -225,12 +223,16 @@ SERVING_ENGINES = frozenset({"vllm", "sglang"})  # engines that take a set share
 
 def serving_share(engine: str, asked: float | None, catalog: Catalog) -> float | None:
     """The share of each card's memory the engine fills: the one the user set (`--gpu-memory-utilization
-    0.7`, SGLang's `--mem-fraction-static`) for vLLM and SGLang, else vLLM's default share; None: the
-    engine fills what the card has free (llama.cpp and the rest; SGLang without a share asked keeps
-    the reading it was calibrated with)."""
-    if engine in SERVING_ENGINES and asked is not None:
+    0.7`, SGLang's `--mem-fraction-static`) for vLLM and SGLang, else the engine's default, the very
+    figure its command launches with (frameworks.toml `gpu_memory_utilization`: vLLM 0.92, SGLang
+    0.88), so a row is never judged against memory its command does not let it take; None: the engine
+    fills what the card has free (llama.cpp and the rest)."""
+    if engine not in SERVING_ENGINES:
+        return None
+    if asked is not None:
         return asked
-    return constants(catalog).vllm_utilization if engine == "vllm" else None
+    fw = catalog.frameworks.get(engine)
+    return fw.gpu_memory_utilization if fw is not None else None
 
 
 def usable_memory(gpu: Gpu, memory_gib: float, count: int, os_name: str, catalog: Catalog) -> Usable:

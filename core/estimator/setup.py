@@ -105,12 +105,22 @@ def default_host(gpu: Gpu, catalog: Catalog, spec: HostSpec = NO_HOST_SPEC, card
         # Unified memory: the "host" is the same memory; offload has nowhere else to go.
         return Host(ram_gib or 0.0, gpu.bandwidth_gbs, "unified")
     ram = float(ram_gib or preset.default_ram_gib)
+    stated = bool(ram_gib)  # the size is the user's, not the preset's guess
     if ram_type is None and channels is None and sockets is None:
-        return Host(ram, preset.bandwidth_gbs, preset.id, preset.ram_type, preset.mt_s, preset.channels)
+        return Host(
+            ram,
+            preset.bandwidth_gbs,
+            preset.id,
+            preset.ram_type,
+            preset.mt_s,
+            preset.channels,
+            ram_stated=stated,
+        )
     kind, mt_s = parse_ram_type(ram_type, catalog) if ram_type else (preset.ram_type, preset.mt_s)
     ch = int(channels or preset.channels)
     n_sockets = _checked(ch, sockets)
-    return Host(ram, _bandwidth(ch, mt_s, n_sockets, catalog), "custom", kind, mt_s, ch, n_sockets)
+    bandwidth = _bandwidth(ch, mt_s, n_sockets, catalog)
+    return Host(ram, bandwidth, "custom", kind, mt_s, ch, n_sockets, ram_stated=stated)
 
 
 def _checked(channels: int, sockets: int | None) -> int:
@@ -147,7 +157,8 @@ def _cpu_host(cpu: Cpu, catalog: Catalog, spec: HostSpec) -> Host:
     n_sockets = _checked(ch, sockets)
     sizes = sections(catalog).cpus.host_ram
     ram = float(ram_gib or sizes.get(cpu.segment, _HOST_RAM_FALLBACK_GIB)) * (n_sockets if not ram_gib else 1)
-    return Host(ram, _bandwidth(ch, mt_s, n_sockets, catalog), cpu.id, kind, mt_s, ch, n_sockets, cpu=cpu.id)
+    bandwidth = _bandwidth(ch, mt_s, n_sockets, catalog)
+    return Host(ram, bandwidth, cpu.id, kind, mt_s, ch, n_sockets, cpu=cpu.id, ram_stated=bool(ram_gib))
 
 
 def build_setup(

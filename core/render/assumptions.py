@@ -9,9 +9,12 @@ reads weights from system RAM (MoE experts or layers in RAM) names the RAM it wa
 
 from __future__ import annotations
 
+from core.catalog.loader import Catalog
 from core.estimator.estimate import Estimate, Setup
+from core.estimator.memory import serving_share
 from core.estimator.ways_out.kind import WayOutKind
 from core.i18n import Lang, translate
+from core.render.advice import note_texts
 
 _HOST_KINDS = frozenset({WayOutKind.EXPERT_OFFLOAD, WayOutKind.OFFLOAD, WayOutKind.HOST_SHORT})
 
@@ -24,6 +27,24 @@ def os_assumed(setup: Setup, lang: Lang) -> str:
     if setup.os_server:
         return translate("reply.os_assumed_server", lang)
     return translate("reply.os_assumed", lang)
+
+
+def gpu_memory_line(est: Estimate, catalog: Catalog, lang: Lang) -> str:
+    """What the cards let the run allocate, and why ("Usable 636.4 of 640 GiB (headless Linux ...)"). A
+    serving engine fills the share its command sets (`--gpu-memory-utilization 0.92`), not all the
+    card has free: the line says that share and the GiB the rows were judged against (the smaller of
+    the two, as estimate.py `_serving_room`), so 8x H100 under vLLM read 588.8 of 640 GiB, not 636.4."""
+    setup = est.request.setup
+    total = setup.memory_gib * setup.count
+    how = "; ".join(note_texts(est.usable.notes, lang))
+    fw = catalog.frameworks.get(est.framework)
+    share = serving_share(fw.engine, est.request.gpu_memory_utilization, catalog) if fw else None
+    if fw is None or share is None:
+        return translate("reply.usable", lang, usable=est.usable.total_gib, total=total, how=how)
+    usable = min(est.usable.total_gib, total * share)
+    return translate(
+        "reply.usable_share", lang, engine=fw.name, share=share, usable=usable, total=total, how=how
+    )
 
 
 def uses_host_ram(est: Estimate) -> bool:

@@ -18,7 +18,7 @@ from core.estimator.speculative import room_beside
 from core.estimator.ways_out.kind import WayOutKind
 from core.i18n import Lang, translate
 from core.render.advice import Advice, advise, method_line, note_texts, remedy_text, spec_line, ways_out
-from core.render.assumptions import os_assumed, uses_host_ram
+from core.render.assumptions import gpu_memory_line, os_assumed, uses_host_ram
 from core.render.doc import NARROW, Cmd, Doc, Para, Part, Pre, fits, render, truncate
 from core.render.fmt import NO_FIT, OVER, ROPE, TIGHT, ctx_label, gib, num, speed_range, table, table_width
 from core.understanding.query import AskQuery
@@ -233,14 +233,11 @@ def _e2e_line(est: Estimate, catalog: Catalog, choice: Choice, output: int | Non
     return [Para(translate("reply.e2e", lang, **figures, **times))]
 
 
-def _usable_line(est: Estimate, lang: Lang) -> str:
+def _usable_line(est: Estimate, catalog: Catalog, lang: Lang) -> str:
     if in_ram(est):
         return ram_line(est, lang)
     setup = est.request.setup
-    how = "; ".join(note_texts(est.usable.notes, lang))
-    line = translate(
-        "reply.usable", lang, usable=est.usable.total_gib, total=setup.memory_gib * setup.count, how=how
-    )
+    line = gpu_memory_line(est, catalog, lang)
     cpu = cpu_name(est)
     if cpu:
         # The CPU the question named sets the RAM the offload ways out are priced on: say which.
@@ -251,7 +248,9 @@ def _usable_line(est: Estimate, lang: Lang) -> str:
         # An offload figure rests on the system RAM: say which (issue 20), assumed or as told.
         host = setup.host
         mem = _ram_kind(est, lang)
-        line += translate("reply.host_ram", lang, ram=host.ram_gib, mem=mem, bw=host.bandwidth_gbs)
+        # The size as told, the kind of RAM a preset's guess: say which part is theirs.
+        key = "reply.host_ram_stated" if host.ram_stated and host.name != "custom" else "reply.host_ram"
+        line += translate(key, lang, ram=host.ram_gib, mem=mem, bw=host.bandwidth_gbs)
     return line + os_assumed(setup, lang)
 
 
@@ -352,7 +351,11 @@ def compact_doc(
 
     parts = _header(est, query, reading, advice.framework or est.framework)
     block = _table(shown_q, shown_c, cells, memory, (*query.contexts, row.context))
-    parts += [Para(_marks_used(block, memory, lang, in_ram(est))), Pre(block), Para(_usable_line(est, lang))]
+    parts += [
+        Para(_marks_used(block, memory, lang, in_ram(est))),
+        Pre(block),
+        Para(_usable_line(est, catalog, lang)),
+    ]
     if in_ram(est) and prefill_line(est, row, lang):
         parts.append(Para(prefill_line(est, row, lang)))
     parts += _e2e_line(est, catalog, choice, query.output, lang)

@@ -14,6 +14,7 @@ from core.estimator.speculative import room_beside
 from core.estimator.weights import weight_breakdown
 from core.i18n import Lang, Note, translate
 from core.render.advice import advise, note_texts, remedy_text
+from core.render.assumptions import gpu_memory_line
 from core.render.compact import prefill_line, ram_line, setup_title
 from core.render.doc import Cmd, Doc, Para, Part, Pre
 from core.render.fmt import ROPE, ctx_label, gib, speed_range, table
@@ -69,16 +70,10 @@ def _file_source(est: Estimate, quant_id: str, catalog: Catalog, lang: Lang) -> 
     )
 
 
-def _usable(est: Estimate, lang: Lang) -> str:
+def _usable(est: Estimate, catalog: Catalog, lang: Lang) -> str:
     if in_ram(est):
         return ram_line(est, lang)  # a CPU-only run: usable RAM, not VRAM
-    return translate(
-        "reply.usable",
-        lang,
-        usable=est.usable.total_gib,
-        total=est.request.setup.memory_gib * est.request.setup.count,
-        how="; ".join(note_texts(est.usable.notes, lang)),
-    )
+    return gpu_memory_line(est, catalog, lang)
 
 
 def _gpu_only_notes(catalog: Catalog) -> frozenset[str]:
@@ -113,7 +108,7 @@ def quant_detail(est: Estimate, quant: str | None, catalog: Catalog, lang: Lang)
         Para(translate("reply.detail.legend", lang, weights=gib(rows[0].weights_gib) if rows else "?")),
         *_file_source(est, quant, catalog, lang),
         Pre(table(["ctx", "KV", "total", "fit", "tok/s"], body)),
-        Para(_usable(est, lang)),
+        Para(_usable(est, catalog, lang)),
     ]
     focus = _focus(est, quant, catalog)
     if in_ram(est) and prefill_line(est, focus, lang):

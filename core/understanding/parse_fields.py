@@ -12,8 +12,9 @@ from core.catalog.quant import QuantTable, free_bpw_mentions
 from core.catalog.sections import sections
 from core.understanding.bare_quants import framework_quant
 from core.understanding.name_index import Index
+from core.understanding.normalize import clean
 from core.understanding.parse_flags import Flags, read_flags
-from core.understanding.parse_patterns import _blank, _number, _Patterns
+from core.understanding.parse_patterns import _blank, _number, _Patterns, _patterns_for
 from core.understanding.question import MAX_CONTEXT, MAX_COUNT, MIN_CONTEXT
 from core.understanding.resolve import resolve_framework, resolve_quant
 from core.understanding.setup_words import (
@@ -97,14 +98,13 @@ def _unpriced_notes(
     return (("framework_not_priced", named),) if named else ()
 
 
-def _read_framework_and_quants(
+def _framework_words(
     t: str, pats: _Patterns, catalog: Catalog
-) -> tuple[str, str | None, tuple[str, ...], tuple[Note, ...]]:
-    """Framework words are read before quant codes are blanked: "mlx 4bit" names both. A word for a
-    framework the catalog lacks ("tensorrt-llm", "tgi") names none but is said in a note
-    (reply.note.framework_not_priced): the user is told it was not what was priced."""
+) -> tuple[list[str], list[str], list[tuple[int, int]]]:
+    """Every priced framework said (the first being the one asked for), the words for frameworks the
+    catalog lacks, and the spans of both."""
     unpriced: list[str] = []
-    named: list[str] = []  # every priced framework said, the first being the one asked for
+    named: list[str] = []
     spans: list[tuple[int, int]] = []
     if pats.framework:
         for m in pats.framework.finditer(t):
@@ -114,12 +114,35 @@ def _read_framework_and_quants(
             named += [exact] if exact else []
             unpriced += [] if exact else [m.group(0)]
             spans.append(m.span())
+    return named, unpriced, spans
+
+
+def named_frameworks(text: str, catalog: Catalog) -> tuple[str, ...]:
+    """Every priced framework a question names, once each, in the order said ("ollama or exllamav2"
+    -> ollama, exllamav2): a comparison of frameworks reads them all, where the parse keeps the
+    first as the one asked for (ParsedQuestion.framework)."""
+    named, _unpriced, _spans = _framework_words(clean(text), _patterns_for(catalog), catalog)
+    return tuple(dict.fromkeys(named))
+
+
+def _read_framework_and_quants(
+    t: str, pats: _Patterns, catalog: Catalog
+) -> tuple[str, str | None, tuple[str, ...], tuple[Note, ...]]:
+    """Framework words are read before quant codes are blanked: "mlx 4bit" names both. A word for a
+    framework the catalog lacks ("tensorrt-llm", "tgi") names none but is said in a note
+    (reply.note.framework_not_priced): the user is told it was not what was priced."""
+    named, unpriced, spans = _framework_words(t, pats, catalog)
     framework = named[0] if named else None
+    said = tuple(spans)  # the framework words' own spans
     found: list[tuple[str, str | None]] = []  # (quant id, the bit width when only that was said)
     t = _read_free_bpw(t, framework, catalog, found, spans)
     if pats.quant:
         for m in pats.quant.finditer(t):
             word = m.group(0).strip()
+            if _within(m.span(), said):
+                # "exl2 qwen3 32b": the word named ExLlamaV2, whose table is its own ladder
+                # (frameworks.toml `ladder`), not the EXL2 family's bare 4.0 bpw alone.
+                continue
             # "vllm 4bit" is the AWQ checkpoint vLLM serves, not the GGUF "4bit" alone means.
             qid = framework_quant(word, named, catalog) or resolve_quant(m.group(0), catalog).best_id
             bits = _BIT_WORD.fullmatch(word)
@@ -133,6 +156,13 @@ def _read_framework_and_quants(
     members = {q.family for q in made if q is not None and q.family and q.family != q.id}
     found = [(qid, bits) for qid, bits in found if qid not in members]
     return t, framework, _named_quants(found, catalog), _unpriced_notes(unpriced, framework, pats, catalog)
+
+
+def _within(span: tuple[int, int], spans: tuple[tuple[int, int], ...]) -> bool:
+    """A match that is no more than one of `spans`' own word ("exl2" read as the quant family too);
+    one that says more ("mlx 8bit" around the framework word "mlx") is a quant of its own."""
+    start, end = span
+    return any(s <= start and end <= e for s, e in spans)
 
 
 # A bare "4.65bpw" is the family of the ExLlama the question names.

@@ -121,6 +121,10 @@ class AskQuery:
     # "2000 in 500 out", "输出 500" (issue 23): tokens of reply asked about; the full answer adds the
     # end-to-end output rate (prefill included) beside pure decode (core/estimator/end_to_end.py).
     output: int | None = None
+    # "ollama or exllamav2", "llama.cpp vs vllm": every priced framework the question sets against each
+    # other (two or more; `framework` is the first), answered as a comparison on this setup. Empty when
+    # it compares none: the parse keeps the first framework said, this list the rest of them.
+    frameworks: tuple[str, ...] = ()
 
     @property
     def gpu_id(self) -> str | None:
@@ -163,6 +167,7 @@ class AskQuery:
             "link": self.link,
             "ubatch": self.ubatch,
             "output": self.output,
+            "frameworks": list(self.frameworks),
         }
 
     def _intent_json(self) -> dict[str, Any]:

@@ -209,3 +209,14 @@ def test_asks_like_bench_accuracy_on_its_rows() -> None:
         _, est = bench_accuracy.ask(ref)
         expected = est.decode_tps if ref.test == "tg" else est.prefill_tps
         assert outcome.scored and expected is not None and outcome.mid == expected.mid, (ref, outcome.reason)
+
+
+def test_a_row_listed_as_not_comparable_is_flagged_and_others_are_not() -> None:
+    # catalogs/measurements/not_comparable.toml: text-generation-webui's ExLlamav2_HF loader is not
+    # the ExLlamaV2 the estimator prices; the same issue's other rows are untouched by that entry.
+    listed = bench._not_comparable(
+        "https://github.com/turboderp-org/exllamav3/issues/144", "svenpok: ExLlamav2_HF in text-gen-webui"
+    )
+    other = bench._not_comparable("https://github.com/turboderp-org/exllamav3/issues/144", "TabbyAPI, TP on")
+    assert listed and not other
+    assert not bench._not_comparable("https://example.com/x", "ExLlamav2_HF in text-gen-webui")

@@ -30,8 +30,10 @@ def test_rows_map_to_catalog_and_are_published() -> None:
     # 568 with issue 23's multi-GPU split-mode batch and the Devstral 2 entry (26 more); 574 with the
     # Nemotron-3-Super (5 Strix Halo rows) and Command R+ 08-2024 (6x 3090) entries; 584 with the
     # torchao weight-only quants (INT8-WO, INT4-WO-G64: 4 A100 rows) and AutoRound read as GPTQ-INT4
-    # (6 Arc 140V rows); 614 with XiongjieDai's Llama-3-8B rows on 2-8 cards (30 setups x quant).
-    assert len(subs) == 614
+    # (6 Arc 140V rows); 614 with XiongjieDai's Llama-3-8B rows on 2-8 cards (30 setups x quant);
+    # 610 without the 4 rows catalogs/measurements/not_comparable.toml lists (text-generation-webui's
+    # ExLlamav2_HF loader, an early ExLlamaV3 build, a gfx906 vLLM fork).
+    assert len(subs) == 610
     for s in subs:
         m = s.measurement
         assert m.gpu_id in CATALOG.gpus and m.model_id in CATALOG.models and m.quant in CATALOG.quants

@@ -45,5 +45,6 @@ def test_without_a_share_vllm_keeps_its_default() -> None:
 
 def test_the_share_is_only_for_serving_engines() -> None:
     assert serving_share("llama.cpp", 0.7, CATALOG) is None
-    assert serving_share("sglang", None, CATALOG) is None
+    # SGLang unasked: its command's own --mem-fraction-static (frameworks.toml), as vLLM's default.
+    assert serving_share("sglang", None, CATALOG) == CATALOG.frameworks["sglang"].gpu_memory_utilization
     assert serving_share("sglang", 0.7, CATALOG) == 0.7

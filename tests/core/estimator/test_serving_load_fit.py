@@ -2,16 +2,13 @@
 inside memory x the share it launches with (`--gpu-memory-utilization`, `--mem-fraction-static`).
 8x A100 80GB with DeepSeek-R1 FP8 (627 GiB of weights) under SGLang's 0.88 (563 GiB) can't load.
 
-The rule lives in core/estimator/memory.py `serving_share` (SGLang with no share asked returns None:
-the row fits against the card's whole free memory) and core/estimator/estimate.py `_fixed` (only vLLM
-gets its activation + CUDA-graph reserve): neither is this change's file, so the test is a strict
-xfail that turns into a failure (XPASS) once they are fixed, to be flipped then."""
+The rule lives in core/estimator/memory.py `serving_share` (SGLang's share is its command's 0.88,
+catalogs/frameworks.toml) and core/estimator/estimate.py `_fixed` (vLLM and SGLang keep an activation
++ CUDA-graph reserve)."""
 
 from __future__ import annotations
 
 import re
-
-import pytest
 
 from core.ask.answer import answer
 from core.catalog.loader import default_catalog
@@ -34,7 +31,6 @@ def _loads(question: str, cards: int, card_gib: float) -> None:
     assert weights < float(m.group(1)) * cards * card_gib, reply.text
 
 
-@pytest.mark.xfail(strict=True, reason="core/estimator/memory.py serving_share: SGLang fit ignores 0.88")
 def test_sglang_plan_loads_at_its_fraction() -> None:
     _loads("8x A100 80GB deepseek r1 sglang", 8, 80.0)
 

@@ -53,3 +53,13 @@ def test_a_mac_chip_names_its_other_core_count_without_a_memory_hint() -> None:
 def test_a_card_with_its_memory_gets_no_such_line() -> None:
     text = answer("a100 80g qwen3 32b", CATALOG).text
     assert "also sold as" not in text and "also:" not in text.split("\n")[1]
+
+
+def test_an_intents_own_reply_says_it_too() -> None:
+    # The serving-capacity and cards-needed replies are not the table answer, and had no such line.
+    for question in (
+        "单张 A100 用 vllm 部署 qwen3-32b 能支撑多少用户",
+        "single a100 vllm qwen3-32b how many users",
+    ):
+        second = answer(question, CATALOG).text.split("\n")[1]  # after the answer's own first line
+        assert "A100 SXM4 80GB" in second and "80g" in second, second

@@ -10,6 +10,7 @@ from core.catalog.model import Model
 from core.catalog.published_files import published_repo
 from core.catalog.quant import Quant
 from core.estimator.frameworks.commands.sources import gguf_file, published_checkpoint
+from core.estimator.frameworks.kernels import kernels_run
 from core.estimator.frameworks.kv_flag import serving_kv_flag
 from core.estimator.frameworks.quant_match import quant_in
 from core.estimator.frameworks.query import FrameworkQuery
@@ -94,14 +95,18 @@ def _serve_model(
         return repo  # the release itself is in this quant (DeepSeek / MiniMax FP8)
     if quant.id.upper() in _UNQUANTIZED or quant_in(quant, _UNQUANTIZED) or online:
         return repo
-    return _checkpoint(fw, quant, repo, notes)
+    return _checkpoint(fw, q, repo, notes)
 
 
-def _checkpoint(fw: Framework, quant: Quant, repo: str, notes: list[Note]) -> str:
+def _checkpoint(fw: Framework, q: FrameworkQuery, repo: str, notes: list[Note]) -> str:
     """The published checkpoint of `repo` in this quant."""
+    quant, catalog = q.quant, default_catalog()
     published = published_checkpoint(repo, quant.id)
-    for other in () if published else siblings(quant.id, default_catalog()):
-        # None listed in this quant: the listed one of the same size (AWQ <-> GPTQ-Int4), said so.
+    for other in () if published else siblings(quant.id, catalog):
+        # None listed in this quant: the listed one of the same size (AWQ <-> GPTQ-Int4), said so;
+        # never one the card has no kernels for (AWQ on a V100, where GPTQ runs).
+        if other in catalog.quants and not kernels_run(fw, catalog.quants[other], q.gpu, q.model, catalog):
+            continue
         published = published_checkpoint(repo, other)
         if published:
             notes.append(Note("fw.vllm.sibling_checkpoint", {"quant": quant.id, "served": published}))
