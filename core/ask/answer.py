@@ -339,7 +339,8 @@ def _estimate(catalog: Catalog, query: AskQuery) -> Estimate:
         box = HostSpec(hw.host_ram_gib, hw.host_ram_type, hw.host_ram_channels, hw.cpu_sockets, cpu)
         setup = cpu_only_setup(catalog, query.os, box)
         return estimate(_request(setup, query, catalog), catalog)
-    serving = is_serving(query.framework, query.users, catalog)
+    # "How many users" is a serving question though it names no count (users None).
+    serving = query.capacity or is_serving(query.framework, query.users, catalog)
     try:  # the DDR type the question said sets the offload bandwidth (DDR5 ~1.75x DDR4 at 2 channels)
         sockets = hw.cpu_sockets if cpu is not None else None
         box = HostSpec(hw.host_ram_gib, hw.host_ram_type, hw.host_ram_channels, sockets, cpu)

@@ -7,7 +7,7 @@ are that one plan, so they can't disagree.
 
 With no quant named, the row for N users is the one that holds them (`_for_users`): FP8 first on a
 card with FP8 kernels, else the row holding most of them (a 4-bit AWQ on an A100), never BF16
-holding 5 of 100. "How many users can it serve?" (no number: `asks_capacity`) is the same plan run
+holding 5 of 100. "How many users can it serve?" (no number: `AskQuery.capacity`) is the same plan run
 backwards: the row that holds the most users at the context, its KV-bound maximum of sequences,
 then the N-user plan at that many (`_capacity_plan`).
 """
@@ -33,7 +33,6 @@ from core.render.advice import advise, note_texts
 from core.render.doc import Doc, Para, Pre
 from core.render.fmt import ctx_label
 from core.render.intent_rows import config, runs
-from core.understanding.intent import asks_capacity
 from core.understanding.query import AskQuery
 
 # The KV cache a serving plan falls back to when N users' caches don't fit at 16 bits (vLLM /
@@ -107,7 +106,7 @@ def serving_plan(
 ) -> ServingPlan | None:
     """The plan that serves the query's N users on `setup` (as many as fit when it asks how many),
     or None when nothing runs there."""
-    if asks_capacity(query.users):
+    if query.capacity:
         return _capacity_plan(query, setup, model, ctx, catalog)
     return _users_plan(query, setup, model, ctx, catalog)
 

@@ -132,8 +132,8 @@ def with_intent(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> As
         query = replace(query, prompt=details.prompt)
     elif query.intent in ("ttft", "concurrency") and query.contexts:
         query = replace(query, prompt=query.contexts[0])  # "首 token 要多久 8k": the 8K is the prompt
-    if details.users is not None:
-        query = replace(query, users=details.users)
+    if details.users is not None or details.capacity:
+        query = replace(query, users=details.users, capacity=details.capacity)
     query = _value_asked(parsed, query, catalog)
     size_b = _size_only(parsed, query.model_id, catalog)
     if size_b != query.model_size_b:  # a dataclass replace costs more than the comparison
@@ -181,7 +181,8 @@ def _ctx(query: AskQuery) -> int:
 
 def _setup(query: AskQuery, card: CardSpec, catalog: Catalog) -> Any:
     assert card.gpu_id is not None
-    serving = is_serving(query.framework, query.users, catalog)
+    # "How many users" is a serving question though it names no count of them.
+    serving = query.capacity or is_serving(query.framework, query.users, catalog)
     ram = query.hardware.host_ram_gib
     return setup_for(catalog, card.gpu_id, card.count or 1, card.memory_gib, query.os, ram, serving)
 
@@ -391,7 +392,7 @@ def _concurrency(query: AskQuery, catalog: Catalog) -> IntentReply | None:
     20, core/ask/concurrency_answer.py). None when nothing runs (the TTFT table says so) or no card
     or user count was named."""
     card, users = query.hardware.first, query.users
-    if card.gpu_id is None or users is None or users < 2:
+    if card.gpu_id is None or not (query.capacity or (users is not None and users >= 2)):
         return None
     ctx = ttft.context_for(query.prompt, query.contexts)
     if not query.contexts:

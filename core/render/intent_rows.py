@@ -61,6 +61,12 @@ def rough_weights_gib(model: Model, quant_bpw: float) -> float:
     return model.params_b * 1e9 * quant_bpw / 8 / GIB * 0.97
 
 
+def supported_context(model: Model) -> int:
+    """The largest context the model runs at: its native window, or the rope-scaled (YaRN) one the
+    catalog documents. Above the native one the row is `beyond_native` and needs rope scaling."""
+    return max(model.max_context, model.rope_scaled_context or 0)
+
+
 @lru_cache(maxsize=512)
 def setup_for(
     catalog: Catalog,
@@ -98,7 +104,7 @@ def one_row(
     """One quant × one context: the figures every intent table is made of (cached: chat groups ask
     the same cards and models over and over)."""
     model = catalog.models[model_id]
-    ctx = min(ctx, max(model.max_context, model.rope_scaled_context or 0))
+    ctx = min(ctx, supported_context(model))
     request = EstimateRequest(
         setup,
         model,

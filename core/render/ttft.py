@@ -18,7 +18,6 @@ from core.i18n import Lang, translate
 from core.render.doc import Doc, Para, Pre
 from core.render.fmt import NO_FIT, ctx_label, num, table
 from core.render.intent_rows import RowAsk, one_row, runs, short_card_label
-from core.understanding.intent import asks_capacity
 
 
 def _throughput(got: ConcurrentSpeed) -> dict[str, float]:
@@ -251,9 +250,9 @@ def concurrency_lines(
 ) -> Doc:
     """A concurrency answer: N users' aggregate and per-user tok/s from the engine's batched model
     (`speed_of(quant)`, for a named card), and N users' KV cache against usable memory."""
-    if users is None or asks_capacity(users):
-        # No number of users to price (a capacity question the serving plan couldn't answer: nothing
-        # holds one user's cache as it is, which the table shows).
+    if users is None:
+        # No number of users to price (a capacity question, users None, the serving plan couldn't
+        # answer: nothing holds one user's cache as it is, which the table shows).
         return (Para(translate("intent.concurrency.single_any", lang)),)
     row = next((r.row for r in rows if runs(r.row)), None)
     if speed_of is not None and row is not None and users > 1:
@@ -300,7 +299,7 @@ def concurrency_json(
     """The concurrency line's figures for `ask --json` (the same row and call as `concurrency_lines`,
     so the JSON and the line are one figure per cell); None where the line gives none."""
     row = next((r.row for r in rows if runs(r.row)), None)
-    if speed_of is None or row is None or users is None or users < 2 or asks_capacity(users):
+    if speed_of is None or row is None or users is None or users < 2:
         return None
     return as_json(speed_of(row.quant), row.quant)
 

@@ -16,8 +16,15 @@ from core.estimator.ways_out.kind import WayOutKind
 from core.estimator.ways_out.registry import facts
 from core.i18n import Lang, translate
 from core.render.doc import NARROW, Doc, Para, Pre
-from core.render.fmt import ctx_label, gib, num, table, table_width
-from core.render.intent_rows import config, model_label, one_row, rough_weights_gib, runs
+from core.render.fmt import ROPE, TIGHT, ctx_label, gib, num, table, table_width
+from core.render.intent_rows import (
+    config,
+    model_label,
+    one_row,
+    rough_weights_gib,
+    runs,
+    supported_context,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +34,9 @@ class ModelFit:
     total_gib: float
     decode_tps: float
     tight: bool
+    # The asked context is above the model's native window: it runs there only with rope scaling
+    # (YaRN), which llama.cpp / vLLM don't turn on by themselves; marked "^" as in the single-model table.
+    beyond_native: bool = False
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -35,6 +45,7 @@ class ModelFit:
             "total_gib": self.total_gib,
             "decode_tps": self.decode_tps,
             "tight": self.tight,
+            "beyond_native_context": self.beyond_native,
         }
 
 
@@ -88,12 +99,15 @@ def _best_fit(
             best = candidate
             break
     speed = best.decode_tps.mid if best.decode_tps else 0.0
-    return ModelFit(model.id, best.quant, best.total_gib, speed, best.status == "tight")
+    return ModelFit(model.id, best.quant, best.total_gib, speed, best.status == "tight", best.beyond_native)
 
 
-def _candidates(catalog: Catalog, n: int) -> list[Model]:
+def _candidates(catalog: Catalog, n: int, ctx: int) -> list[Model]:
+    """The `n` most popular models that run at `ctx`, natively or with the rope scaling their catalog
+    entry documents. A model that can't reach it is left out: its estimate would be capped at its own
+    window (one_row) and listed as if it ran at the asked context."""
     ranked = sorted(catalog.models.values(), key=lambda m: (-m.popularity, m.id))
-    return ranked[:n]
+    return [m for m in ranked if supported_context(m) >= ctx][:n]
 
 
 def _next_up(
@@ -133,7 +147,12 @@ def _experts_in_ram(
         if remedy.decode_mid >= min_tps and remedy.host_gib <= room:
             out.append(
                 ModelFit(
-                    model.id, remedy.quant or q, remedy.total_gib or row.total_gib, remedy.decode_mid, False
+                    model.id,
+                    remedy.quant or q,
+                    remedy.total_gib or row.total_gib,
+                    remedy.decode_mid,
+                    False,
+                    row.beyond_native,
                 )
             )
     out = _one_per_size(out, catalog)
@@ -146,11 +165,11 @@ def which_models(catalog: Catalog, setup: Setup, ctx: int) -> WhichModel:
     cfg = config(catalog, "which_model")
     quants = [str(q) for q in cfg.get("quants", ("Q4_K_M",))]
     min_tps = float(cfg.get("min_decode_tps", 0.0))
-    probe = one_row(catalog, setup, _candidates(catalog, 1)[0].id, quants[-1], ctx)
+    probe = one_row(catalog, setup, _candidates(catalog, 1, 0)[0].id, quants[-1], ctx)
     usable = probe.usable_gib
     fits: list[ModelFit] = []
     misses: list[Model] = []
-    for model in _candidates(catalog, int(cfg.get("candidates", 40))):
+    for model in _candidates(catalog, int(cfg.get("candidates", 40)), ctx):
         fit = _best_fit(setup, usable, model, _ladder(model, quants, catalog), ctx, min_tps, catalog)
         if fit is None:
             misses.append(model)
@@ -200,7 +219,7 @@ def _table(fits: tuple[ModelFit, ...], catalog: Catalog) -> tuple[str, ...]:
                 model_label(catalog.models[f.model_id], width),
                 f.quant,
                 gib(f.total_gib),
-                num(f.decode_tps) + ("*" if f.tight else ""),
+                num(f.decode_tps) + (TIGHT if f.tight else "") + (ROPE if f.beyond_native else ""),
             ]
             for f in fits
         ]
@@ -225,8 +244,14 @@ def which_model_doc(result: WhichModel, title: str, catalog: Catalog, lang: Lang
             )
         )
     else:
-        parts.append(Para(translate("intent.which_model.legend", lang)))
+        legend = translate("intent.which_model.legend", lang)
+        if any(f.beyond_native for f in result.fits[:shown]):
+            legend += " · " + translate("reply.mark.rope", lang)
+        parts.append(Para(legend))
         parts.append(Pre(_table(result.fits[:shown], catalog)))
+        rope = _rope_line(result.fits[:shown] + result.experts, result.ctx, catalog, lang)
+        if rope is not None:
+            parts.append(Para(rope))
     nxt = result.next_up
     if nxt is not None:
         line = translate(
@@ -242,7 +267,8 @@ def which_model_doc(result: WhichModel, title: str, catalog: Catalog, lang: Lang
         parts.append(Para(line))
     if result.experts:
         picks = " · ".join(
-            f"{model_label(catalog.models[f.model_id])} {f.quant} ~{num(f.decode_tps)} tok/s"
+            f"{model_label(catalog.models[f.model_id])}{ROPE if f.beyond_native else ''} {f.quant}"
+            f" ~{num(f.decode_tps)} tok/s"
             for f in result.experts
         )
         parts.append(
@@ -252,6 +278,24 @@ def which_model_doc(result: WhichModel, title: str, catalog: Catalog, lang: Lang
         example = f"{title.split(' (')[0]} {model_label(catalog.models[result.fits[0].model_id])}"
         parts.append(Para(translate("intent.which_model.more", lang, example=example)))
     return tuple(parts)
+
+
+def _rope_line(fits: tuple[ModelFit, ...], ctx: int, catalog: Catalog, lang: Lang) -> str | None:
+    """The one line the single-model table prints under a "^" row (row.rope_scaling), for every
+    model marked, grouped by native window: "Qwen3-30B-A3B, Qwen3-14B (native 40K)". Each of them
+    reaches `ctx` with the rope scaling its catalog entry documents (_candidates keeps no other)."""
+    by_native: dict[int, list[str]] = {}
+    for fit in fits:
+        if fit.beyond_native:
+            model = catalog.models[fit.model_id]
+            by_native.setdefault(model.max_context, []).append(model_label(model))
+    if not by_native:
+        return None
+    models = "; ".join(
+        translate("intent.which_model.rope_native", lang, models=", ".join(names), native=ctx_label(native))
+        for native, names in sorted(by_native.items())
+    )
+    return translate("intent.which_model.rope", lang, models=models, ctx=ctx_label(ctx))
 
 
 def rows_json(result: WhichModel, shown: int = 8) -> list[dict[str, Any]]:

@@ -27,10 +27,6 @@ from core.understanding.vocab import Vocab, vocab_for
 
 INTENTS_FILE = CATALOG_DIR / "intents.toml"
 MAX_USERS = 4096  # "16并发": more than this is a cluster question, not a number to estimate for
-# "How many users can it serve?" with no number: the users are to be found, not given. The query
-# carries this count, above any number a question can set (MAX_USERS), so the concurrency answer
-# (core/ask/concurrency_answer.py) knows to answer with the KV-bound maximum instead of pricing it.
-CAPACITY_USERS = MAX_USERS + 1
 MAX_PROMPT = 16 * 1024 * 1024
 MAX_OUTPUT = 1024 * 1024  # tokens of reply ("500 out"); more is no reply length
 
@@ -195,6 +191,9 @@ def with_card(intent: Intent, card_named: bool, t: str, catalog: Catalog) -> Int
 class IntentDetails:
     prompt: int | None = None  # prompt tokens the question names ("prompt 8k")
     users: int | None = None  # concurrent users ("16并发")
+    # "How many users can it serve?" with no number: the users are to be found, not given (users
+    # stays None), so the concurrency answer gives the KV-bound maximum instead of pricing N.
+    capacity: bool = False
     memory_only_gib: float | None = None  # "a 16GB GPU": the memory of a card named by nothing else
     memory_only_count: int = 1  # "两张8g的卡": how many such cards
     output: int | None = None  # tokens of reply the question names ("2000 in 500 out", "输出 500")
@@ -232,7 +231,7 @@ def _io_lengths(pats: _Patterns, t: str) -> tuple[int | None, int | None, int | 
 def intent_details(raw: str, catalog: Catalog) -> IntentDetails:
     pats = _patterns_for(catalog)
     t = clean(raw)
-    users = _users(pats, t)
+    users, capacity = _users(pats, t)
     count, memory = _memory_cards(pats, t)
     if memory is None:
         mem_m = _first_number(pats.memory_card, t)
@@ -241,6 +240,7 @@ def intent_details(raw: str, catalog: Catalog) -> IntentDetails:
     return IntentDetails(
         prompt=said if said is not None else written,
         users=users,
+        capacity=capacity,
         memory_only_gib=memory if memory is not None and 1 <= memory <= 1024 else None,
         memory_only_count=count,
         output=output,
@@ -248,18 +248,14 @@ def intent_details(raw: str, catalog: Catalog) -> IntentDetails:
     )
 
 
-def _users(pats: _Patterns, t: str) -> int | None:
-    """The users the question names ("16并发"); `CAPACITY_USERS` when it asks how many, naming none."""
+def _users(pats: _Patterns, t: str) -> tuple[int | None, bool]:
+    """(the users the question names ("16并发"), whether it asks how many instead, naming none)."""
     m = _first_number(pats.users, t)
     if m is not None:
+        # A number out of range is no capacity question either: the question did name a count.
         users = int(m.group(1))
-        return users if 1 <= users <= MAX_USERS else None
-    return CAPACITY_USERS if _first_number(pats.capacity, t) else None
-
-
-def asks_capacity(users: int | None) -> bool:
-    """Whether a query's users are the capacity question's (how many, none named)."""
-    return users == CAPACITY_USERS
+        return (users if 1 <= users <= MAX_USERS else None), False
+    return None, _first_number(pats.capacity, t) is not None
 
 
 def _memory_cards(pats: _Patterns, t: str) -> tuple[int, float | None]:

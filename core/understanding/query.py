@@ -103,6 +103,9 @@ class AskQuery:
     other_card: CardSpec | None = None  # compare: the second card
     other_model_id: str | None = None  # compare: the second model
     users: int | None = None  # concurrency: concurrent users asked about
+    # concurrency: "how many users can it serve?" with no number (users None): the answer finds the
+    # KV-bound maximum rather than pricing a count the question never gave.
+    capacity: bool = False
     model_size_b: float | None = None  # the model was named only by a size ("72B", "140亿")
     # The llama.cpp backend the question named ("on vulkan", "用rocm", "纯CPU" -> cpu), checked against
     # the card (None: not named, or named but unable to drive the card: a note says so).
@@ -182,6 +185,7 @@ class AskQuery:
             },
             "prompt": self.prompt,
             "users": self.users,
+            "capacity": self.capacity,
             "model_size_b": self.model_size_b,
             "backend": self.backend,
         }

@@ -21,29 +21,33 @@ def ladder_contexts(catalog: Catalog) -> tuple[int, ...]:
 
 
 @cache
-def _lower_quants(quant_id: str, catalog: Catalog) -> tuple[Quant, ...]:
-    """Ladder quants of the same format below this one, best first (the same for every row)."""
+def _lower_quants(quant_id: str, catalog: Catalog, own: tuple[str, ...] = ()) -> tuple[Quant, ...]:
+    """Ladder quants of the same format below this one, best first (the same for every row); `own`:
+    the framework's own ladder (ExLlamaV2's EXL2 6.0 / 5.0 / 4.0 bpw), whose members the estimator's
+    ladders don't hold, also count."""
     current = catalog.quants[quant_id]
     lower = (
         q
         for q in catalog.quants.values()
-        if q.format == current.format and q.quality < current.quality and _is_ladder_quant(q.id, catalog)
+        if q.format == current.format
+        and q.quality < current.quality
+        and (_is_ladder_quant(q.id, catalog) or q.id in own)
     )
     return tuple(sorted(lower, key=lambda q: -q.quality))
 
 
 Lower = tuple[tuple[Quant, WeightBreakdown], ...]
-_LOWER: dict[tuple[int, str, int], tuple[Lower, Model, Catalog]] = {}
+_LOWER: dict[tuple[int, str, int, tuple[str, ...]], tuple[Lower, Model, Catalog]] = {}
 
 
-def lower_weights(model: Model, quant_id: str, catalog: Catalog) -> Lower:
+def lower_weights(model: Model, quant_id: str, catalog: Catalog, own: tuple[str, ...] = ()) -> Lower:
     """`_lower_quants` with each one's weights: every no-fit row of a quant walks this same list.
     Kept per identity (see `weight_breakdown`); the entry keeps the model and catalog alive."""
-    key = (id(model), quant_id, id(catalog))
+    key = (id(model), quant_id, id(catalog), own)
     hit = _LOWER.get(key)
     if hit is not None and hit[1] is model and hit[2] is catalog:
         return hit[0]
-    pairs = tuple((q, weight_breakdown(model, q, catalog)) for q in _lower_quants(quant_id, catalog))
+    pairs = tuple((q, weight_breakdown(model, q, catalog)) for q in _lower_quants(quant_id, catalog, own))
     if len(_LOWER) >= 65536:
         _LOWER.clear()
     _LOWER[key] = (pairs, model, catalog)

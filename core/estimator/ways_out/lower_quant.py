@@ -8,6 +8,7 @@ from typing import ClassVar
 
 from core.catalog.pricing_sections import RemedyRules
 from core.estimator.frameworks.kernels import kernels_run
+from core.estimator.frameworks.quant_match import quant_in
 from core.estimator.memory import GIB
 from core.estimator.memory_fit import decode_range
 from core.estimator.token_bytes import bytes_per_token
@@ -33,9 +34,11 @@ class LowerQuant(WayOut):
         smooth_bytes = usable_bytes * row.smooth_fraction
         buffers = row.buffer * row.request.setup.count
         fw, gpu, model = row.catalog.frameworks.get(row.rt.framework), row.rt.gpu, row.request.model
-        for q, w in lower_weights(model, row.quant_id, row.catalog):
+        for q, w in lower_weights(model, row.quant_id, row.catalog, fw.ladder if fw else ()):
             if not kernels_run(fw, q, gpu, model, row.catalog):
                 continue  # weights the engine refuses on this card (vLLM FP8 on a T4): no way out
+            if fw is not None and fw.quants and not quant_in(q, fw.quants):
+                continue  # weights the framework doesn't load (ExLlamaV2 and AWQ): no way out
             total = w.gpu_bytes_full_offload + kv_bytes + buffers
             if total <= smooth_bytes or total <= usable_bytes:
                 reads = bytes_per_token(w.active_bytes_per_token, row.active_kv)

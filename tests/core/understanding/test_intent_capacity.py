@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core.catalog.loader import default_catalog
-from core.understanding.intent import CAPACITY_USERS, intent_details
+from core.understanding.intent import intent_details
 from core.understanding.parse import parse_question
 
 CATALOG = default_catalog()
@@ -26,7 +26,8 @@ CATALOG = default_catalog()
 )
 def test_capacity_read(question: str) -> None:
     assert parse_question(question, CATALOG).intent == "concurrency"
-    assert intent_details(question, CATALOG).users == CAPACITY_USERS
+    details = intent_details(question, CATALOG)
+    assert details.capacity and details.users is None
 
 
 @pytest.mark.parametrize(
@@ -38,7 +39,8 @@ def test_capacity_read(question: str) -> None:
     ],
 )
 def test_a_number_is_users_not_capacity(question: str, users: int) -> None:
-    assert intent_details(question, CATALOG).users == users
+    details = intent_details(question, CATALOG)
+    assert details.users == users and not details.capacity
 
 
 @pytest.mark.parametrize(
@@ -46,4 +48,5 @@ def test_a_number_is_users_not_capacity(question: str, users: int) -> None:
     ["how many H100 do I need for deepseek v3", "how many tokens per second on a 4090 with qwen3 8b"],
 )
 def test_not_capacity(question: str) -> None:
-    assert intent_details(question, CATALOG).users is None
+    details = intent_details(question, CATALOG)
+    assert details.users is None and not details.capacity
