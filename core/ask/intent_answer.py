@@ -212,7 +212,8 @@ def _assumed(query: AskQuery, catalog: Catalog) -> tuple[Para, ...]:
 
 def _which_model(query: AskQuery, catalog: Catalog) -> IntentReply:
     card = query.hardware.first
-    result = which_model.which_models(catalog, _setup(query, card, catalog), _ctx(query))
+    # The asked KV cache type ("q8 kv cache"): the reply's header says it is priced, so the rows are.
+    result = which_model.which_models(catalog, _setup(query, card, catalog), _ctx(query), query.kv_type)
     shown = int(config(catalog, "which_model").get("shown", 8))
     doc = (
         *_assumed(query, catalog),

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from core.catalog.kv_cache import FULL_PRECISION_KV, KvCacheType
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.catalog.sections import sections
@@ -18,6 +19,7 @@ from core.i18n import Lang, translate
 from core.render.doc import NARROW, Doc, Para, Pre
 from core.render.fmt import ROPE, TIGHT, ctx_label, gib, num, table, table_width
 from core.render.intent_rows import (
+    RowAsk,
     config,
     model_label,
     one_row,
@@ -78,7 +80,14 @@ def _ladder(model: Model, quants: list[str], catalog: Catalog) -> list[str]:
 
 
 def _best_fit(
-    setup: Setup, usable: float, model: Model, ladder: list[str], ctx: int, min_tps: float, catalog: Catalog
+    setup: Setup,
+    usable: float,
+    model: Model,
+    ladder: list[str],
+    ctx: int,
+    min_tps: float,
+    catalog: Catalog,
+    ask: RowAsk,
 ) -> ModelFit | None:
     """The best quant of the ladder that runs. The lowest is estimated first: if even it doesn't
     fit, that is the answer; if it does, its KV cache and buffers (the same at every quant) pick the
@@ -86,7 +95,7 @@ def _best_fit(
     lowest = ladder[-1]
     if rough_weights_gib(model, catalog.quants[lowest].bpw) > usable:
         return None  # weights alone are too big: no estimate needed
-    row = one_row(catalog, setup, model.id, lowest, ctx)
+    row = one_row(catalog, setup, model.id, lowest, ctx, ask)
     if not runs(row, min_tps):
         return None
     extra = row.total_gib - row.weights_gib
@@ -94,7 +103,7 @@ def _best_fit(
     for quant in ladder[:-1]:
         if rough_weights_gib(model, catalog.quants[quant].bpw) + extra > usable:
             continue
-        candidate = one_row(catalog, setup, model.id, quant, ctx)
+        candidate = one_row(catalog, setup, model.id, quant, ctx, ask)
         if runs(candidate, min_tps):
             best = candidate
             break
@@ -111,7 +120,13 @@ def _candidates(catalog: Catalog, n: int, ctx: int) -> list[Model]:
 
 
 def _next_up(
-    setup: Setup, fits: list[ModelFit], misses: list[Model], ladder: list[str], ctx: int, catalog: Catalog
+    setup: Setup,
+    fits: list[ModelFit],
+    misses: list[Model],
+    ladder: list[str],
+    ctx: int,
+    catalog: Catalog,
+    ask: RowAsk,
 ) -> NextUp | None:
     biggest = max((catalog.models[f.model_id].params_b for f in fits), default=0.0)
     larger = sorted((m for m in misses if m.params_b > biggest), key=lambda m: (m.params_b, -m.popularity))
@@ -119,7 +134,7 @@ def _next_up(
         return None
     model = larger[0]
     quant = _ladder(model, ladder, catalog)[-1]
-    row: Row = one_row(catalog, setup, model.id, quant, ctx)
+    row: Row = one_row(catalog, setup, model.id, quant, ctx, ask)
     tps = None
     if row.remedy is not None and facts(row.remedy.kind).in_ram:
         tps = row.remedy.decode_mid
@@ -127,7 +142,13 @@ def _next_up(
 
 
 def _experts_in_ram(
-    setup: Setup, misses: list[Model], fits: list[ModelFit], cfg: dict[str, Any], ctx: int, catalog: Catalog
+    setup: Setup,
+    misses: list[Model],
+    fits: list[ModelFit],
+    cfg: dict[str, Any],
+    ctx: int,
+    catalog: Catalog,
+    ask: RowAsk,
 ) -> tuple[ModelFit, ...]:
     """The MoE misses that run with their experts in RAM (the RAM the box has, less the OS's share)
     at `experts_min_tps` or more, the largest first; none smaller than the largest model that fits."""
@@ -140,7 +161,7 @@ def _experts_in_ram(
         if not model.is_moe or model.params_b <= biggest:
             continue
         q = _ladder(model, [quant], catalog)[0]
-        row = one_row(catalog, setup, model.id, q, ctx)
+        row = one_row(catalog, setup, model.id, q, ctx, ask)
         remedy = row.remedy
         if remedy is None or remedy.kind != WayOutKind.EXPERT_OFFLOAD or not remedy.decode_mid:
             continue
@@ -161,24 +182,29 @@ def _experts_in_ram(
 
 
 @lru_cache(maxsize=256)
-def which_models(catalog: Catalog, setup: Setup, ctx: int) -> WhichModel:
+def which_models(
+    catalog: Catalog, setup: Setup, ctx: int, kv_type: KvCacheType = FULL_PRECISION_KV
+) -> WhichModel:
+    """The models that run on `setup` at `ctx`, each at its best quant. `kv_type`: the cache the
+    question asked for ("q8 kv cache"): every row is priced with it, as the header says it is."""
     cfg = config(catalog, "which_model")
+    ask = RowAsk(kv_type=kv_type)
     quants = [str(q) for q in cfg.get("quants", ("Q4_K_M",))]
     min_tps = float(cfg.get("min_decode_tps", 0.0))
-    probe = one_row(catalog, setup, _candidates(catalog, 1, 0)[0].id, quants[-1], ctx)
+    probe = one_row(catalog, setup, _candidates(catalog, 1, 0)[0].id, quants[-1], ctx, ask)
     usable = probe.usable_gib
     fits: list[ModelFit] = []
     misses: list[Model] = []
     for model in _candidates(catalog, int(cfg.get("candidates", 40)), ctx):
-        fit = _best_fit(setup, usable, model, _ladder(model, quants, catalog), ctx, min_tps, catalog)
+        fit = _best_fit(setup, usable, model, _ladder(model, quants, catalog), ctx, min_tps, catalog, ask)
         if fit is None:
             misses.append(model)
         else:
             fits.append(fit)
     fits = _one_per_size(fits, catalog)
     fits.sort(key=lambda f: (-catalog.models[f.model_id].params_b, _newest_first(catalog.models[f.model_id])))
-    experts = _experts_in_ram(setup, misses, fits, cfg, ctx, catalog)
-    nxt = _next_up(setup, fits, misses, quants, ctx, catalog)
+    experts = _experts_in_ram(setup, misses, fits, cfg, ctx, catalog, ask)
+    nxt = _next_up(setup, fits, misses, quants, ctx, catalog, ask)
     return WhichModel(ctx, usable, tuple(fits), nxt, quants[-1], experts, setup.host.ram_gib)
 
 

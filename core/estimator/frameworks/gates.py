@@ -105,6 +105,9 @@ def _format_backend_blockers(
 def _no_backend(fw: Framework, q: FrameworkQuery, params: dict[str, object]) -> Note:
     """Why no backend of the framework drives this card: compute too old, ROCm target, or none."""
     gpu = q.gpu
+    if q.cpu_only and "cpu" not in fw.backends:
+        # A CPU-only run's "card" is a stand-in named "CPU only (...)": say what is missing instead.
+        return Note("fw.gate.no_cpu_backend", params)
     if q.backend is not None:
         return Note("fw.gate.asked_backend", params | {"backend": q.backend})
     if gpu.vendor == "NVIDIA" and "cuda" in fw.backends and below_min_compute(fw, gpu):

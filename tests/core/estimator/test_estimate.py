@@ -110,7 +110,8 @@ def test_bad_requests_give_clear_errors(raw, needle):
 
 def test_ktransformers_prices_the_experts_in_ram() -> None:
     """Named as the framework, KTransformers is an expert-offload run (every routed expert on the
-    CPU) priced from both memories; its grid is the native-precision checkpoints."""
+    CPU) priced from both memories; its grid is the native-precision checkpoints, then the GGUF
+    experts its classic --gguf_path recipe runs (catalogs/frameworks.toml ladder)."""
     from core.estimator.estimate import EstimateRequest, estimate
     from core.estimator.setup import HostSpec, build_setup
 
@@ -119,7 +120,8 @@ def test_ktransformers_prices_the_experts_in_ram() -> None:
     est = estimate(
         EstimateRequest(setup, cat.models["deepseek-r1"], (), (4096,), framework="ktransformers"), cat
     )
-    assert est.framework == "ktransformers" and [r.quant for r in est.rows] == ["FP8", "HF-BF16"]
+    assert est.framework == "ktransformers"
+    assert [r.quant for r in est.rows] == ["FP8", "HF-BF16", "Q4_K_M", "UD-Q2_K_XL"]
     fp8 = est.rows[0]
     assert fp8.status != "no_fit" and fp8.remedy is not None and fp8.remedy.kind == "expert_offload"
     assert fp8.decode_tps is not None and 2 < fp8.decode_tps.mid < 30

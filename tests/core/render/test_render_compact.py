@@ -118,12 +118,13 @@ def test_more_ram_than_a_desktop_holds_is_priced_as_a_server() -> None:
 def test_an_offload_the_ram_is_too_small_for_is_no_way_out() -> None:
     """DeepSeek-R1 FP8 under KTransformers keeps ~609 GiB of experts in RAM: with 512 GB the reply
     says it needs that much RAM (with the speed it would reach), never 'experts in RAM -> N tok/s'
-    as if it ran, and gives no launch command; a server-sized RAM means Linux, not Windows."""
-    reply = answer("4090 + 512g ram deepseek r1 ktransformers", CATALOG)
+    as if it ran, and gives no launch command; a server-sized RAM means Linux, not Windows. FP8 is
+    named: unnamed, the GGUF experts KTransformers also loads (--gguf_path) fit and lead."""
+    reply = answer("4090 + 512g ram deepseek r1 fp8 ktransformers", CATALOG)
     assert "more than this box has" in reply.text and "in RAM →" not in reply.text
     assert "$ hf download" not in reply.text and "not on this setup" in reply.text
     assert "Linux" in reply.text
-    zh = answer("4090 配 512G 内存 用 ktransformers 跑 deepseek r1", CATALOG)
+    zh = answer("4090 配 512G 内存 用 ktransformers 跑 deepseek r1 fp8", CATALOG)
     assert "超过这台机器的内存" in zh.text
 
 

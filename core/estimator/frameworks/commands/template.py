@@ -55,6 +55,8 @@ PLACEHOLDERS = frozenset(
         "repo",
         "local_dir",
         "kt_method",
+        "gguf_repo",
+        "gguf_dir",
     }
 )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from core.catalog.framework import Framework
 from core.estimator.frameworks.commands.apps import app_values
-from core.estimator.frameworks.commands.ktransformers import kt_values
+from core.estimator.frameworks.commands.ktransformers import kt_template, kt_values
 from core.estimator.frameworks.commands.llama_cpp import cpu_flags, ik_values, llama_cpp_values
 from core.estimator.frameworks.commands.ollama import ollama_values
 from core.estimator.frameworks.commands.serving import serving_values
@@ -37,8 +37,10 @@ def command_values(
 def launch_command(fw: Framework, q: FrameworkQuery, backend: str | None) -> tuple[str, list[Note]]:
     """The filled command ("" when there is nothing to serve) and the notes filling it made."""
     values, notes = command_values(fw, q, backend)
+    # KTransformers runs a GGUF with another program than its safetensors (kt_template).
+    template = kt_template(fw, q) if fw.engine == "ktransformers" else fw.command
     # An empty serve_model means no checkpoint is known: no command rather than a placeholder.
-    command = render_command(fw.command, values) if values.get("serve_model", "-") else ""
-    if command and q.cpu_only and "ngl" in template_fields(fw.command):
+    command = render_command(template, values) if values.get("serve_model", "-") else ""
+    if command and q.cpu_only and "ngl" in template_fields(template):
         command += cpu_flags(q)
     return command, notes
