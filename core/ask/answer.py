@@ -44,7 +44,7 @@ from core.estimator.setup import (
 from core.i18n import Lang, translate
 from core.render.anchors import anchor_section
 from core.render.candidates import candidate_names
-from core.render.compact import Reading, compact_reply, setup_title
+from core.render.compact import Reading, card_reading_line, compact_reply, setup_title
 from core.render.doc import Doc, Para, Part, fits, render_first_fitting, truncate
 from core.render.overview import gpu_overview, model_overview
 from core.understanding.hub_rule import HubNeed, card_like_pattern, model_need
@@ -455,10 +455,15 @@ def _reading(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> Readi
     model_res, gpu_res = parsed.model, parsed.gpu
     assert model_res is not None and gpu_res is not None and query.model_id is not None
     also = tuple(catalog.models[m].name for m in model_res.also if m in catalog.models)
-    gpu_also = tuple(catalog.gpus[g].name for g in gpu_res.also if g in catalog.gpus)
     model = catalog.models[query.model_id]
     said = _said(parsed.raw, model.params_b) if also and model_res.candidates[0][1] < 100 else ""
-    return Reading(also=also, said=said, gpu_also=gpu_also, gpu_hint=_memory_hint(gpu_res, catalog))
+    return replace(_card_reading(gpu_res, catalog), also=also, said=said)
+
+
+def _card_reading(gpu_res: Resolution, catalog: Catalog) -> Reading:
+    """How the card name was read: its other sizes sold under that name and what to type for them."""
+    gpu_also = tuple(catalog.gpus[g].name for g in gpu_res.also if g in catalog.gpus)
+    return Reading(gpu_also=gpu_also, gpu_hint=_memory_hint(gpu_res, catalog))
 
 
 def _memory_hint(gpu_res: Resolution, catalog: Catalog) -> str:
@@ -569,10 +574,7 @@ def _with_card_reading(text: str, parsed: ParsedQuestion, query: AskQuery, catal
     read = catalog.gpus.get(res.best_id or "") if res is not None else None
     if res is None or read is None or not res.also:
         return text
-    also = ", ".join(catalog.gpus[g].name for g in res.also if g in catalog.gpus)
-    hint = _memory_hint(res, catalog)
-    code = "reply.card_read_as" if hint else "reply.read_as"
-    line = _text((Para(translate(code, query.lang, model=read.name, also=also, hint=hint)),), query.target)
+    line = _text((Para(card_reading_line(read.name, _card_reading(res, catalog), query.lang)),), query.target)
     # Second, as in the table answer: the first line stays the answer the intent asked for.
     head, _, rest = text.partition("\n")
     combined = f"{head}\n{line}\n{rest}" if rest else f"{head}\n{line}"

@@ -86,10 +86,15 @@ def _native_quant(config: Config, t: Config) -> str:
     return ""
 
 
+def _weight_schemes(quant: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The `weights` scheme of each compressed-tensors config group (one per targeted layer set)."""
+    groups = (quant.get("config_groups") or {}).values()
+    return [g.get("weights") or {} for g in groups if isinstance(g, Mapping)]
+
+
 def _compressed_tensors_kind(quant: Mapping[str, Any]) -> str:
     """ "INT4" for Kimi K2.5's pack-quantized experts: the weights' type and bit width."""
-    for group in (quant.get("config_groups") or {}).values():
-        weights = group.get("weights") or {} if isinstance(group, Mapping) else {}
+    for weights in _weight_schemes(quant):
         if weights.get("num_bits"):
             return f"{str(weights.get('type', 'int')).upper()}{weights['num_bits']}"
     return "COMPRESSED-TENSORS"
@@ -102,11 +107,12 @@ def _native_expert_quant(config: Config, t: Config) -> str:
     catalogs/quants.toml names MLC_Q4_G32. Any other layout: "" (the experts take the row's type)."""
     for cfg in (config, t):
         quant = cfg.get("quantization_config")
-        method = str(quant.get("quant_method", "")).lower() if isinstance(quant, Mapping) else ""
-        if not isinstance(quant, Mapping) or method != "compressed-tensors":
+        if (
+            not isinstance(quant, Mapping)
+            or str(quant.get("quant_method", "")).lower() != "compressed-tensors"
+        ):
             continue
-        for group in (quant.get("config_groups") or {}).values():
-            w = (group.get("weights") or {}) if isinstance(group, Mapping) else {}
+        for w in _weight_schemes(quant):
             int4_g32 = w.get("num_bits") == 4 and w.get("group_size") == 32 and w.get("symmetric") is True
             if int4_g32 and str(w.get("type", "int")).lower() == "int":
                 return "MLC_Q4_G32"

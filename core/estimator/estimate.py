@@ -38,6 +38,7 @@ from core.estimator.pricing import Pricing
 from core.estimator.token_bytes import decode_bytes
 from core.estimator.ways_out.find import cpu_remedy, find_remedy
 from core.estimator.ways_out.kind import WayOutKind
+from core.estimator.ways_out.registry import facts
 from core.estimator.ways_out.remedy import Remedy
 from core.estimator.weights import WeightBreakdown, weight_breakdown
 from core.i18n import Note
@@ -369,9 +370,9 @@ def _served_elsewhere(est: Estimate, catalog: Catalog) -> Estimate:
 _NOTHING_FITS = "plan.serving_does_not_fit"
 
 
-# Ways out that keep every weight on the cards: a quantized KV cache, a shorter context, a smaller file.
-_ON_THE_CARDS = frozenset({WayOutKind.KV_QUANT, WayOutKind.SHORTER_CTX, WayOutKind.LOWER_QUANT})
-# ...and the one that needs RAM the user said they have: a MoE's routed experts there, the rest on the cards.
+# Besides the ways out that keep every weight on the cards and run there (`Facts.on_card` and
+# `has_command`: a quantized KV cache, a shorter context, a smaller file), the one that needs RAM the
+# user said they have: a MoE's routed experts there, the rest on the cards.
 _ON_STATED_RAM = frozenset({WayOutKind.EXPERT_OFFLOAD})
 
 
@@ -385,8 +386,11 @@ def _fits_on_the_cards(gguf: Estimate, catalog: Catalog) -> bool:
     row = choose(gguf, catalog).row
     if row.status != "no_fit":
         return True
-    kinds = _ON_THE_CARDS | _ON_STATED_RAM if gguf.request.setup.host.ram_stated else _ON_THE_CARDS
-    return row.remedy is not None and row.remedy.kind in kinds
+    if row.remedy is None:
+        return False
+    kind = row.remedy.kind
+    on_cards = facts(kind).on_card and facts(kind).has_command
+    return on_cards or (gguf.request.setup.host.ram_stated and kind in _ON_STATED_RAM)
 
 
 def _gguf_where_nothing_fits(est: Estimate, catalog: Catalog) -> tuple[EstimateRequest, Note] | None:

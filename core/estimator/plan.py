@@ -353,24 +353,23 @@ def _gguf_instead(s: _Subject, serving: str) -> Plan | None:
     table priced and chosen by the same rule, at the bits the user asked for); None when the engine
     isn't a serving one or llama.cpp has no command either (the caller keeps its own plan)."""
     fw = s.catalog.frameworks[serving]
-    if not fw.gpu_only or s.request is None or _GGUF_FRAMEWORK not in s.catalog.frameworks:
+    if not fw.gpu_only or s.request is None or GGUF_FRAMEWORK not in s.catalog.frameworks:
         return None
     # estimate.py imports this module, and choice.py imports estimate.py: both only when needed.
     from core.estimator.choice import choose
     from core.estimator.estimate import estimate
 
     asked_quants = tuple(q for q in gguf_like(s.request, s.catalog) if q)
-    request = replace(s.request, framework=_GGUF_FRAMEWORK, quants=asked_quants, contexts=(s.row.context,))
+    request = replace(s.request, framework=GGUF_FRAMEWORK, quants=asked_quants, contexts=(s.row.context,))
     est = estimate(request, s.catalog)
     inner = plan_for(est, choose(est, s.catalog).row, s.catalog)
-    if not inner.command or inner.framework != _GGUF_FRAMEWORK:
+    if not inner.command or inner.framework != GGUF_FRAMEWORK:
         return None
     return inner
 
 
 # The framework whose GGUF plan stands in for a serving engine that has nothing to serve here.
-_GGUF_FRAMEWORK = "llama.cpp"
-GGUF_FRAMEWORK = _GGUF_FRAMEWORK  # what a serving engine's estimate falls back to (estimate.py)
+GGUF_FRAMEWORK = "llama.cpp"  # what a serving engine's plan falls back to (also estimate.py)
 
 # The notes a fallback plan leads with: why not the serving engine (see _pick / _asked).
 _FALLBACK_REASONS = frozenset({"plan.nothing_to_serve", *_CARD_TOO_OLD})
@@ -383,13 +382,13 @@ def gguf_stand_in(est: Estimate, catalog: Catalog) -> tuple[EstimateRequest, Not
     from core.estimator.choice import choose  # choice.py imports estimate.py, which imports this
 
     plan = plan_for(est, choose(est, catalog).row, catalog, est.request.framework)
-    if plan.framework != _GGUF_FRAMEWORK or plan.framework == est.framework or not plan.notes:
+    if plan.framework != GGUF_FRAMEWORK or plan.framework == est.framework or not plan.notes:
         return None
     reason = plan.notes[0]
     if reason.code not in _FALLBACK_REASONS:
         return None
     quants = tuple(q for q in gguf_like(est.request, catalog) if q)
-    return replace(est.request, framework=_GGUF_FRAMEWORK, quants=quants), reason
+    return replace(est.request, framework=GGUF_FRAMEWORK, quants=quants), reason
 
 
 _NOMINAL_WIDTH = re.compile(r"\d+")
@@ -406,7 +405,7 @@ def gguf_like(request: EstimateRequest, catalog: Catalog) -> tuple[str, ...]:
         return (asked.id,)
     from core.estimator.estimate import default_quants  # estimate.py imports this module
 
-    ladder = [catalog.quants[q] for q in default_quants(request.model, _GGUF_FRAMEWORK, catalog)]
+    ladder = [catalog.quants[q] for q in default_quants(request.model, GGUF_FRAMEWORK, catalog)]
     # The GGUF of the same nominal width first ("AWQ" / "int4" -> Q4_K_M): an AWQ file's embeddings
     # and scales put its bits per weight above Q4_K_M's, and "as many bits or more" would then read
     # a 4-bit question as Q5_K_M.

@@ -276,11 +276,16 @@ def _header(est: Estimate, query: AskQuery, reading: Reading, framework: str) ->
         also = ", ".join(reading.also)
         parts.append(Para(translate(code, lang, said=reading.said, model=model.name, also=also)))
     if reading.gpu_also:
-        gpu_also = ", ".join(reading.gpu_also)
-        code = "reply.card_read_as" if reading.gpu_hint else "reply.read_as"
-        text = translate(code, lang, model=setup.gpu.name, also=gpu_also, hint=reading.gpu_hint)
-        parts.append(Para(text))
+        parts.append(Para(card_reading_line(setup.gpu.name, reading, lang)))
     return parts
+
+
+def card_reading_line(card: str, reading: Reading, lang: Lang) -> str:
+    """ "Read as A100 PCIe 40GB; also sold as A100 SXM4 80GB: add “80g” …" for a card typed without
+    its memory (`reading.gpu_also`); the plain "also:" form when the sibling differs by more than
+    memory (an M4 Max of another core count)."""
+    code = "reply.card_read_as" if reading.gpu_hint else "reply.read_as"
+    return translate(code, lang, model=card, also=", ".join(reading.gpu_also), hint=reading.gpu_hint)
 
 
 def _row_notes(est: Estimate, shown_q: list[str], lang: Lang) -> list[Part]:
