@@ -97,6 +97,9 @@ class Framework:
     library_quants: tuple[str, ...] = ()
     # Everything must sit in GPU memory: no partial CPU offload worth using.
     gpu_only: bool = False
+    # Keeps a MoE's routed experts in RAM and the rest on the card (llama.cpp --n-cpu-moe / -ot);
+    # False: only whole layers go to RAM (Ollama's num_gpu), and a MoE too big for the card is priced so.
+    expert_offload: bool = True
     # Fraction of GPU memory it pre-allocates (vLLM --gpu-memory-utilization), None = allocates as
     # needed.
     gpu_memory_utilization: float | None = None

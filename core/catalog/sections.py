@@ -230,6 +230,8 @@ class Sections:
     calibration: CalibrationMeta
     socket_words: dict[str, int]  # catalogs/cpus.toml [socket_words]: "双路" -> 2
     cpu_family_words: dict[str, str]  # catalogs/cpus.toml [family_words]: "至强" -> a typical Xeon's id
+    # catalogs/cpus.toml [family_words_ddr5]: the same words when the question says DDR5 / 12 channels
+    cpu_family_words_ddr5: dict[str, str]
     # catalogs/cpus.toml [assumed]: the CPU a CPU-only question that names none is priced on ("纯cpu")
     cpu_assumed: dict[str, str]
     # What the estimator prices with (core/catalog/pricing_sections.py).
@@ -276,6 +278,9 @@ def sections(catalog: Catalog) -> Sections:
         socket_words=_typed(dict[str, int], t.get("cpus", {}).get("socket_words"), "cpus.toml socket_words"),
         cpu_family_words=_typed(
             dict[str, str], t.get("cpus", {}).get("family_words"), "cpus.toml family_words"
+        ),
+        cpu_family_words_ddr5=_typed(
+            dict[str, str], t.get("cpus", {}).get("family_words_ddr5"), "cpus.toml family_words_ddr5"
         ),
         cpu_assumed=_typed(dict[str, str], t.get("cpus", {}).get("assumed"), "cpus.toml assumed"),
         estimator=_typed(EstimatorSection, t.get("estimator"), "estimator.toml"),

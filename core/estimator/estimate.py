@@ -511,7 +511,8 @@ def _on_gpu_figures(
     gpu_bytes = decode_bytes(model, weights, depth, request.kv_type, catalog)
     mid = 1.0 / speed.token_seconds(rt, model.layers, gpu_bytes, 0.0, model.is_moe, quant_id)
     band = fixed.band
-    decode = Range(round(mid * band.low, 1), round(mid, 1), round(mid * band.high, 1))
+    high = min(mid * band.high, max(speed.peak_tps(rt, gpu_bytes), mid))
+    decode = Range(round(mid * band.low, 1), round(mid, 1), round(high, 1))
     ub = request.ubatch or constants(catalog).ubatch
     p_seconds = speed.prefill_seconds(rt, model, quant_id, request.prompt, p_depth, ub)
     prefill, ttft = _prefill_range(request.prompt, p_seconds, fixed.prefill_band)

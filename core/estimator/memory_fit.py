@@ -26,6 +26,7 @@ from core.catalog.pricing_sections import Band
 from core.catalog.sections import sections
 from core.estimator import multi_gpu, speed
 from core.estimator.band import band_for
+from core.estimator.expert_split import moe_layer_count, moe_layers_within
 from core.estimator.memory import (
     GIB,
     Usable,
@@ -243,7 +244,8 @@ def decode_range(
         host = sections(row.catalog).estimator.host
         low, high = min(low * 0.85, host.offload_band_low), max(high * 1.1, host.offload_band_high)
     mid = 1.0 / seconds
-    return round(mid * low, 1), round(mid, 1), round(mid * high, 1)
+    peak = speed.peak_tps(rt, gpu_bytes, host_bytes, host_bandwidth)
+    return round(mid * low, 1), round(mid, 1), round(min(mid * high, max(peak, mid)), 1)
 
 
 def _on_cards(row: NoFitRow, count: int) -> speed.Runtime:
@@ -335,10 +337,11 @@ def forced_offload(
     request, usable, catalog = pricing.request, pricing.usable, pricing.catalog
     model, rules = request.model, host_rules(catalog)
     mode = request.offload
-    moe_layers = model.layers - (model.dense_layers or 0)
+    moe_layers = moe_layer_count(weights.layer_expert_bytes)
     if mode == "experts" and model.is_moe and weights.expert_bytes:
         asked = request.cpu_moe_layers
-        k = moe_layers if asked is None or asked < 0 else min(asked, moe_layers)
+        # A pasted `--n-cpu-moe N` counts the first N layers, dense ones too: k of them have experts.
+        k = moe_layers if asked is None or asked < 0 else moe_layers_within(weights.layer_expert_bytes, asked)
         host_w = weights.expert_bytes / max(moe_layers, 1) * k
         share_read = (model.experts_active or 1) / (model.experts or 1)
         reads = expert_offload_bytes(weights, row.active_kv, host_w * share_read)

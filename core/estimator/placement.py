@@ -11,13 +11,20 @@ from typing import TYPE_CHECKING, Literal
 from core.catalog.loader import Catalog
 from core.catalog.platforms import framework_os
 from core.catalog.sections import sections
+from core.estimator.expert_split import (
+    first_layers_holding,
+    layer_loads,
+    moe_layer_count,
+    proportional_counts,
+)
 from core.estimator.frameworks import FrameworkQuery
-from core.estimator.memory import GIB, constants, usable_memory
+from core.estimator.memory import GIB, constants, kv_cache_bytes, usable_memory
 from core.estimator.memory_fit import offload_ubatch
 from core.estimator.multi_gpu import mode_flag
 from core.estimator.ways_out.base import Placed
 from core.estimator.ways_out.registry import way_out
 from core.estimator.ways_out.remedy import Remedy
+from core.estimator.weights import weight_breakdown
 
 if TYPE_CHECKING:  # estimate.py imports this module: only its types are needed here
     from core.estimator.estimate import EstimateRequest, FitStatus, Setup
@@ -51,19 +58,49 @@ def framework_query(
         kv_cache=at.kv_type,
         fits_on_gpu=at.fits,
         n_gpu_layers=n_gpu_layers,
-        n_cpu_moe=at.n_cpu_moe,
+        n_cpu_moe=_first_layers(request, at, catalog),
         backend=backend,
         cpu_only=cpu_only,
         cpu_threads=threads,
         numa=cpu_only and setup.host.sockets > 1,
         ollama_tag=request.ollama_tag,
-        # Mixed cards: layers by each card's memory (a way out that changes the cards: even again).
-        tensor_split=tuple(memory for _, memory in setup.mix) if at.cards == len(setup.mix) else (),
+        tensor_split=_tensor_split(request, at, catalog),
         users=max(request.users or 1, 1),
         gpu_memory_utilization=request.gpu_memory_utilization,
         split_flags=_split_flags(request.split_mode, at.cards, catalog),
         ubatch=_ubatch(request, at, cpu_only, catalog),
     )
+
+
+def _first_layers(request: EstimateRequest, at: Placed, catalog: Catalog) -> int | None:
+    """`--n-cpu-moe N`: the first N layers that hold the `at.n_cpu_moe` MoE layers priced in RAM
+    (expert_split.first_layers_holding: dense layers count in N but hold no experts)."""
+    if not at.n_cpu_moe or not request.model.is_moe:
+        return at.n_cpu_moe
+    model = request.model
+    weights = weight_breakdown(model, catalog.quants[at.quant], catalog)
+    if at.n_cpu_moe >= moe_layer_count(weights.layer_expert_bytes):
+        return model.layers  # every layer's experts: --cpu-moe
+    return first_layers_holding(weights.layer_expert_bytes, at.n_cpu_moe)
+
+
+def _tensor_split(request: EstimateRequest, at: Placed, catalog: Catalog) -> tuple[float, ...]:
+    """-ts ratios. Mixed cards: layers by each card's memory (a way out that changes the cards: even
+    again). With the first N layers' experts in RAM on a layer split, layer counts that give each
+    card its share of the bytes (expert_split: an even split would send every layer that kept its
+    experts to the last card)."""
+    setup = request.setup
+    memories = tuple(memory for _, memory in setup.mix) if at.cards == len(setup.mix) else ()
+    model = request.model
+    n_cpu_moe = _first_layers(request, at, catalog) or 0
+    layer_split = request.split_mode in (None, "layer")
+    if at.cards < 2 or not model.is_moe or not 0 < n_cpu_moe < model.layers or not layer_split:
+        return memories
+    weights = weight_breakdown(model, catalog.quants[at.quant], catalog)
+    kv = kv_cache_bytes(model, at.context, at.kv_type, catalog, max(request.users or 1, 1))
+    loads = layer_loads(weights.layer_bytes, weights.layer_expert_bytes, n_cpu_moe, kv)
+    counts = proportional_counts(loads, memories or (1.0,) * at.cards, weights.output_bytes)
+    return tuple(float(c) for c in counts) or memories
 
 
 def _ubatch(request: EstimateRequest, at: Placed, cpu_only: bool, catalog: Catalog) -> int:

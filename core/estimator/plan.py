@@ -262,7 +262,7 @@ def _pick(s: _Subject) -> Plan:
     elif (instead := _too_old_instead(s, priced, blocked)) is not None:
         return instead
     elif rec.framework is None:
-        return s.plan("", "", blocked, "none", reason=rec.reason)
+        return _no_runner(s, blocked, rec.reason)
     else:
         option = s.option(rec.framework)
     command, why = _launch(s, option)
@@ -278,6 +278,29 @@ def _pick(s: _Subject) -> Plan:
     notes = why if option is priced else (*blocked, *why)
     easy = rec.easy if rec.easy and rec.easy != pick else ""
     return s.plan(pick, command, notes, "pick", reason=reason, easy=easy)
+
+
+def _no_runner(s: _Subject, blocked: tuple[Note, ...], reason: Note | None) -> Plan:
+    """No framework runs the row's quant on this card: llama.cpp's GGUF plan (`_quant_elsewhere`)
+    where it has one, else the plan that names no framework."""
+    found = _quant_elsewhere(s)
+    if found is not None:
+        instead, why = found
+        return replace(instead, notes=(why, *instead.notes))
+    return s.plan("", "", blocked, "none", reason=reason)
+
+
+def _quant_elsewhere(s: _Subject) -> tuple[Plan, Note] | None:
+    """No framework runs the row's serving quant on this card (AWQ on a V100: vLLM's AWQ kernels need
+    compute 7.5): llama.cpp's plan with the GGUF of the same bits and the line saying so; None for a
+    GGUF row, or where llama.cpp has no command either."""
+    priced = s.row.framework if s.row.framework in s.catalog.frameworks else None
+    if s.query.quant.format == "gguf" or priced is None:
+        return None
+    instead = _gguf_instead(s, priced)
+    if instead is None:
+        return None
+    return instead, Note("plan.quant_not_on_card", {"quant": s.query.quant.id, "gpu": s.query.gpu.name})
 
 
 def _too_old_instead(s: _Subject, priced: FrameworkOption | None, blocked: tuple[Note, ...]) -> Plan | None:
@@ -318,6 +341,9 @@ def _asked(s: _Subject, asked: str) -> Plan:
         return s.plan(asked, command, blocked, "asked_blocked", asked, why_not)
     rec = recommend(s.query, catalog=s.catalog)
     if rec.framework is None:
+        found = _quant_elsewhere(s)
+        if found is not None:
+            return _instead_of(found[0], asked, found[1])
         return s.plan("", "", blocked, "asked_blocked", asked, why_not)
     command, why = _launch(s, s.option(rec.framework))
     kind: PlanKind = "asked_blocked_alt" if command or runs_here(s.row) else "asked_blocked_alt_no_fit"
@@ -372,7 +398,7 @@ def _gguf_instead(s: _Subject, serving: str) -> Plan | None:
 GGUF_FRAMEWORK = "llama.cpp"  # what a serving engine's plan falls back to (also estimate.py)
 
 # The notes a fallback plan leads with: why not the serving engine (see _pick / _asked).
-_FALLBACK_REASONS = frozenset({"plan.nothing_to_serve", *_CARD_TOO_OLD})
+_FALLBACK_REASONS = frozenset({"plan.nothing_to_serve", "plan.quant_not_on_card", *_CARD_TOO_OLD})
 
 
 def gguf_stand_in(est: Estimate, catalog: Catalog) -> tuple[EstimateRequest, Note] | None:

@@ -343,6 +343,20 @@ def token_seconds(
     return fixed + seconds
 
 
+def peak_tps(
+    rt: Runtime, gpu_bytes: float, host_bytes: float = 0.0, host_bandwidth_gbs: float = 0.0
+) -> float:
+    """The bandwidth roofline: tokens per second if every byte a token reads came at the memory's
+    full listed rate (no kernel or sync cost). No measured decode beats it, so a band's high end is
+    capped there (audit: 2x 3090 with a 28 GB Q8_0 shown up to 35 tok/s, 936 GB/s / 28 GB = 33)."""
+    gpu = rt.gpu
+    cards = rt.count if rt.count > 1 and rt.split != "layer" else 1
+    seconds = gpu_bytes / (gpu.bandwidth_gbs * 1e9 * cards) if gpu.bandwidth_gbs else 0.0
+    if host_bytes:
+        seconds += host_bytes / (max(host_bandwidth_gbs, 1.0) * 1e9)
+    return 1.0 / seconds if seconds > 0 else float("inf")
+
+
 # --- prefill -------------------------------------------------------------------------------------
 
 

@@ -90,6 +90,8 @@ def remedy_text(remedy: Remedy, lang: Lang) -> str:
     }
     # vLLM / SGLang cache FP8 with their own flag; "q8_0" is llama.cpp's word for it.
     key = "kv_quant_serving" if kind == WayOutKind.KV_QUANT and remedy.kv_flag else str(kind)
+    if kind == WayOutKind.LOWER_QUANT and remedy.context:
+        key = "lower_quant_ctx"  # a smaller file at a shorter context (neither alone fits)
     text = translate(f"reply.remedy.{key}", lang, **params)
     if remedy.wired_limit_mb and kind != WayOutKind.MAC_WIRED_LIMIT:
         # A smaller quant (or context) that fits only past macOS's default GPU share: the command

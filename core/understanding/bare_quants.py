@@ -16,7 +16,9 @@ from core.catalog.loader import Catalog
 # Only these words are bare: a width ("4bit", "4-bit", "4 bit", "4位", "4比特"), an int width ("int4")
 # and the 16-bit precisions. A named format ("q4_k_m", "awq", "nf4", "mlx 4bit", "gptq int4") is
 # a word of its own in the quant vocabulary and never reaches the rewrite.
-_WIDTH = re.compile(r"(int\s*)?(\d{1,2})\s*-?\s*(?:bits?|位|比特)?")
+# "q4" / "q8" alone are widths too ("deepseek v3.1 q4 mlx" asks for MLX 4-bit, "vllm q4" an AWQ
+# checkpoint); "q4_0", "q4_k_m" name GGUF formats and never match.
+_WIDTH = re.compile(r"(int\s*)?q?(\d{1,2})\s*-?\s*(?:bits?|位|比特)?")
 _PRECISION = {"bf16": "bf16", "fp16": "fp16", "半精度": "fp16"}  # "半精度": half precision, FP16
 
 

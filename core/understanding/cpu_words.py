@@ -133,12 +133,19 @@ def _family_index(catalog: Catalog) -> tuple[re.Pattern[str] | None, dict[str, s
     return re.compile(rf"(?<![a-z0-9])(?:{alt})(?![a-z0-9])", re.I), words
 
 
+# DDR5 said, or 10-12 memory channels: the family's DDR5 generation (cpus.toml [family_words_ddr5]).
+_DDR5_BOX = re.compile(r"ddr5|(?<![0-9])1[0-2]\s*-?\s*(?:通道|channels?|ch)(?![a-z])", re.I)
+
+
 def _family_mention(text: str, catalog: Catalog) -> tuple[CpuMention, ...]:
     pattern, words = _family_index(catalog)
     m = pattern.search(text) if pattern is not None else None
     if m is None:
         return ()
     cpu_id = words[m.group(0).lower()]
+    if _DDR5_BOX.search(text):
+        ddr5 = {k.lower(): v for k, v in sections(catalog).cpu_family_words_ddr5.items() if v in catalog.cpus}
+        cpu_id = ddr5.get(m.group(0).lower(), cpu_id)
     return (CpuMention(cpu_id, _sockets(text, m.start(), m.end(), catalog), m.start(), m.end()),)
 
 

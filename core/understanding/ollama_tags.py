@@ -29,8 +29,16 @@ def typed_ollama_tag(raw: str, model_id: str | None, catalog: Catalog) -> tuple[
         name, quant = ollama_tag(tag)
         if model_id not in (resolve_model(tag, catalog).best_id, resolve_model(name, catalog).best_id):
             continue
-        quant_id = quant or OLLAMA_DEFAULT_QUANT
+        quant_id = quant or _library_default(model_id, catalog)
         if quant_id not in catalog.quants:
             continue
         return tag.lower(), quant_id
     return None
+
+
+def _library_default(model_id: str, catalog: Catalog) -> str:
+    """The quant a bare library tag downloads: Q4_K_M, or the release's own GGUF type where it was
+    quantized natively (gpt-oss:120b is the MXFP4 file, ollama.com/library/gpt-oss)."""
+    model = catalog.models.get(model_id)
+    native = catalog.quants.get(model.native_quant or "") if model is not None else None
+    return native.id if native is not None and native.format == "gguf" else OLLAMA_DEFAULT_QUANT

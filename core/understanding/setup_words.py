@@ -93,7 +93,7 @@ def build_setup_patterns(vocab: Vocab, number_words: str) -> SetupPatterns:
             rf"(?:(?<![a-z])(?:{ram_words})|(?<![a-z])(?:{types}){speed}|{channel_words})\s*(?:is|are|=|:|是|有|为|用的?)?\s*$"
         ),
         channels=re.compile(
-            rf"(?<![a-z0-9])({channel_words})(?![a-z])|(?<![a-z0-9.])(\d{{1,2}})[\s-]*(?:channels?|ch|通道)(?![a-z])"
+            rf"(?<![a-z0-9])({channel_words})(?![a-z])|(?<![a-z0-9.])(\d{{1,2}})[\s-]*(?:(?:channels?|ch)(?![a-z])|通道)"
         ),
         kv_before=re.compile(
             rf"(?<![a-z0-9])(?:{kv_words})[\s=:_-]*(?:cache[\s_-]*)?(?:type[\s_-]*)?(?:用|为|是|to|at|in|of)?\s*"

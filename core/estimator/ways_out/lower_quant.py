@@ -6,17 +6,56 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from core.catalog.framework import Framework
 from core.catalog.pricing_sections import RemedyRules
 from core.estimator.frameworks.kernels import kernels_run
 from core.estimator.frameworks.quant_match import quant_in
-from core.estimator.memory import GIB
-from core.estimator.memory_fit import decode_range
-from core.estimator.token_bytes import bytes_per_token
+from core.estimator.memory import GIB, compute_buffer_bytes, constants, kv_cache_bytes
+from core.estimator.memory_fit import NoFitRow, decode_range, fits
+from core.estimator.token_bytes import bytes_per_token, decode_bytes
 from core.estimator.ways_out.base import WIRED_LOWER_QUANT_TIER, Facts, Placed, WayOut, remedy_rules, swapped
 from core.estimator.ways_out.cases import CardCase, CpuCase, cpu_option
 from core.estimator.ways_out.kind import WayOutKind
-from core.estimator.ways_out.ladder import lower_weights, natively_gguf
+from core.estimator.ways_out.ladder import ladder_contexts, lower_weights, natively_gguf
 from core.estimator.ways_out.remedy import Remedy
+
+
+def _at_a_shorter_context(row: NoFitRow, fw: Framework | None) -> Remedy | None:
+    """No lower quant of 3 bits or more fits at the row's context: the best one that fits at a
+    shorter one, at the longest such context (70B Q4 on 3090 + 3060 at 32K: IQ3_XXS at 8K fully on
+    the cards, ~13 tok/s, where the other way out is layers in RAM at ~1.3)."""
+    shorter = [c for c in ladder_contexts(row.catalog) if c < row.ctx]
+    # A usable chat context first (8K+: a 4K window fills in a few turns), then any.
+    roomy = [c for c in shorter if c >= _CHAT_CONTEXT]
+    return _best_fitting(row, fw, roomy) or _best_fitting(row, fw, [c for c in shorter if c < _CHAT_CONTEXT])
+
+
+_CHAT_CONTEXT = 8192
+
+
+def _best_fitting(row: NoFitRow, fw: Framework | None, contexts: list[int]) -> Remedy | None:
+    """The best lower quant of 3 bits or more that fits at one of `contexts` (longest first)."""
+    model, catalog, cards = row.request.model, row.catalog, row.request.setup.count
+    low_bit, fa = remedy_rules(catalog).low_bit_bpw, constants(catalog).flash_attention
+    shorter = contexts
+    for q, w in lower_weights(model, row.quant_id, catalog, fw.ladder if fw else ()):
+        if q.bpw < low_bit or not kernels_run(fw, q, row.rt.gpu, model, catalog):
+            continue
+        if fw is not None and fw.quants and not quant_in(q, fw.quants):
+            continue
+        for ctx in shorter:
+            total = (
+                w.gpu_bytes_full_offload
+                + kv_cache_bytes(model, ctx, row.request.kv_type, catalog)
+                + compute_buffer_bytes(model, ctx, catalog, fa) * cards
+            )
+            if fits(total, row.usable_bytes, row.smooth_fraction):
+                reads = decode_bytes(model, w, min(row.depth, ctx), row.request.kv_type, catalog)
+                lo, mid, hi = decode_range(row, reads, quant_id=q.id)
+                return Remedy(
+                    WayOutKind.LOWER_QUANT, mid, lo, hi, round(total / GIB, 2), quant=q.id, context=ctx
+                )
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,10 +83,12 @@ class LowerQuant(WayOut):
                 reads = bytes_per_token(w.active_bytes_per_token, row.active_kv)
                 lo, mid, hi = decode_range(row, reads, quant_id=q.id)
                 low_bit = q.bpw < remedy_rules(row.catalog).low_bit_bpw
-                return Remedy(
+                found = Remedy(
                     self.kind, mid, lo, hi, round(total / GIB, 2), quant=q.id, quality_warning=low_bit
                 )
-        return None
+                # A 1-2-bit file is the last resort: a 3-bit one at a shorter context first.
+                return (_at_a_shorter_context(row, fw) or found) if low_bit else found
+        return _at_a_shorter_context(row, fw)
 
     def applies_cpu(self, case: CpuCase) -> bool:
         return not natively_gguf(case.request.model, case.pricing.catalog)

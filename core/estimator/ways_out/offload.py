@@ -10,13 +10,42 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from core.catalog.pricing_sections import RemedyRules
+from core.estimator.expert_split import (
+    first_layers_holding,
+    layer_loads,
+    moe_layer_count,
+    proportional_counts,
+)
 from core.estimator.memory import GIB
-from core.estimator.memory_fit import decode_range, host_rules
+from core.estimator.memory_fit import NoFitRow, decode_range, host_rules
 from core.estimator.token_bytes import expert_offload_bytes, layer_offload_bytes
 from core.estimator.ways_out.base import Facts, Placed, WayOut, offload_tier
 from core.estimator.ways_out.cases import CardCase
 from core.estimator.ways_out.kind import WayOutKind
 from core.estimator.ways_out.remedy import Remedy
+
+
+def _packs(row: NoFitRow, k: int) -> bool:
+    """Whether the layers left on several cards, with the experts of `k` MoE layers in RAM, split
+    into whole runs of layers (the command's -ts, expert_split) that each card holds with its buffer;
+    one card always does when the pooled count fits."""
+    cards = row.request.setup.count
+    if cards < 2:
+        return True
+    weights = row.weights
+    first = first_layers_holding(weights.layer_expert_bytes, k)
+    loads = layer_loads(weights.layer_bytes, weights.layer_expert_bytes, first, row.kv_bytes)
+    memories = tuple(memory for _, memory in row.request.setup.mix)
+    shares = memories if len(memories) == cards else (1.0,) * cards
+    counts = proportional_counts(loads, shares, weights.output_bytes)
+    start, room = 0, row.usable_bytes / sum(shares)
+    for card, count in enumerate(counts):
+        held = sum(loads[start : start + count]) + row.offload_buffer
+        held += weights.output_bytes if card == len(counts) - 1 else 0.0
+        if held > room * shares[card]:
+            return False
+        start += count
+    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +57,9 @@ class ExpertOffload(WayOut):
 
     def applies(self, case: CardCase) -> bool:
         row = case.row
+        fw = row.catalog.frameworks.get(row.rt.framework)
+        if fw is not None and not fw.expert_offload:
+            return False  # Ollama: whole layers only (its layer offload is the way out)
         return case.host is not None and row.request.model.is_moe and bool(row.weights.expert_bytes)
 
     def propose(self, case: CardCase) -> Remedy | None:
@@ -35,11 +67,13 @@ class ExpertOffload(WayOut):
         if host is None:
             return None
         model, weights = row.request.model, row.weights
-        moe_layers = model.layers - (model.dense_layers or 0)
+        moe_layers = moe_layer_count(weights.layer_expert_bytes)
         per_layer = weights.expert_bytes / max(moe_layers, 1)
         # Offloaded, the run takes a larger -ub (memory_fit.offload_ubatch): its buffer grows with it.
         need = row.total + (row.offload_buffer - row.buffer) * row.request.setup.count
         k = math.ceil(max(0.0, need - row.usable_bytes) / per_layer) if per_layer else moe_layers + 1
+        while k <= moe_layers and not _packs(row, k):
+            k += 1  # whole layers per card: the pooled count can leave one card a layer short
         if k > moe_layers or k * per_layer > host.room:
             return None
         share_read = (model.experts_active or 1) / (model.experts or 1)
