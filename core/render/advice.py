@@ -39,9 +39,11 @@ def advise(plan: Plan, catalog: Catalog, lang: Lang) -> Advice:
     why = plan.reason.text(lang) if plan.reason is not None else ""
     kind = plan.kind
     remedy = plan.way_out
-    if kind == "pick" and not plan.command and remedy is not None and remedy.cards > 1:
-        # The pick runs only on more cards than this box has: say that, not "tensor parallel over N
-        # cards" as though they were here (one MI300X for DeepSeek-R1).
+    needs_more = remedy is not None and (remedy.cards > 1 or remedy.kind == WayOutKind.HOST_SHORT)
+    if kind == "pick" and not plan.command and remedy is not None and needs_more:
+        # The pick runs only on more cards (or more RAM) than this box has: say that, not "tensor
+        # parallel over N cards" or "the option that runs this" as though they were here (one MI300X
+        # for DeepSeek-R1; Kimi K2 on 24 GB + 96 GB).
         way = remedy_text(remedy, lang)
         fw_name = _name(plan.framework, catalog)
         line = translate("reply.fw.elsewhere", lang, quant=plan.quant, way=way, framework=fw_name)

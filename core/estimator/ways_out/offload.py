@@ -74,13 +74,16 @@ class ExpertOffload(WayOut):
         k = math.ceil(max(0.0, need - row.usable_bytes) / per_layer) if per_layer else moe_layers + 1
         while k <= moe_layers and not _packs(row, k):
             k += 1  # whole layers per card: the pooled count can leave one card a layer short
-        if k > moe_layers or k * per_layer > host.room:
+        if k > moe_layers:
             return None
         share_read = (model.experts_active or 1) / (model.experts or 1)
         reads = expert_offload_bytes(weights, row.active_kv, k * per_layer * share_read)
         lo, mid, hi = decode_range(row, *reads, host_scale=host_rules(row.catalog).experts)
+        # The experts would run from RAM, but the box has too little of it (Kimi K2 on 24 GB + 96 GB):
+        # said as the RAM it needs and the speed with it, never proposed as a way out that runs.
+        kind = self.kind if k * per_layer <= host.room else WayOutKind.HOST_SHORT
         return Remedy(
-            self.kind,
+            kind,
             mid,
             lo,
             hi,

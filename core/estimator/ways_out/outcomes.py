@@ -1,6 +1,7 @@
-"""What a row's `remedy` can say that is no way out: nothing runs it (`none`), the offload the user
-asked for needs more system RAM than the box has (`host_short`), or the CPU-only run asked for
-(`cpu`). Registered beside the ways out so that every kind has its facts; none is ever proposed."""
+"""What a row's `remedy` can say that is no way out here: nothing runs it (`none`), the offload
+needs more system RAM than the box has (`host_short`: the offload asked for, or the experts-in-RAM
+way out on too small a box, which proposes it), or the CPU-only run asked for (`cpu`). Registered
+beside the ways out so that every kind has its facts."""
 
 from __future__ import annotations
 
@@ -23,7 +24,9 @@ class NoWayOut(WayOut):
 @dataclass(frozen=True, slots=True)
 class HostShort(WayOut):
     kind: ClassVar[WayOutKind] = WayOutKind.HOST_SHORT
-    facts: ClassVar[Facts] = _NOT_RANKED
+    # Proposed by the experts-in-RAM way out when the box has too little RAM for them: buying RAM
+    # ranks just before buying cards (192 GB of DDR5 costs less than seven more 5090s).
+    facts: ClassVar[Facts] = Facts(tier=5.9)
 
 
 @dataclass(frozen=True, slots=True)

@@ -165,3 +165,40 @@ def test_a_smaller_file_at_a_shorter_context_beats_a_crawl(question: str) -> Non
     assert "-ngl 99" in command, _text(question)
     quant = re.search(r"-(Q\d_K_[MS]|IQ\d_\w+|Q\d_0)\.gguf", command)
     assert quant and not quant.group(1).startswith(("IQ1", "IQ2", "Q2")), command
+
+
+# --- nothing runs here: the way out that buys the least hardware leads ----------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "单张 A100 80G 部署 qwen3-235b-a22b 够吗",
+        # held out
+        "one h100 80gb enough for qwen3 235b with vllm?",
+        "a100 40g 能跑 llama 3.3 70b fp16 吗 vllm",
+    ],
+)
+def test_the_fewest_cards_lead(question: str) -> None:
+    line = next((x for x in _text(question).split("\n") if "张卡" in x or "cards" in x), "")
+    found = re.search(r"(\d+) (?:张卡|cards)", line)
+    assert found is None or int(found.group(1)) <= 4, line
+
+
+# --- a MoE whose experts need more RAM than the box has: the RAM it needs, not "no way" ----------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "4090 + 96gb ddr5 kimi k2 能跑吗 多少t/s",
+        # held out
+        "3090 32gb ram deepseek v3 q4 how fast",
+        "5090 + 64g内存 跑 qwen3 235b q8",
+    ],
+)
+def test_too_little_ram_says_how_much(question: str) -> None:
+    text = _text(question)
+    ways = next((x for x in text.split("\n") if x.startswith(("If it doesn't fit", "装不下时"))), "")
+    assert "GiB" in ways and ("RAM" in ways or "内存" in ways), text
+    assert "no way on this setup" not in ways and "没办法" not in ways, ways
