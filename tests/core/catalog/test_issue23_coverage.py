@@ -16,8 +16,8 @@ bench = load_script("bench_accuracy_setups", reuse=True)
 
 
 def _open(*values: object) -> object:
-    """A case for a gap not closed yet: the catalog entry needs a source not read yet (W7800 and
-    Flex 170 bandwidth, the Intel iGPUs' memory), a config not read (Qwen3Guard,
+    """A case for a gap not closed yet: the catalog entry needs a source not read yet (Flex 170
+    bandwidth, the Intel iGPUs' memory), a config not read (Qwen3Guard,
     Nemotron-Cascade-2). Strict: it fails the day the gap closes."""
     return pytest.param(*values, marks=pytest.mark.xfail(strict=True, reason="issue 23 gap still open"))
 
@@ -51,8 +51,8 @@ def test_new_models_resolve(catalog: Catalog, typed: str, expected: str) -> None
     [
         _open("Intel Data Center GPU Flex 170", "flex-170"),
         _open("Flex 170", "flex-170"),
-        _open("Radeon Pro W7800", "radeon-pro-w7800"),
-        _open("W7800", "radeon-pro-w7800"),
+        ("Radeon Pro W7800", "radeon-pro-w7800"),
+        ("W7800", "radeon-pro-w7800"),
         ("W7900", "radeon-pro-w7900"),  # the sibling keeps its name
         ("Meteor Lake", "arc-graphics-meteor-lake"),
         ("Core Ultra 9 185H", "arc-graphics-meteor-lake"),
@@ -71,7 +71,7 @@ def test_new_cards_resolve(catalog: Catalog, typed: str, expected: str) -> None:
         ("Intel Meteor Lake built-in Arc iGPU (MTL)", "arc-graphics-meteor-lake"),
         ("Intel Arc iGPU (Meteor Lake)", "arc-graphics-meteor-lake"),
         ("Intel Arc iGPU (Core Ultra 9 185H, Meteor Lake)", "arc-graphics-meteor-lake"),
-        _open("AMD Radeon Pro W7800", "radeon-pro-w7800"),
+        ("AMD Radeon Pro W7800", "radeon-pro-w7800"),
     ],
 )
 def test_bench_reads_the_new_cards(text: str, expected: str, catalog: Catalog) -> None:
@@ -97,7 +97,7 @@ def test_kobold_united_is_still_no_framework(catalog: Catalog) -> None:
         ("devstral 2 123b on 2x r9700", "radeon-ai-pro-r9700", 2, "devstral-2-123b"),
         ("nemotron 3 super 120b 4090 + 128gb ram", "rtx-4090", 1, "nemotron-3-super-120b-a12b"),
         _open("flex 170 跑 llama 2 7b q4_0 多快", "flex-170", 1, "llama-2-7b"),
-        _open("w7800 gemma 2 27b q6_k", "radeon-pro-w7800", 1, "gemma-2-27b"),
+        ("w7800 gemma 2 27b q6_k", "radeon-pro-w7800", 1, "gemma-2-27b"),
         _open("nemotron cascade 2 on a dgx spark", "dgx-spark-gb10", 1, "nemotron-cascade-2-30b-a3b"),
     ],
 )
@@ -119,7 +119,7 @@ _PRICED = [
     _open("measured_calibration.csv", 305, 307),  # Flex 170, Meteor Lake, Arrow Lake-H
     _open("measured_calibration_backends.csv", 114, 117),
     ("measured_calibration_backends.csv", 131, 131),
-    _open("measured_calibration_backends.csv", 2, 2),  # Radeon Pro W7800
+    ("measured_calibration_backends.csv", 2, 2),  # Radeon Pro W7800
 ]
 
 
