@@ -32,9 +32,21 @@ def _longest_exact_model(free: list[_Piece], index: Index) -> tuple[int, int, st
                 break
             if key in index.model_exact:
                 end = j
-        if end and (best is None or end - i > best[1] - best[0]):
+        if end and (best is None or _longer((i, end), best[:2], free)):
             best = (i, end, index.model_exact["".join(p.text for p in free[i:end])])
     return best
+
+
+def _longer(run: tuple[int, int], than: tuple[int, int], free: list[_Piece]) -> bool:
+    """More letters, then fewer (so longer) words: "满血 deepseek v3.2" and "满血 deepseek v3" are
+    DeepSeek-V3.2 / V3 (the aliases "deepseek v3.2", "deepseek v3"), not R1 by its alias "满血
+    deepseek" that starts first (each CJK character is a word of its own, so counting words would
+    prefer the Chinese alias)."""
+
+    def letters(r: tuple[int, int]) -> int:
+        return sum(len(p.text) for p in free[r[0] : r[1]])
+
+    return (letters(run), than[1] - than[0]) > (letters(than), run[1] - run[0])
 
 
 def _model_like(w: str, index: Index, pats: _Patterns) -> bool:

@@ -202,3 +202,20 @@ def test_too_little_ram_says_how_much(question: str) -> None:
     ways = next((x for x in text.split("\n") if x.startswith(("If it doesn't fit", "装不下时"))), "")
     assert "GiB" in ways and ("RAM" in ways or "内存" in ways), text
     assert "no way on this setup" not in ways and "没办法" not in ways, ways
+
+
+# --- "满血" before a versioned name is that version, not R1 by the "满血 deepseek" alias ----------
+
+
+@pytest.mark.parametrize(
+    ("question", "model_id"),
+    [
+        ("H20 96G 8卡 能跑满血 deepseek v3.2 吗 sglang", "deepseek-v3.2"),
+        ("满血 deepseek 需要几张 h20", "deepseek-r1"),
+        # held out
+        ("满血版 deepseek v3.1 需要几张 H100", "deepseek-v3.1"),
+        ("8张a100 能跑满血 deepseek v3 吗", "deepseek-v3"),
+    ],
+)
+def test_full_model_word_keeps_the_version(question: str, model_id: str) -> None:
+    assert _query(question)["model"]["id"] == model_id
