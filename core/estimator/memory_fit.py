@@ -244,7 +244,9 @@ def decode_range(
         host = sections(row.catalog).estimator.host
         low, high = min(low * 0.85, host.offload_band_low), max(high * 1.1, host.offload_band_high)
     mid = 1.0 / seconds
-    peak = speed.peak_tps(rt, gpu_bytes, host_bytes, host_bandwidth)
+    # Capped at the card's bandwidth roofline only when every byte comes from the card: the host's
+    # RAM speed is often assumed (a preset), and measured CPU / offload runs top a guessed roofline.
+    peak = speed.peak_tps(rt, gpu_bytes) if not host_bytes else float("inf")
     return round(mid * low, 1), round(mid, 1), round(min(mid * high, max(peak, mid)), 1)
 
 

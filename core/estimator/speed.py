@@ -350,6 +350,10 @@ def peak_tps(
     full listed rate (no kernel or sync cost). No measured decode beats it, so a band's high end is
     capped there (audit: 2x 3090 with a 28 GB Q8_0 shown up to 35 tok/s, 936 GB/s / 28 GB = 33)."""
     gpu = rt.gpu
+    if rt.count > 1 and rt.split == "layer" and rt.framework not in GGML_KERNELS:
+        # A serving engine's stages over several machines may in fact run tensor parallel (two DGX
+        # Sparks under vLLM measured above one card's roofline): no cap where the split is a guess.
+        return float("inf")
     cards = rt.count if rt.count > 1 and rt.split != "layer" else 1
     seconds = gpu_bytes / (gpu.bandwidth_gbs * 1e9 * cards) if gpu.bandwidth_gbs else 0.0
     if host_bytes:
