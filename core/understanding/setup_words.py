@@ -33,6 +33,10 @@ class SetupPatterns:
     channels: re.Pattern[str]  # "双通道", "quad channel", "8-channel", "12通道"
     kv_before: re.Pattern[str]  # "kv q8", "--cache-type-k q8_0", "kv缓存用q4"
     kv_after: re.Pattern[str]  # "q8 kv", "8-bit kv cache"
+    # The other side of a KV comparison ("kv cache q8 vs f16", "f16 or q8 kv"): a cache type too,
+    # never the weights' quant (the table was priced with F16 weights).
+    kv_pair_after: re.Pattern[str]
+    kv_pair_before: re.Pattern[str]
     machines_en: re.Pattern[str]  # "2 nodes x", "3 machines with"
     machines_zh: re.Pattern[str]  # "3台" before another count of cards
     laptop: re.Pattern[str] | None
@@ -100,6 +104,8 @@ def build_setup_patterns(vocab: Vocab, number_words: str) -> SetupPatterns:
             rf"({kv_types})(?![a-z0-9_])"
         ),
         kv_after=re.compile(rf"(?<![a-z0-9_])({kv_types})[\s_-]*(?:kv|k/v)(?:[\s_-]*cache)?(?![a-z])"),
+        kv_pair_after=re.compile(rf"\s*(?:vs\.?|versus|or|还是|和|对比|比)\s*({kv_types})(?![a-z0-9_])"),
+        kv_pair_before=re.compile(rf"(?<![a-z0-9_])({kv_types})\s*(?:vs\.?|versus|or|还是|和|对比|比)\s*$"),
         machines_en=re.compile(
             rf"(?<![a-z0-9.])({number})\s*(?:{_alt(vocab.machine_words) or 'nodes'})(?![a-z])"
             r"\s*(?:x|\*|with|each with|of|,)?"
@@ -259,6 +265,12 @@ def read_kv_type(t: str, pats: SetupPatterns, vocab: Vocab) -> tuple[str, KvCach
             if kv is None and is_kv_cache_type(value):
                 kv = value
             t = _blank(t, m.start(), m.end())
+            after = pats.kv_pair_after.match(t, m.end())
+            if after is not None:
+                t = _blank(t, after.start(), after.end())
+            before = pats.kv_pair_before.search(t, 0, m.start())
+            if before is not None:
+                t = _blank(t, before.start(), before.end())
     return t, kv
 
 

@@ -219,3 +219,20 @@ def test_too_little_ram_says_how_much(question: str) -> None:
 )
 def test_full_model_word_keeps_the_version(question: str, model_id: str) -> None:
     assert _query(question)["model"]["id"] == model_id
+
+
+# --- the other side of a KV comparison is a cache type, not the weights' quant ------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "kv cache q8 vs f16 for 64k ctx on 3090 qwen3 14b how much vram saved",
+        # held out
+        "f16 or q8 kv cache for qwen3 32b on 4090 at 32k",
+        "4090 qwen3 14b kv q4 还是 f16 哪个好",
+    ],
+)
+def test_a_kv_comparison_keeps_the_weights_ladder(question: str) -> None:
+    q = _query(question)
+    assert q["quants"] == [] and q["kv_type"] in ("q8_0", "q4_0"), q
