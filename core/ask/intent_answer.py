@@ -138,7 +138,26 @@ def with_intent(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> As
     size_b = _size_only(parsed, query.model_id, catalog)
     if size_b != query.model_size_b:  # a dataclass replace costs more than the comparison
         query = replace(query, model_size_b=size_b)
-    return _memory_only(parsed, query, details, catalog)
+    return _task_asked(_memory_only(parsed, query, details, catalog), details, parsed.model is not None)
+
+
+# The intents a card with a task and no model is answered as a which-model list for: "4090 for
+# coding", "how fast is a 3090 for coding" name no model to price.
+_TASK_INTENTS = frozenset({"general", "fit", "speed", "which_model"})
+
+
+def _task_asked(query: AskQuery, details: IntentDetails, model_named: bool) -> AskQuery:
+    """ "Best model for coding on a 4090": a card, a task and no model is the which-model list for
+    that task. A question that names a model, even one the catalog lacks ("Qwen3-Coder-Next"),
+    keeps its answer (the task is not set), and "q8 kv worth it" is said only where a model's plan
+    can say what the cache buys."""
+    if details.kv_worth and query.model_id is not None:
+        query = replace(query, kv_worth=True)
+    if details.task is None or model_named or query.model_id is not None or query.gpu_id is None:
+        return query
+    if query.intent not in _TASK_INTENTS:
+        return query
+    return replace(query, intent="which_model", task=details.task)
 
 
 def _value_asked(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> AskQuery:
@@ -213,7 +232,9 @@ def _assumed(query: AskQuery, catalog: Catalog) -> tuple[Para, ...]:
 def _which_model(query: AskQuery, catalog: Catalog) -> IntentReply:
     card = query.hardware.first
     # The asked KV cache type ("q8 kv cache"): the reply's header says it is priced, so the rows are.
-    result = which_model.which_models(catalog, _setup(query, card, catalog), _ctx(query), query.kv_type)
+    setup = _setup(query, card, catalog)
+    # The task ("for coding") is a cache key like the rest: a hashable string or None.
+    result = which_model.which_models(catalog, setup, _ctx(query), query.kv_type, query.task)
     shown = int(config(catalog, "which_model").get("shown", 8))
     doc = (
         *_assumed(query, catalog),

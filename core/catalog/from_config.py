@@ -185,6 +185,7 @@ METADATA_FIELDS = frozenset(
         "gguf_repo",
         "gguf_file_stem",
         "ollama_tag",
+        "uses",  # what the release is tuned for ("code"): the model card's word, no config's
         "notes",
         "source",
     }

@@ -123,6 +123,10 @@ class Model:
     # Native type of the routed experts when it differs from native_quant (DeepSeek-V4: FP8 weights
     # with FP4 experts, stored in the MXFP4 layout of e2m1 + one ue8m0 scale per 32).
     native_expert_quant: str = ""
+    # What the release is tuned for, beyond general chat: tasks a question can name (catalogs/intents.toml
+    # [task], e.g. "code"). A which-model list asked for that task puts these models first; the
+    # estimate never reads it.
+    uses: tuple[str, ...] = ()
     notes: str = ""
     source: str = ""
 

@@ -12,7 +12,7 @@ from typing import TypeVar
 from core.catalog.loader import Catalog
 from core.estimator.choice import Choice, choose
 from core.estimator.estimate import Estimate, Row, in_ram
-from core.estimator.plan import plan_for
+from core.estimator.plan import Plan, plan_for
 from core.estimator.serialize import plan_end_to_end
 from core.estimator.speculative import room_beside
 from core.estimator.ways_out.kind import WayOutKind
@@ -21,6 +21,7 @@ from core.render.advice import Advice, advise, method_line, note_texts, remedy_t
 from core.render.assumptions import gpu_memory_line, os_assumed, uses_host_ram
 from core.render.doc import NARROW, Cmd, Doc, Para, Part, Pre, fits, render, truncate
 from core.render.fmt import NO_FIT, OVER, ROPE, TIGHT, ctx_label, gib, num, speed_range, table, table_width
+from core.render.kv_worth import kv_worth, kv_worth_line
 from core.understanding.query import AskQuery
 
 T = TypeVar("T")
@@ -312,6 +313,13 @@ def _ways_out(est: Estimate, row: Row, shown_q: list[str], shown_c: list[int], l
     return [Para(translate("reply.ways_out", lang, items=" · ".join(outs)))] if outs else []
 
 
+def _kv_worth(est: Estimate, choice: Choice, plan: Plan, catalog: Catalog, lang: Lang) -> list[Part]:
+    """ "Is q4 KV cache worth it?": the cache per type at the plan's context and what the plan's
+    type buys (core/render/kv_worth.py); nothing for a run without a card."""
+    worth = None if in_ram(est) else kv_worth(est, choice, plan, catalog)
+    return [Para(kv_worth_line(worth, lang))] if worth is not None else []
+
+
 def _said_plainly(choice: Choice, lang: Lang) -> list[Part]:
     """A 1-2-bit or too-slow pick, said plainly above its command (core/estimator/choice.py)."""
     texts = note_texts(choice.notes, lang)
@@ -352,7 +360,8 @@ def compact_doc(
     shown_q = thin(quants, level.max_quants, (*query.quants, row.quant))
     shown_c = thin(contexts, level.max_contexts, (*query.contexts, row.context))
     memory = query.intent == "memory"
-    advice = advise(plan_for(est, row, catalog, query.framework), catalog, lang)
+    plan = plan_for(est, row, catalog, query.framework)
+    advice = advise(plan, catalog, lang)
 
     parts = _header(est, query, reading, advice.framework or est.framework)
     block = _table(shown_q, shown_c, cells, memory, (*query.contexts, row.context))
@@ -368,6 +377,8 @@ def compact_doc(
         parts += _row_notes(est, shown_q, lang)
     if level.ways_out:
         parts += _ways_out(est, row, shown_q, shown_c, lang)
+        if query.kv_worth:
+            parts += _kv_worth(est, choice, plan, catalog, lang)
     if query.intent == "cards_needed":
         parts.append(Para(_cards_needed(row, est.request.setup.count, lang)))
     parts += _said_plainly(choice, lang)

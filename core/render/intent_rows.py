@@ -52,7 +52,16 @@ def model_label(model: Model, width: int = 16) -> str:
         return model.id
     names = [a for a in model.aliases if a.isascii() and not any(c in a for c in " /:")]
     short = [a for a in names if len(a) <= width and any(ch.isdigit() for ch in a)]
-    return max(short, key=len) if short else model.id[:width]
+    # Cut to the cell: never ending on the hyphen the cut fell after ("qwen3-coder-30b-").
+    return max(short, key=len) if short else model.id[:width].rstrip("-")
+
+
+def prose_label(model: Model) -> str:
+    """The label for a line of text, where a name someone can ask for matters more than width:
+    `model_label`, or the catalog id where that label had to be cut ("qwen2.5-coder-32" names no
+    model; "qwen2.5-coder-32b" does)."""
+    label = model_label(model)
+    return label if label in (model.name, model.id, *model.aliases) else model.id
 
 
 def rough_weights_gib(model: Model, quant_bpw: float) -> float:

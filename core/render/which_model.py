@@ -1,10 +1,14 @@
 """Which models run on a card ("what can I run on a 3090", "能跑多少B的模型"): the most popular
 catalog models, each at the best quant that fits at a usable context, the largest and newest first,
-and why the next size up doesn't fit. The lists and limits are data (catalogs/intents.toml)."""
+and why the next size up doesn't fit. The lists and limits are data (catalogs/intents.toml).
+
+A question that names a task ("best model for coding on a 4090") puts the models tuned for it
+first (catalogs/models.toml `uses`; every one of them is tried, not only the most popular), then the
+general ones; the experts-in-RAM line and the next size up look at the tuned ones first too."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -23,6 +27,7 @@ from core.render.intent_rows import (
     config,
     model_label,
     one_row,
+    prose_label,
     rough_weights_gib,
     runs,
     supported_context,
@@ -39,6 +44,7 @@ class ModelFit:
     # The asked context is above the model's native window: it runs there only with rope scaling
     # (YaRN), which llama.cpp / vLLM don't turn on by themselves; marked "^" as in the single-model table.
     beyond_native: bool = False
+    for_task: bool = False  # tuned for the task the question named ("for coding"): listed first
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -70,6 +76,7 @@ class WhichModel:
     # (an 8 GB card and 32 GB RAM: gpt-oss-20b / Qwen3-30B-A3B beat any 3-bit 12B fully on the card)
     experts: tuple[ModelFit, ...] = ()
     ram_gib: float = 0.0
+    task: str | None = None  # the task the list was made for ("code"), None for the plain list
 
 
 def _ladder(model: Model, quants: list[str], catalog: Catalog) -> list[str]:
@@ -117,6 +124,13 @@ def _candidates(catalog: Catalog, n: int, ctx: int) -> list[Model]:
     window (one_row) and listed as if it ran at the asked context."""
     ranked = sorted(catalog.models.values(), key=lambda m: (-m.popularity, m.id))
     return [m for m in ranked if supported_context(m) >= ctx][:n]
+
+
+def _tuned(catalog: Catalog, task: str, ctx: int) -> list[Model]:
+    """Every catalog model tuned for `task` that runs at `ctx` (a Devstral or a Codestral is no less
+    a coding model for being less asked about than the forty most popular)."""
+    ranked = sorted(catalog.models.values(), key=lambda m: (-m.popularity, m.id))
+    return [m for m in ranked if task in m.uses and supported_context(m) >= ctx]
 
 
 def _next_up(
@@ -181,31 +195,78 @@ def _experts_in_ram(
     return tuple(out[: int(cfg.get("experts_shown", 3))])
 
 
-@lru_cache(maxsize=256)
-def which_models(
-    catalog: Catalog, setup: Setup, ctx: int, kv_type: KvCacheType = FULL_PRECISION_KV
-) -> WhichModel:
-    """The models that run on `setup` at `ctx`, each at its best quant. `kv_type`: the cache the
-    question asked for ("q8 kv cache"): every row is priced with it, as the header says it is."""
-    cfg = config(catalog, "which_model")
-    ask = RowAsk(kv_type=kv_type)
-    quants = [str(q) for q in cfg.get("quants", ("Q4_K_M",))]
-    min_tps = float(cfg.get("min_decode_tps", 0.0))
-    probe = one_row(catalog, setup, _candidates(catalog, 1, 0)[0].id, quants[-1], ctx, ask)
-    usable = probe.usable_gib
+@dataclass(frozen=True, slots=True)
+class _Group:
+    """One list's models that run on the card (one per size, largest first) and those that don't."""
+
+    fits: list[ModelFit]
+    misses: list[Model]
+
+
+@dataclass(frozen=True, slots=True)
+class _Pricing:
+    """What every model of one which-model list is priced with."""
+
+    setup: Setup
+    ctx: int
+    ask: RowAsk
+    usable: float
+    quants: list[str]
+    min_tps: float
+    catalog: Catalog
+
+
+def _group(models: list[Model], pricing: _Pricing) -> _Group:
+    catalog = pricing.catalog
     fits: list[ModelFit] = []
     misses: list[Model] = []
-    for model in _candidates(catalog, int(cfg.get("candidates", 40)), ctx):
-        fit = _best_fit(setup, usable, model, _ladder(model, quants, catalog), ctx, min_tps, catalog, ask)
+    for model in models:
+        ladder = _ladder(model, pricing.quants, catalog)
+        fit = _best_fit(
+            pricing.setup, pricing.usable, model, ladder, pricing.ctx, pricing.min_tps, catalog, pricing.ask
+        )
         if fit is None:
             misses.append(model)
         else:
             fits.append(fit)
     fits = _one_per_size(fits, catalog)
     fits.sort(key=lambda f: (-catalog.models[f.model_id].params_b, _newest_first(catalog.models[f.model_id])))
-    experts = _experts_in_ram(setup, misses, fits, cfg, ctx, catalog, ask)
-    nxt = _next_up(setup, fits, misses, quants, ctx, catalog, ask)
-    return WhichModel(ctx, usable, tuple(fits), nxt, quants[-1], experts, setup.host.ram_gib)
+    return _Group(fits, misses)
+
+
+@lru_cache(maxsize=256)
+def which_models(
+    catalog: Catalog,
+    setup: Setup,
+    ctx: int,
+    kv_type: KvCacheType = FULL_PRECISION_KV,
+    task: str | None = None,
+) -> WhichModel:
+    """The models that run on `setup` at `ctx`, each at its best quant. `kv_type`: the cache the
+    question asked for ("q8 kv cache"): every row is priced with it, as the header says it is.
+    `task`: what the models are wanted for ("code"): the models tuned for it lead the list."""
+    cfg = config(catalog, "which_model")
+    ask = RowAsk(kv_type=kv_type)
+    quants = [str(q) for q in cfg.get("quants", ("Q4_K_M",))]
+    min_tps = float(cfg.get("min_decode_tps", 0.0))
+    probe = one_row(catalog, setup, _candidates(catalog, 1, 0)[0].id, quants[-1], ctx, ask)
+    pricing = _Pricing(setup, ctx, ask, probe.usable_gib, quants, min_tps, catalog)
+    tuned_models = _tuned(catalog, task, ctx) if task is not None else []
+    tuned_ids = {m.id for m in tuned_models}
+    popular = _candidates(catalog, int(cfg.get("candidates", 40)), ctx)
+    general = _group([m for m in popular if m.id not in tuned_ids], pricing)
+    experts = _experts_in_ram(setup, general.misses, general.fits, cfg, ctx, catalog, ask)
+    nxt = _next_up(setup, general.fits, general.misses, quants, ctx, catalog, ask)
+    fits = general.fits
+    if task is not None:
+        tuned = _group(tuned_models, pricing)
+        lead = [replace(f, for_task=True) for f in tuned.fits[: int(cfg.get("task_rows", 5))]]
+        fits = lead + fits
+        tuned_experts = _experts_in_ram(setup, tuned.misses, tuned.fits, cfg, ctx, catalog, ask)
+        shown = int(cfg.get("experts_shown", 3))
+        experts = (*(replace(f, for_task=True) for f in tuned_experts), *experts)[:shown]
+        nxt = _next_up(setup, tuned.fits, tuned.misses, quants, ctx, catalog, ask) or nxt
+    return WhichModel(ctx, probe.usable_gib, tuple(fits), nxt, quants[-1], experts, setup.host.ram_gib, task)
 
 
 def _newest_first(model: Model) -> str:
@@ -254,9 +315,36 @@ def _table(fits: tuple[ModelFit, ...], catalog: Catalog) -> tuple[str, ...]:
     return table(header[:2] + header[3:], [r[:2] + r[3:] for r in rows])
 
 
+def _title_and_task(result: WhichModel, title: str, lang: Lang, shown: int) -> list[Para | Pre]:
+    """The title ("… for coding" when a task was asked) and, for a task no tuned model of which
+    fits, the line that says so before the general ones."""
+    ctx = ctx_label(result.ctx)
+    if result.task is None:
+        return [Para(translate("intent.which_model.title", lang, setup=title, ctx=ctx))]
+    task = translate(f"intent.task.{result.task}", lang)
+    parts: list[Para | Pre] = [
+        Para(translate("intent.which_model.title_task", lang, setup=title, ctx=ctx, task=task))
+    ]
+    if result.fits and not any(f.for_task for f in result.fits[:shown]):
+        tuned = translate(f"intent.task.{result.task}.tuned", lang)
+        parts.append(Para(translate("intent.which_model.task_none", lang, tuned=tuned, ctx=ctx)))
+    return parts
+
+
+def _legend(result: WhichModel, lang: Lang, shown: int) -> str:
+    legend = translate("intent.which_model.legend", lang)
+    tuned = sum(1 for f in result.fits[:shown] if f.for_task)
+    if result.task is not None and tuned:
+        label = translate(f"intent.task.{result.task}.tuned", lang)
+        legend += " · " + translate("intent.which_model.task_first", lang, n=tuned, tuned=label)
+    if any(f.beyond_native for f in result.fits[:shown]):
+        legend += " · " + translate("reply.mark.rope", lang)
+    return legend
+
+
 def which_model_doc(result: WhichModel, title: str, catalog: Catalog, lang: Lang, shown: int = 8) -> Doc:
     ctx = ctx_label(result.ctx)
-    parts: list[Para | Pre] = [Para(translate("intent.which_model.title", lang, setup=title, ctx=ctx))]
+    parts = _title_and_task(result, title, lang, shown)
     if not result.fits:
         parts.append(
             Para(
@@ -270,10 +358,7 @@ def which_model_doc(result: WhichModel, title: str, catalog: Catalog, lang: Lang
             )
         )
     else:
-        legend = translate("intent.which_model.legend", lang)
-        if any(f.beyond_native for f in result.fits[:shown]):
-            legend += " · " + translate("reply.mark.rope", lang)
-        parts.append(Para(legend))
+        parts.append(Para(_legend(result, lang, shown)))
         parts.append(Pre(_table(result.fits[:shown], catalog)))
         rope = _rope_line(result.fits[:shown] + result.experts, result.ctx, catalog, lang)
         if rope is not None:
@@ -293,7 +378,7 @@ def which_model_doc(result: WhichModel, title: str, catalog: Catalog, lang: Lang
         parts.append(Para(line))
     if result.experts:
         picks = " · ".join(
-            f"{model_label(catalog.models[f.model_id])}{ROPE if f.beyond_native else ''} {f.quant}"
+            f"{prose_label(catalog.models[f.model_id])}{ROPE if f.beyond_native else ''} {f.quant}"
             f" ~{num(f.decode_tps)} tok/s"
             for f in result.experts
         )
@@ -301,7 +386,7 @@ def which_model_doc(result: WhichModel, title: str, catalog: Catalog, lang: Lang
             Para(translate("intent.which_model.experts", lang, ram=num(result.ram_gib), picks=picks))
         )
     if result.fits:
-        example = f"{title.split(' (')[0]} {model_label(catalog.models[result.fits[0].model_id])}"
+        example = f"{title.split(' (')[0]} {prose_label(catalog.models[result.fits[0].model_id])}"
         parts.append(Para(translate("intent.which_model.more", lang, example=example)))
     return tuple(parts)
 
@@ -314,7 +399,7 @@ def _rope_line(fits: tuple[ModelFit, ...], ctx: int, catalog: Catalog, lang: Lan
     for fit in fits:
         if fit.beyond_native:
             model = catalog.models[fit.model_id]
-            by_native.setdefault(model.max_context, []).append(model_label(model))
+            by_native.setdefault(model.max_context, []).append(prose_label(model))
     if not by_native:
         return None
     models = "; ".join(
@@ -325,5 +410,10 @@ def _rope_line(fits: tuple[ModelFit, ...], ctx: int, catalog: Catalog, lang: Lan
 
 
 def rows_json(result: WhichModel, shown: int = 8) -> list[dict[str, Any]]:
-    on_card = [{**f.as_json(), "placement": "gpu"} for f in result.fits[:shown]]
-    return on_card + [{**f.as_json(), "placement": "experts"} for f in result.experts]
+    on_card = [{**_row_json(f, result), "placement": "gpu"} for f in result.fits[:shown]]
+    return on_card + [{**_row_json(f, result), "placement": "experts"} for f in result.experts]
+
+
+def _row_json(fit: ModelFit, result: WhichModel) -> dict[str, Any]:
+    # `for_task` only in a list made for a task: the plain list's rows keep their keys.
+    return fit.as_json() if result.task is None else {**fit.as_json(), "for_task": fit.for_task}

@@ -7,7 +7,8 @@ as a name later. The intents that run the other way ("which model fits", "what h
 the fit / speed / cards / memory words stay in catalogs/understanding.toml [intent].
 
 `intent_details` reads, from the raw question, what only those replies need: the prompt length,
-the number of concurrent users, and a card known only by its memory ("a 16GB GPU").
+the number of concurrent users, a card known only by its memory ("a 16GB GPU"), the task a model is
+wanted for ("for coding": `read_task`) and whether a KV cache type is asked to be worth it.
 """
 
 from __future__ import annotations
@@ -88,6 +89,12 @@ class _Patterns:
     memory_card: tuple[Gated, ...]
     memory_cards: tuple[Gated, ...]  # several cards named by memory only: groups n and g
     count_words: dict[str, int]
+    # [task]: each task's words, and the look-alike phrases blanked before them ("error code 43")
+    tasks: tuple[tuple[str, Gated, tuple[Gated, ...]], ...] = ()
+    editors: Gated | None = None  # "vs code": an editor, blanked before "vs" can read as a comparison
+    # [kv_worth]: "worth it", "值得" ... asked with one of the KV cache words (understanding.toml [kv])
+    kv_worth: Gated | None = None
+    kv_words: Gated | None = None
 
 
 def _intent_list(order: tuple[str, ...], words: dict[str, Any], phrases: dict[str, Any]) -> _IntentList:
@@ -100,9 +107,20 @@ def _intent_list(order: tuple[str, ...], words: dict[str, Any], phrases: dict[st
     return tuple(out)
 
 
+def _tasks(section: dict[str, Any]) -> tuple[tuple[str, Gated, tuple[Gated, ...]], ...]:
+    out: list[tuple[str, Gated, tuple[Gated, ...]]] = []
+    for name in section.get("order", ()):
+        words_re = _words_re(tuple(section.get(name, ())))
+        if words_re is not None:
+            unlike = tuple(gated(re.compile(p)) for p in section.get(f"not_{name}", ()))
+            out.append((str(name), words_re, unlike))
+    return tuple(out)
+
+
 def _build(table: dict[str, Any], vocab: Vocab) -> _Patterns:
     words = table.get("words", {})
     phrases = table.get("patterns", {})
+    task = table.get("task", {})
     return _Patterns(
         intents=_intent_list(tuple(words.get("order", ())), words, phrases),
         legacy=_intent_list(vocab.intent_order, dict(vocab.intent_words), dict(vocab.intent_patterns)),
@@ -114,6 +132,10 @@ def _build(table: dict[str, Any], vocab: Vocab) -> _Patterns:
         memory_card=tuple(gated(re.compile(p)) for p in phrases.get("memory_only_card", ())),
         memory_cards=tuple(gated(re.compile(p)) for p in phrases.get("memory_only_cards", ())),
         count_words=dict(vocab.count_words),
+        tasks=_tasks(task),
+        editors=_words_re(tuple(task.get("editors", ()))),
+        kv_worth=_words_re(tuple(table.get("kv_worth", {}).get("words", ()))),
+        kv_words=_words_re(vocab.kv_words),
     )
 
 
@@ -166,6 +188,8 @@ def read_intent(t: str, catalog: Catalog) -> tuple[str, Intent]:
     # ask how much memory ("8gb vram 16gb ram qwen3 30b a3b?" is no memory question); the size stays.
     for card_re in pats.memory_card:
         t = card_re.sub(_keep_size, t)
+    if pats.editors is not None:  # "best model for vs code": the editor, not "A vs B"
+        t = _blank_all(pats.editors, t)
     t, intent = _scan(t, pats.intents, "general", "concurrency" if users else None)
     t, legacy = _scan(t, pats.legacy, "cards_needed" if _HOW_MANY.search(t) else "general")
     return t, intent if intent != "general" else legacy
@@ -200,6 +224,8 @@ class IntentDetails:
     # The token counts of the in/out phrase ("2k in 300 out": 2048, 300): lengths of one request, which
     # the context reader also took for contexts; the query drops them from its contexts.
     io_tokens: tuple[int, ...] = ()
+    task: str | None = None  # what a model is wanted for ("for coding": "code"; read_task)
+    kv_worth: bool = False  # "is q4 KV cache worth it", "q8 kv cache 值得吗" (asks_kv_worth)
 
 
 def _first_number(patterns: tuple[Gated, ...], t: str) -> re.Match[str] | None:
@@ -245,7 +271,36 @@ def intent_details(raw: str, catalog: Catalog) -> IntentDetails:
         memory_only_count=count,
         output=output,
         io_tokens=tuple(n for n in (said, written, output) if n is not None) if output else (),
+        task=_task(pats, t),
+        kv_worth=_kv_worth(pats, t),
     )
+
+
+def read_task(raw: str, catalog: Catalog) -> str | None:
+    """The task the question wants a model for ("best model for coding": "code"), or None. Whole
+    words only ("decode" is no "code"), after the look-alikes are blanked ("error code 43")."""
+    return _task(_patterns_for(catalog), clean(raw))
+
+
+def _task(pats: _Patterns, t: str) -> str | None:
+    for name, words_re, unlike in pats.tasks:
+        text = t
+        for unlike_re in unlike:
+            text = _blank_all(unlike_re, text)
+        if words_re.search(text):
+            return name
+    return None
+
+
+def asks_kv_worth(raw: str, catalog: Catalog) -> bool:
+    """Whether the question asks if a KV cache type is worth it: a KV word and a worth word."""
+    return _kv_worth(_patterns_for(catalog), clean(raw))
+
+
+def _kv_worth(pats: _Patterns, t: str) -> bool:
+    if pats.kv_worth is None or pats.kv_words is None:
+        return False
+    return bool(pats.kv_words.search(t) and pats.kv_worth.search(t))
 
 
 def _users(pats: _Patterns, t: str) -> tuple[int | None, bool]:

@@ -128,6 +128,13 @@ class AskQuery:
     # other (two or more; `framework` is the first), answered as a comparison on this setup. Empty when
     # it compares none: the parse keeps the first framework said, this list the rest of them.
     frameworks: tuple[str, ...] = ()
+    # which_model: the task the models are wanted for ("best model for coding": "code",
+    # catalogs/intents.toml [task]); None when the question names none, or names a model (a
+    # single-model question answers the same with or without "for coding").
+    task: str | None = None
+    # "Is q4 KV cache worth it", "q8 kv cache 值得吗": the full answer adds the line with the cache's
+    # size per type and the trade-off (core/render/kv_worth.py).
+    kv_worth: bool = False
 
     @property
     def gpu_id(self) -> str | None:
@@ -171,6 +178,8 @@ class AskQuery:
             "ubatch": self.ubatch,
             "output": self.output,
             "frameworks": list(self.frameworks),
+            # Only when a task was read: every other question's JSON stays as it was.
+            **({"task": self.task} if self.task is not None else {}),
         }
 
     def _intent_json(self) -> dict[str, Any]:
