@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from core.ask.concurrency_answer import serving_doc, serving_plan, serving_plan_dict, serving_rows
+from core.catalog.kv_cache import FULL_PRECISION_KV
 from core.catalog.loader import Catalog, default_catalog
 from core.catalog.sections import sections
 from core.estimator.choice import Choice, choose
@@ -30,7 +31,7 @@ from core.render import compare, framework_compare, ttft, which_hardware, which_
 from core.render.advice import remedy_text
 from core.render.doc import Doc, Para, fits, render
 from core.render.fmt import ctx_label, gib, num
-from core.render.intent_rows import RowAsk, card_label, config, one_row, setup_for
+from core.render.intent_rows import RowAsk, card_label, config, one_row, runs, setup_for
 from core.understanding.intent import IntentDetails, intent_details, typical_card
 from core.understanding.normalize import clean
 from core.understanding.parse import ParsedQuestion, parse_question
@@ -454,19 +455,14 @@ def _ttft(query: AskQuery, catalog: Catalog) -> IntentReply:
     else:
         quants = query.quants or _ttft_quants(query, cfg, catalog)
         setup = _setup(query, card, catalog)
-        rows = ttft.ttft_rows(
-            catalog,
-            setup,
-            model_id,
-            tuple(q for q in quants if q in catalog.quants),
-            ctx,
-            RowAsk(prompt, 0, query.framework, query.backend),
-        )
+        rows, fallback = _ttft_rows_that_fit(query, catalog, setup, model_id, quants, ctx)
         title = _title(card, catalog)
     doc: Doc = (
         *_assumed(query, catalog),
         *ttft.ttft_doc(rows, title, model.name, prompt, lang, reference or query.model_id is None),
     )
+    if not reference:
+        doc = (*doc, *_ttft_no_fit_lines(rows, fallback, lang))
     if query.intent == "concurrency":
         # Aggregate figures need one card to price; the reference table (no card named) has many.
         users = query.users or 1
@@ -493,6 +489,34 @@ def _ttft(query: AskQuery, catalog: Catalog) -> IntentReply:
             ]
             return IntentReply(doc, tuple(json_rows), query.intent)
     return IntentReply(doc, tuple(ttft.ttft_json(rows)), query.intent)
+
+
+def _ttft_rows_that_fit(
+    query: AskQuery, catalog: Catalog, setup: Any, model_id: str, quants: tuple[str, ...], ctx: int
+) -> tuple[tuple[ttft.TtftRow, ...], bool]:
+    """The TTFT rows as asked; where none runs and no cache type was asked, the same rows with a
+    q8_0 KV cache when that makes one run (a 128K prompt of Qwen3-32B on a 48 GB card), and whether
+    that fallback was taken."""
+    known = tuple(q for q in quants if q in catalog.quants)
+    ask = RowAsk(query.prompt, 0, query.framework, query.backend, query.kv_type)
+    rows = ttft.ttft_rows(catalog, setup, model_id, known, ctx, ask)
+    if any(runs(r.row) for r in rows) or query.kv_type != FULL_PRECISION_KV:
+        return rows, False
+    quantized = ttft.ttft_rows(catalog, setup, model_id, known, ctx, replace(ask, kv_type="q8_0"))
+    if any(runs(r.row) for r in quantized):
+        return quantized, True
+    return rows, False
+
+
+def _ttft_no_fit_lines(rows: tuple[ttft.TtftRow, ...], fallback: bool, lang: Lang) -> tuple[Para, ...]:
+    """Why the table is what it is: priced with a q8_0 KV cache because only that fits, or, where
+    nothing runs, the first row's way out (the single-model table's line), never a table of x alone."""
+    if fallback:
+        return (Para(translate("intent.ttft.kv_fallback", lang)),)
+    if any(runs(r.row) for r in rows):
+        return ()
+    ways = [f"{r.label}: {remedy_text(r.row.remedy, lang)}" for r in rows if r.row.remedy is not None]
+    return (Para(translate("reply.ways_out", lang, items=" · ".join(ways[:2]))),) if ways else ()
 
 
 def _ttft_quants(query: AskQuery, cfg: dict[str, Any], catalog: Catalog) -> tuple[str, ...]:

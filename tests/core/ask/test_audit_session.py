@@ -236,3 +236,34 @@ def test_full_model_word_keeps_the_version(question: str, model_id: str) -> None
 def test_a_kv_comparison_keeps_the_weights_ladder(question: str) -> None:
     q = _query(question)
     assert q["quants"] == [] and q["kv_type"] in ("q8_0", "q4_0"), q
+
+
+# --- a TTFT table that doesn't fit says why: a q8_0 cache where that fits, else the way out ------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "128k context qwen3 32b on a6000 48gb ttft how long",
+        # held out
+        "3090 qwen3 14b 100k prompt 首token 要多久",
+        "time to first token for a 128k prompt, llama 3.1 8b on a 4060 ti 16gb",
+    ],
+)
+def test_a_long_prompt_ttft_runs_with_a_quantized_cache(question: str) -> None:
+    text = _text(question)
+    assert re.search(r"\n\S+\s+\d+\s+\d+", text), text  # a row with figures, not only x
+    assert "q8_0" in text, text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "l40s x2 sglang qwen3-235b-a22b fp8 4 users tok/s",
+        # held out
+        "ttft for deepseek r1 fp8 on one h100 with a 4k prompt",
+    ],
+)
+def test_a_ttft_table_of_x_names_its_way_out(question: str) -> None:
+    text = _text(question)
+    assert "If it doesn't fit:" in text or "装不下时" in text, text
