@@ -18,6 +18,7 @@ from core.anchors.anchor_index import AnchorIndex
 from core.anchors.calibrate import calibrate
 from core.ask.intent_answer import (
     assumed_card_line,
+    family_reply,
     frameworks_compared,
     intent_reply,
     with_fit_lead,
@@ -527,6 +528,27 @@ def clear_caches() -> None:
 # --- the decision --------------------------------------------------------------------------------
 
 
+def _family_pick(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> tuple[str, ...]:
+    """The members of the one family a card question names without a size and asks which of them
+    to run ("4060ti 16g 跑 gemma-4 哪个版本合适"); () for any other question."""
+    res = parsed.model
+    if res is None or _sure_id(res) is not None or _sure_id(parsed.gpu) is None:
+        return ()
+    top = res.candidates[0][1] if res.candidates else 0.0
+    # The near-equal readings only (a far one, "glm-4-32b" for "gemma-4", is not a member asked about).
+    ids = [cid for cid, score in res.candidates if cid in catalog.models and score >= top - 10.0]
+    families = {catalog.models[cid].family for cid in ids}
+    if len(ids) < 2 or len(families) != 1:
+        return ()
+    words = catalog.tables.get("intents", {}).get("family_pick", {}).get("words", ())
+    said = parsed.raw.lower()
+    if not any(str(w) in said for w in words):
+        return ()
+    family = families.pop()
+    members = sorted((m for m in catalog.models.values() if m.family == family), key=lambda m: -m.params_b)
+    return tuple(m.id for m in members)
+
+
 def _ask_back(parsed: ParsedQuestion, lang: Lang, catalog: Catalog) -> tuple[ReplyStatus, Doc] | None:
     """Ask back when the card or model was named but not clearly; None when both are clear or absent."""
     lines: list[Para] = []
@@ -586,6 +608,10 @@ def _decide_intent(
 ) -> tuple[ReplyStatus, str, tuple[dict[str, Any], ...], dict[str, Any] | None] | None:
     """An intent's own reply (which model, which hardware, compare, TTFT, concurrency, how many
     cards), or the full answer for a card known only by its memory; None: the usual decision."""
+    family = _family_pick(parsed, query, catalog)
+    if family:
+        sizes = family_reply(query, family, catalog)
+        return "answer", truncate(sizes.doc, query.target), sizes.rows, sizes.plan
     if _ask_back(parsed, query.lang, catalog) is not None:
         return None
     try:

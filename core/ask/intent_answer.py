@@ -244,6 +244,20 @@ def _which_model(query: AskQuery, catalog: Catalog) -> IntentReply:
     return IntentReply(doc, tuple(which_model.rows_json(result, shown)), "which_model")
 
 
+def family_reply(query: AskQuery, ids: tuple[str, ...], catalog: Catalog) -> IntentReply:
+    """Which size of one family runs on the card ("gemma-4 哪个版本合适"): the which-model list of
+    that family's members only, instead of asking back which of them was meant."""
+    card = query.hardware.first
+    setup = _setup(query, card, catalog)
+    result = which_model.family_models(catalog, setup, _ctx(query), ids, query.kv_type)
+    shown = int(config(catalog, "which_model").get("shown", 8))
+    doc = (
+        *_assumed(query, catalog),
+        *which_model.which_model_doc(result, _title(card, catalog), catalog, query.lang, shown),
+    )
+    return IntentReply(doc, tuple(which_model.rows_json(result, shown)), "which_model")
+
+
 def _which_hardware(query: AskQuery, catalog: Catalog) -> IntentReply:
     assert query.model_id is not None
     model = catalog.models[query.model_id]
@@ -309,6 +323,11 @@ def _compare(query: AskQuery, catalog: Catalog) -> IntentReply | None:
             Para(translate("intent.compare.assumed_model", lang, model=catalog.models[model_id].name))
         )
     ctx = _ctx(query)
+    native = catalog.quants.get(catalog.models[model_id].native_quant or "")
+    if not query.quants and query.other_model_id is None and native is not None and native.format == "gguf":
+        # One model on two setups, released in a GGUF type of its own (gpt-oss MXFP4): that file
+        # only; a "Q8_0" or "IQ3_XXS" of it is the same bytes under another name.
+        quants = (native.id,)
     if query.other_card is not None and query.other_card.gpu_id is not None:
         a = compare.Side(_title(card, catalog), _setup(query, card, catalog), model_id)
         b = compare.Side(

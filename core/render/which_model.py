@@ -417,3 +417,34 @@ def rows_json(result: WhichModel, shown: int = 8) -> list[dict[str, Any]]:
 def _row_json(fit: ModelFit, result: WhichModel) -> dict[str, Any]:
     # `for_task` only in a list made for a task: the plain list's rows keep their keys.
     return fit.as_json() if result.task is None else {**fit.as_json(), "for_task": fit.for_task}
+
+
+@lru_cache(maxsize=64)
+def family_models(
+    catalog: Catalog, setup: Setup, ctx: int, ids: tuple[str, ...], kv_type: KvCacheType = FULL_PRECISION_KV
+) -> WhichModel:
+    """Which of one family's sizes run on `setup` ("4060ti 16g 跑 gemma-4 哪个版本合适"): every
+    member in `ids` at its best quant, none folded into a larger sibling as the general list does,
+    the MoE ones too big for the card with their experts in RAM."""
+    cfg = config(catalog, "which_model")
+    ask = RowAsk(kv_type=kv_type)
+    quants = [str(q) for q in cfg.get("quants", ("Q4_K_M",))]
+    min_tps = float(cfg.get("min_decode_tps", 0.0))
+    models = [
+        catalog.models[i] for i in ids if i in catalog.models and supported_context(catalog.models[i]) >= ctx
+    ]
+    probe = one_row(catalog, setup, models[0].id if models else ids[0], quants[-1], ctx, ask)
+    fits: list[ModelFit] = []
+    misses: list[Model] = []
+    for model in models:
+        fit = _best_fit(
+            setup, probe.usable_gib, model, _ladder(model, quants, catalog), ctx, min_tps, catalog, ask
+        )
+        if fit is None:
+            misses.append(model)
+        else:
+            fits.append(fit)
+    fits.sort(key=lambda f: -catalog.models[f.model_id].params_b)
+    experts = _experts_in_ram(setup, misses, [], cfg, ctx, catalog, ask)
+    nxt = _next_up(setup, fits, misses, quants, ctx, catalog, ask)
+    return WhichModel(ctx, probe.usable_gib, tuple(fits), nxt, quants[-1], experts, setup.host.ram_gib)

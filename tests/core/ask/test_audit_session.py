@@ -267,3 +267,37 @@ def test_a_long_prompt_ttft_runs_with_a_quantized_cache(question: str) -> None:
 def test_a_ttft_table_of_x_names_its_way_out(question: str) -> None:
     text = _text(question)
     assert "If it doesn't fit:" in text or "装不下时" in text, text
+
+
+# --- one natively-GGUF model compared on two setups: its own file only ---------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "7900xtx rocm or vulkan for gpt-oss-20b, which faster",
+        # held out
+        "4090 vs 5090 gpt-oss-20b which is faster",
+    ],
+)
+def test_a_gpt_oss_compare_shows_only_mxfp4(question: str) -> None:
+    text = _text(question)
+    assert "MXFP4" in text and "Q4_K_M" not in text and "IQ3_XXS" not in text, text
+
+
+# --- "which version of this family" with a card: the family's sizes, not an ask-back ------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "4060ti 16g 跑 gemma-4 哪个版本合适",
+        # held out
+        "3060 12gb gemma 4 which version should i run",
+        "m4 pro 48g 跑 gemma-4 哪个型号最好",
+    ],
+)
+def test_a_family_question_lists_its_sizes(question: str) -> None:
+    reply = answer(question, CATALOG)
+    assert reply.status == "answer", reply.text
+    assert sum(1 for line in reply.text.split("\n") if line.startswith("gemma-4")) >= 2, reply.text
