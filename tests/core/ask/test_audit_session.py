@@ -301,3 +301,20 @@ def test_a_family_question_lists_its_sizes(question: str) -> None:
     reply = answer(question, CATALOG)
     assert reply.status == "answer", reply.text
     assert sum(1 for line in reply.text.split("\n") if line.startswith("gemma-4")) >= 2, reply.text
+
+
+# --- a programming language is no model name ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "best llm for python coding on a 3090",
+        # held out
+        "什么模型写 python 最好 4090",
+        "4070 ti super best model for rust coding",
+    ],
+)
+def test_a_language_word_names_no_model(question: str) -> None:
+    q = _query(question)
+    assert q["model"]["id"] != "codellama-34b", q
