@@ -53,6 +53,28 @@ def proportional_counts(
     return tuple(counts)
 
 
+def card_split(
+    layer_bytes: Sequence[int],
+    layer_expert_bytes: Sequence[int],
+    n_cpu_moe: int,
+    kv_bytes: float,
+    shares: Sequence[float],
+    output_bytes: float,
+) -> tuple[tuple[int, ...], tuple[float, ...]]:
+    """(layers per card, bytes each card then holds) of a layer split with the first `n_cpu_moe`
+    layers' experts in RAM: the command's -ts and what the way out checks against each card."""
+    loads = layer_loads(layer_bytes, layer_expert_bytes, n_cpu_moe, kv_bytes)
+    counts = proportional_counts(loads, shares, output_bytes)
+    held: list[float] = []
+    start = 0
+    for count in counts:
+        held.append(sum(loads[start : start + count]))
+        start += count
+    if held:
+        held[-1] += output_bytes
+    return counts, tuple(held)
+
+
 # `--n-cpu-moe N` counts layers from the first, the dense ones with no experts too (DeepSeek V3's
 # first 3, GLM-4.5-Air's first, every other Llama 4 Maverick layer): the estimator counts the MoE
 # layers whose experts are in RAM (k), the command the first N layers that hold them. Saying k as N

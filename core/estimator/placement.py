@@ -11,12 +11,7 @@ from typing import TYPE_CHECKING, Literal
 from core.catalog.loader import Catalog
 from core.catalog.platforms import framework_os
 from core.catalog.sections import sections
-from core.estimator.expert_split import (
-    first_layers_holding,
-    layer_loads,
-    moe_layer_count,
-    proportional_counts,
-)
+from core.estimator.expert_split import card_split, first_layers_holding, moe_layer_count
 from core.estimator.frameworks import FrameworkQuery
 from core.estimator.memory import GIB, constants, kv_cache_bytes, usable_memory
 from core.estimator.memory_fit import offload_ubatch
@@ -48,6 +43,7 @@ def framework_query(
     if cpu_only:
         # CPU only: no layer on a card whatever the way out, one thread per physical core.
         n_gpu_layers, threads, backend = 0, cpu_threads(setup, catalog), "cpu"
+    first = _first_layers(request, at, catalog)  # --n-cpu-moe N, which the -ts split also follows
     return FrameworkQuery(
         gpu=setup.gpu,
         model=request.model,
@@ -58,13 +54,13 @@ def framework_query(
         kv_cache=at.kv_type,
         fits_on_gpu=at.fits,
         n_gpu_layers=n_gpu_layers,
-        n_cpu_moe=_first_layers(request, at, catalog),
+        n_cpu_moe=first,
         backend=backend,
         cpu_only=cpu_only,
         cpu_threads=threads,
         numa=cpu_only and setup.host.sockets > 1,
         ollama_tag=request.ollama_tag,
-        tensor_split=_tensor_split(request, at, catalog),
+        tensor_split=_tensor_split(request, at, first, catalog),
         users=max(request.users or 1, 1),
         gpu_memory_utilization=request.gpu_memory_utilization,
         split_flags=_split_flags(request.split_mode, at.cards, catalog),
@@ -84,7 +80,9 @@ def _first_layers(request: EstimateRequest, at: Placed, catalog: Catalog) -> int
     return first_layers_holding(weights.layer_expert_bytes, at.n_cpu_moe)
 
 
-def _tensor_split(request: EstimateRequest, at: Placed, catalog: Catalog) -> tuple[float, ...]:
+def _tensor_split(
+    request: EstimateRequest, at: Placed, first: int | None, catalog: Catalog
+) -> tuple[float, ...]:
     """-ts ratios. Mixed cards: layers by each card's memory (a way out that changes the cards: even
     again). With the first N layers' experts in RAM on a layer split, layer counts that give each
     card its share of the bytes (expert_split: an even split would send every layer that kept its
@@ -92,14 +90,16 @@ def _tensor_split(request: EstimateRequest, at: Placed, catalog: Catalog) -> tup
     setup = request.setup
     memories = tuple(memory for _, memory in setup.mix) if at.cards == len(setup.mix) else ()
     model = request.model
-    n_cpu_moe = _first_layers(request, at, catalog) or 0
+    n_cpu_moe = first or 0
     layer_split = request.split_mode in (None, "layer")
     if at.cards < 2 or not model.is_moe or not 0 < n_cpu_moe < model.layers or not layer_split:
         return memories
     weights = weight_breakdown(model, catalog.quants[at.quant], catalog)
     kv = kv_cache_bytes(model, at.context, at.kv_type, catalog, max(request.users or 1, 1))
-    loads = layer_loads(weights.layer_bytes, weights.layer_expert_bytes, n_cpu_moe, kv)
-    counts = proportional_counts(loads, memories or (1.0,) * at.cards, weights.output_bytes)
+    shares = memories or (1.0,) * at.cards
+    counts, _ = card_split(
+        weights.layer_bytes, weights.layer_expert_bytes, n_cpu_moe, kv, shares, weights.output_bytes
+    )
     return tuple(float(c) for c in counts) or memories
 
 

@@ -216,7 +216,7 @@ class _Pricing:
     catalog: Catalog
 
 
-def _group(models: list[Model], pricing: _Pricing) -> _Group:
+def _group(models: list[Model], pricing: _Pricing, fold_sizes: bool = True) -> _Group:
     catalog = pricing.catalog
     fits: list[ModelFit] = []
     misses: list[Model] = []
@@ -229,7 +229,8 @@ def _group(models: list[Model], pricing: _Pricing) -> _Group:
             misses.append(model)
         else:
             fits.append(fit)
-    fits = _one_per_size(fits, catalog)
+    if fold_sizes:  # one model per family and size (a family's own sizes list keeps them all)
+        fits = _one_per_size(fits, catalog)
     fits.sort(key=lambda f: (-catalog.models[f.model_id].params_b, _newest_first(catalog.models[f.model_id])))
     return _Group(fits, misses)
 
@@ -434,17 +435,9 @@ def family_models(
         catalog.models[i] for i in ids if i in catalog.models and supported_context(catalog.models[i]) >= ctx
     ]
     probe = one_row(catalog, setup, models[0].id if models else ids[0], quants[-1], ctx, ask)
-    fits: list[ModelFit] = []
-    misses: list[Model] = []
-    for model in models:
-        fit = _best_fit(
-            setup, probe.usable_gib, model, _ladder(model, quants, catalog), ctx, min_tps, catalog, ask
-        )
-        if fit is None:
-            misses.append(model)
-        else:
-            fits.append(fit)
-    fits.sort(key=lambda f: -catalog.models[f.model_id].params_b)
+    pricing = _Pricing(setup, ctx, ask, probe.usable_gib, quants, min_tps, catalog)
+    members = _group(models, pricing, fold_sizes=False)
+    fits, misses = members.fits, members.misses
     experts = _experts_in_ram(setup, misses, [], cfg, ctx, catalog, ask)
     nxt = _next_up(setup, fits, misses, quants, ctx, catalog, ask)
     return WhichModel(ctx, probe.usable_gib, tuple(fits), nxt, quants[-1], experts, setup.host.ram_gib)

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from functools import cache
 
+from core.catalog.kv_cache import KvCacheType
 from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.catalog.quant import Quant
 from core.catalog.sections import sections
+from core.estimator.memory import compute_buffer_bytes, constants, kv_cache_bytes
 from core.estimator.weights import WeightBreakdown, weight_breakdown
 
 
@@ -69,3 +71,16 @@ def _is_ladder_quant(quant_id: str, catalog: Catalog) -> bool:
 def _ladder_quants(catalog: Catalog) -> frozenset[str]:
     ladder = sections(catalog).estimator.ladder
     return frozenset(ladder.remedy) | frozenset(ladder.serving) | frozenset(ladder.mlx)
+
+
+def on_card_bytes(
+    model: Model, weights: WeightBreakdown, ctx: int, kv_type: KvCacheType, catalog: Catalog, cards: int
+) -> float:
+    """What a row at `ctx` holds on its card(s) with every weight there: the weights, the KV cache
+    and one compute buffer per card (the shorter-context and smaller-file ways out price the same)."""
+    fa = constants(catalog).flash_attention
+    return (
+        weights.gpu_bytes_full_offload
+        + kv_cache_bytes(model, ctx, kv_type, catalog)
+        + compute_buffer_bytes(model, ctx, catalog, fa) * cards
+    )

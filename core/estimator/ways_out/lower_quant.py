@@ -10,13 +10,13 @@ from core.catalog.framework import Framework
 from core.catalog.pricing_sections import RemedyRules
 from core.estimator.frameworks.kernels import kernels_run
 from core.estimator.frameworks.quant_match import quant_in
-from core.estimator.memory import GIB, compute_buffer_bytes, constants, kv_cache_bytes
+from core.estimator.memory import GIB
 from core.estimator.memory_fit import NoFitRow, decode_range, fits
 from core.estimator.token_bytes import bytes_per_token, decode_bytes
 from core.estimator.ways_out.base import WIRED_LOWER_QUANT_TIER, Facts, Placed, WayOut, remedy_rules, swapped
 from core.estimator.ways_out.cases import CardCase, CpuCase, cpu_option
 from core.estimator.ways_out.kind import WayOutKind
-from core.estimator.ways_out.ladder import ladder_contexts, lower_weights, natively_gguf
+from core.estimator.ways_out.ladder import ladder_contexts, lower_weights, natively_gguf, on_card_bytes
 from core.estimator.ways_out.remedy import Remedy
 
 
@@ -36,19 +36,14 @@ _CHAT_CONTEXT = 8192
 def _best_fitting(row: NoFitRow, fw: Framework | None, contexts: list[int]) -> Remedy | None:
     """The best lower quant of 3 bits or more that fits at one of `contexts` (longest first)."""
     model, catalog, cards = row.request.model, row.catalog, row.request.setup.count
-    low_bit, fa = remedy_rules(catalog).low_bit_bpw, constants(catalog).flash_attention
-    shorter = contexts
+    low_bit = remedy_rules(catalog).low_bit_bpw
     for q, w in lower_weights(model, row.quant_id, catalog, fw.ladder if fw else ()):
         if q.bpw < low_bit or not kernels_run(fw, q, row.rt.gpu, model, catalog):
             continue
         if fw is not None and fw.quants and not quant_in(q, fw.quants):
             continue
-        for ctx in shorter:
-            total = (
-                w.gpu_bytes_full_offload
-                + kv_cache_bytes(model, ctx, row.request.kv_type, catalog)
-                + compute_buffer_bytes(model, ctx, catalog, fa) * cards
-            )
+        for ctx in contexts:
+            total = on_card_bytes(model, w, ctx, row.request.kv_type, catalog, cards)
             if fits(total, row.usable_bytes, row.smooth_fraction):
                 reads = decode_bytes(model, w, min(row.depth, ctx), row.request.kv_type, catalog)
                 lo, mid, hi = decode_range(row, reads, quant_id=q.id)

@@ -10,12 +10,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from core.catalog.pricing_sections import RemedyRules
-from core.estimator.expert_split import (
-    first_layers_holding,
-    layer_loads,
-    moe_layer_count,
-    proportional_counts,
-)
+from core.estimator.expert_split import card_split, first_layers_holding, moe_layer_count
 from core.estimator.memory import GIB
 from core.estimator.memory_fit import NoFitRow, decode_range, host_rules
 from core.estimator.token_bytes import expert_offload_bytes, layer_offload_bytes
@@ -33,19 +28,16 @@ def _packs(row: NoFitRow, k: int) -> bool:
     if cards < 2:
         return True
     weights = row.weights
-    first = first_layers_holding(weights.layer_expert_bytes, k)
-    loads = layer_loads(weights.layer_bytes, weights.layer_expert_bytes, first, row.kv_bytes)
     memories = tuple(memory for _, memory in row.request.setup.mix)
     shares = memories if len(memories) == cards else (1.0,) * cards
-    counts = proportional_counts(loads, shares, weights.output_bytes)
-    start, room = 0, row.usable_bytes / sum(shares)
-    for card, count in enumerate(counts):
-        held = sum(loads[start : start + count]) + row.offload_buffer
-        held += weights.output_bytes if card == len(counts) - 1 else 0.0
-        if held > room * shares[card]:
-            return False
-        start += count
-    return True
+    first = first_layers_holding(weights.layer_expert_bytes, k)
+    _, held = card_split(
+        weights.layer_bytes, weights.layer_expert_bytes, first, row.kv_bytes, shares, weights.output_bytes
+    )
+    room = row.usable_bytes / sum(shares)
+    return all(
+        bytes_ + row.offload_buffer <= room * share for bytes_, share in zip(held, shares, strict=True)
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,13 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from core.estimator.memory import GIB, compute_buffer_bytes, constants, kv_cache_bytes
+from core.estimator.memory import GIB
 from core.estimator.memory_fit import decode_range, fits
 from core.estimator.token_bytes import decode_bytes
 from core.estimator.ways_out.base import Facts, Placed, WayOut, swapped
 from core.estimator.ways_out.cases import CardCase, CpuCase, cpu_option
 from core.estimator.ways_out.kind import WayOutKind
-from core.estimator.ways_out.ladder import ladder_contexts
+from core.estimator.ways_out.ladder import ladder_contexts, on_card_bytes
 from core.estimator.ways_out.remedy import Remedy
 
 
@@ -30,15 +30,10 @@ class ShorterContext(WayOut):
         row = case.row
         request, catalog = row.request, row.catalog
         model, weights, cards = request.model, row.weights, request.setup.count
-        fa = constants(catalog).flash_attention
         for ctx in ladder_contexts(catalog):
             if ctx >= row.ctx:
                 continue
-            total = (
-                weights.gpu_bytes_full_offload
-                + kv_cache_bytes(model, ctx, request.kv_type, catalog)
-                + compute_buffer_bytes(model, ctx, catalog, fa) * cards
-            )
+            total = on_card_bytes(model, weights, ctx, request.kv_type, catalog, cards)
             if fits(total, row.usable_bytes, row.smooth_fraction):
                 depth = min(row.depth, ctx)
                 lo, mid, hi = decode_range(row, decode_bytes(model, weights, depth, request.kv_type, catalog))
