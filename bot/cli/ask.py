@@ -51,8 +51,10 @@ async def _ask(args: argparse.Namespace, out: TextIO) -> int:
     from core.commands import ask, feedback, model
 
     app = _build(args)
-    await app.start(read_only=True)
     try:
+        # Started inside the `try`: a start that fails still closes the storage (its thread would
+        # otherwise keep the process alive after the error).
+        await app.start(read_only=True)
         question = " ".join(args.question)
         if args.json:
             # The same resolution as chat: a model the catalog doesn't hold is looked up (issue 9).

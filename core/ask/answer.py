@@ -25,6 +25,7 @@ from core.ask.intent_answer import (
     with_intent,
 )
 from core.ask.intent_answer import clear_caches as clear_intent_caches
+from core.ask.pasted_bench_answer import pasted_bench_answer
 from core.catalog.gpu import Gpu
 from core.catalog.kv_cache import FULL_PRECISION_KV
 from core.catalog.loader import Catalog
@@ -687,6 +688,10 @@ def answer(
     `default_os`: the OS to assume when the question names none (a deployment's setting); without
     it the card decides (GeForce: Windows desktop, datacenter: headless Linux, Apple: macOS)."""
     raw = text if isinstance(text, str) else ""
+    # A pasted llama-bench asking "is this normal?" is read whole, before the question is cut to size.
+    bench = pasted_bench_answer(raw, catalog, lang, target, anchors, default_os)
+    if bench is not None:
+        return Reply(bench.status, None, text=bench.text, rows=bench.rows)
     raw = raw[:MAX_INPUT]
     chosen: Lang = lang or decide_language(raw, None, "en")
     query: AskQuery | None = None

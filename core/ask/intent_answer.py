@@ -13,6 +13,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
+from core.ask import which_model_run
+from core.ask.compare_plan import compare_plan
 from core.ask.concurrency_answer import serving_doc, serving_plan, serving_plan_dict, serving_rows
 from core.catalog.kv_cache import FULL_PRECISION_KV
 from core.catalog.loader import Catalog, default_catalog
@@ -79,13 +81,25 @@ def _other(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> AskQuer
     # One card against itself is a comparison when the count or the memory differs: "2 x 4090 vs one
     # 4090", "2 M4 16GB vs 1 M4 32GB" (exo#587).
     if lg and rg and (lg != rg or _shape(left) != _shape(right)):
-        first = CardSpec(lg, left.gpu_count, left.gpu.memory_gib if left.gpu else None)
+        lc, rc = _side_counts(parsed, left, right, (lg, rg))
+        first = CardSpec(lg, lc, left.gpu.memory_gib if left.gpu else None)
         hardware = replace(query.hardware, cards=(first, *query.hardware.cards[1:]))
-        other = CardSpec(rg, right.gpu_count, right.gpu.memory_gib if right.gpu else None)
+        other = CardSpec(rg, rc, right.gpu.memory_gib if right.gpu else None)
         return replace(query, hardware=hardware, other_card=other, model_id=query.model_id or rm or lm)
     if lm and rm and lm != rm:
         return replace(query, model_id=lm, other_model_id=rm)
     return query
+
+
+def _side_counts(
+    parsed: ParsedQuestion, left: ParsedQuestion, right: ParsedQuestion, ids: tuple[str, str]
+) -> tuple[int, int]:
+    """Each side's card count. A count said once after both ("is 7900xtx or 3090 faster for 70b, 2
+    cards") is read by the whole question for each card; a side read alone sees it on one side only."""
+    whole = parsed.cards
+    if len(whole) == 2 and (whole[0].res.best_id, whole[1].res.best_id) == ids:
+        return max(left.gpu_count, whole[0].count), max(right.gpu_count, whole[1].count)
+    return left.gpu_count, right.gpu_count
 
 
 def _shape(side: ParsedQuestion) -> tuple[int, float | None]:
@@ -135,7 +149,7 @@ def with_intent(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> As
         query = replace(query, prompt=query.contexts[0])  # "首 token 要多久 8k": the 8K is the prompt
     if details.users is not None or details.capacity:
         query = replace(query, users=details.users, capacity=details.capacity)
-    query = _value_asked(parsed, query, catalog)
+    query = _release_asked(parsed, _value_asked(parsed, query, catalog), catalog)
     size_b = _size_only(parsed, query.model_id, catalog)
     if size_b != query.model_size_b:  # a dataclass replace costs more than the comparison
         query = replace(query, model_size_b=size_b)
@@ -154,6 +168,10 @@ def _task_asked(query: AskQuery, details: IntentDetails, model_named: bool) -> A
     can say what the cache buys."""
     if details.kv_worth and query.model_id is not None:
         query = replace(query, kv_worth=True)
+    if details.max_context and query.model_id is not None:
+        query = replace(query, max_context=True)
+    if details.topics:
+        query = replace(query, topics=details.topics)
     if details.task is None or model_named or query.model_id is not None or query.gpu_id is None:
         return query
     if query.intent not in _TASK_INTENTS:
@@ -234,28 +252,32 @@ def _which_model(query: AskQuery, catalog: Catalog) -> IntentReply:
     card = query.hardware.first
     # The asked KV cache type ("q8 kv cache"): the reply's header says it is priced, so the rows are.
     setup = _setup(query, card, catalog)
-    # The task ("for coding") is a cache key like the rest: a hashable string or None.
-    result = which_model.which_models(catalog, setup, _ctx(query), query.kv_type, query.task)
+    # The task ("for coding") is a cache key like the rest: a hashable string or None. Its own
+    # context (RAG: 32K) sizes the list when the question names none.
+    ctx = which_model_run.list_context(query, catalog)
+    result = which_model.which_models(catalog, setup, ctx, query.kv_type, query.task)
+    return _which_model_reply(query, result, catalog)
+
+
+def _which_model_reply(query: AskQuery, result: which_model.WhichModel, catalog: Catalog) -> IntentReply:
+    """The list, and the top pick's `$` command under it when the message has room."""
+    card = query.hardware.first
     shown = int(config(catalog, "which_model").get("shown", 8))
     doc = (
         *_assumed(query, catalog),
         *which_model.which_model_doc(result, _title(card, catalog), catalog, query.lang, shown),
     )
-    return IntentReply(doc, tuple(which_model.rows_json(result, shown)), "which_model")
+    doc, plan = which_model_run.with_run(doc, query, result, catalog)
+    return IntentReply(doc, tuple(which_model.rows_json(result, shown)), "which_model", plan)
 
 
 def family_reply(query: AskQuery, ids: tuple[str, ...], catalog: Catalog) -> IntentReply:
     """Which size of one family runs on the card ("gemma-4 哪个版本合适"): the which-model list of
     that family's members only, instead of asking back which of them was meant."""
-    card = query.hardware.first
-    setup = _setup(query, card, catalog)
-    result = which_model.family_models(catalog, setup, _ctx(query), ids, query.kv_type)
-    shown = int(config(catalog, "which_model").get("shown", 8))
-    doc = (
-        *_assumed(query, catalog),
-        *which_model.which_model_doc(result, _title(card, catalog), catalog, query.lang, shown),
-    )
-    return IntentReply(doc, tuple(which_model.rows_json(result, shown)), "which_model")
+    setup = _setup(query, query.hardware.first, catalog)
+    ctx = which_model_run.list_context(query, catalog)
+    result = which_model.family_models(catalog, setup, ctx, ids, query.kv_type)
+    return _which_model_reply(query, result, catalog)
 
 
 def _which_hardware(query: AskQuery, catalog: Catalog) -> IntentReply:
@@ -269,6 +291,43 @@ def _which_hardware(query: AskQuery, catalog: Catalog) -> IntentReply:
         tuple(which_hardware.needs_json(result)),
         "which_hardware",
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _ReleaseWords:
+    """catalogs/understanding.toml [release_precision]: what says "the model as released"."""
+
+    pattern: re.Pattern[str] | None
+    quants: frozenset[str]
+
+
+@lru_cache(maxsize=4)
+def _release_words(catalog: Catalog) -> _ReleaseWords:
+    table = catalog.tables.get("understanding", {}).get("release_precision", {})
+    words = sorted((str(w).lower() for w in table.get("words", ())), key=len, reverse=True)
+    # Latin words stand alone ("fp16" is no part of "fp160"); CJK ones are substrings.
+    alts = [rf"(?<![a-z0-9]){re.escape(w)}(?![a-z0-9])" if w.isascii() else re.escape(w) for w in words]
+    return _ReleaseWords(re.compile("|".join(alts)) if alts else None, frozenset(table.get("quants", ())))
+
+
+def _release_asked(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> AskQuery:
+    """ "What hardware for DeepSeek V3 full precision", "部署满血 kimi k2 要几张卡": for a model released
+    in FP8 / MXFP4 / INT4, full precision is that release (a BF16 copy is an upcast nobody serves), so
+    the hardware answers price the release: an unquantized quant asked ("full precision", "原版",
+    "fp16" resolve to HF-BF16 / F16) becomes it, and so does no quant with a release word ("满血")."""
+    model = catalog.models.get(query.model_id or "")
+    if query.intent not in ("which_hardware", "cards_needed") or model is None:
+        return query
+    release = which_hardware.release_of(model, catalog)
+    if release is None:
+        return query
+    words = _release_words(catalog)
+    if any(q in words.quants for q in query.quants):
+        quants = tuple(dict.fromkeys(release.priced if q in words.quants else q for q in query.quants))
+        return replace(query, quants=quants)
+    if not query.quants and words.pattern is not None and words.pattern.search(clean(parsed.raw)):
+        return replace(query, quants=(release.priced,))
+    return query
 
 
 def _card_count(query: AskQuery, catalog: Catalog) -> IntentReply:
@@ -344,8 +403,9 @@ def _compare(query: AskQuery, catalog: Catalog) -> IntentReply | None:
     else:
         return None
     pairs = compare.compare_rows(catalog, a, b, quants, ctx, query.framework)
-    doc = (*notes, *compare.compare_doc(a, b, pairs, what, ctx, lang))
-    return IntentReply(doc, tuple(compare.compare_json(pairs)), "compare")
+    run, plan = compare_plan(replace(query, model_id=model_id), pairs, catalog)
+    doc = (*notes, *compare.compare_doc(a, b, pairs, what, ctx, lang), *run)
+    return IntentReply(doc, tuple(compare.compare_json(pairs)), "compare", plan)
 
 
 def _compare_backends(
@@ -382,8 +442,9 @@ def _compare_backends(
         )
         for q in quants
     )
-    doc = (*notes, *compare.compare_doc(a, b, pairs, catalog.models[model_id].name, ctx, query.lang))
-    return IntentReply(doc, tuple(compare.compare_json(pairs)), "compare")
+    run, plan = compare_plan(replace(query, model_id=model_id), pairs, catalog)
+    doc = (*notes, *compare.compare_doc(a, b, pairs, catalog.models[model_id].name, ctx, query.lang), *run)
+    return IntentReply(doc, tuple(compare.compare_json(pairs)), "compare", plan)
 
 
 def frameworks_compared(query: AskQuery) -> bool:
@@ -512,26 +573,47 @@ def _ttft(query: AskQuery, catalog: Catalog) -> IntentReply:
 
 def _ttft_rows_that_fit(
     query: AskQuery, catalog: Catalog, setup: Any, model_id: str, quants: tuple[str, ...], ctx: int
-) -> tuple[tuple[ttft.TtftRow, ...], bool]:
+) -> tuple[tuple[ttft.TtftRow, ...], str]:
     """The TTFT rows as asked; where none runs and no cache type was asked, the same rows with a
-    q8_0 KV cache when that makes one run (a 128K prompt of Qwen3-32B on a 48 GB card), and whether
-    that fallback was taken."""
+    q8_0 KV cache when that makes one run (a 128K prompt of Qwen3-32B on a 48 GB card); where none
+    runs still, the rows plus one of the lower quant their way out names (Kimi K2 on a 512 GB M3
+    Ultra: IQ3_XXS), so the prompt's wait is said. The second item says which fallback was taken
+    ("", "kv" or "quant")."""
     known = tuple(q for q in quants if q in catalog.quants)
     ask = RowAsk(query.prompt, 0, query.framework, query.backend, query.kv_type)
     rows = ttft.ttft_rows(catalog, setup, model_id, known, ctx, ask)
-    if any(runs(r.row) for r in rows) or query.kv_type != FULL_PRECISION_KV:
-        return rows, False
-    quantized = ttft.ttft_rows(catalog, setup, model_id, known, ctx, replace(ask, kv_type="q8_0"))
-    if any(runs(r.row) for r in quantized):
-        return quantized, True
-    return rows, False
+    if any(runs(r.row) for r in rows):
+        return rows, ""
+    if query.kv_type == FULL_PRECISION_KV:
+        quantized = ttft.ttft_rows(catalog, setup, model_id, known, ctx, replace(ask, kv_type="q8_0"))
+        if any(runs(r.row) for r in quantized):
+            return quantized, "kv"
+    lower = next(
+        (
+            r.row.remedy.quant
+            for r in rows
+            if r.row.remedy is not None
+            and r.row.remedy.kind == WayOutKind.LOWER_QUANT
+            and r.row.remedy.quant in catalog.quants
+            and r.row.remedy.quant not in known
+        ),
+        None,
+    )
+    if lower is not None:
+        extra = ttft.ttft_rows(catalog, setup, model_id, (lower,), ctx, ask)
+        if any(runs(r.row) for r in extra):
+            return (*rows, *extra), "quant"
+    return rows, ""
 
 
-def _ttft_no_fit_lines(rows: tuple[ttft.TtftRow, ...], fallback: bool, lang: Lang) -> tuple[Para, ...]:
-    """Why the table is what it is: priced with a q8_0 KV cache because only that fits, or, where
-    nothing runs, the first row's way out (the single-model table's line), never a table of x alone."""
-    if fallback:
+def _ttft_no_fit_lines(rows: tuple[ttft.TtftRow, ...], fallback: str, lang: Lang) -> tuple[Para, ...]:
+    """Why the table is what it is: priced with a q8_0 KV cache because only that fits, or with the
+    way out's lower quant added, or, where nothing runs, the first row's way out (the single-model
+    table's line), never a table of x alone."""
+    if fallback == "kv":
         return (Para(translate("intent.ttft.kv_fallback", lang)),)
+    if fallback == "quant":
+        return (Para(translate("intent.ttft.quant_fallback", lang, quant=rows[-1].label)),)
     if any(runs(r.row) for r in rows):
         return ()
     ways = [f"{r.label}: {remedy_text(r.row.remedy, lang)}" for r in rows if r.row.remedy is not None]

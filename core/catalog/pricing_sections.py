@@ -74,6 +74,7 @@ def _shipped_oses() -> dict[str, OsRules]:
 @dataclass(frozen=True, slots=True)
 class UnifiedRules:
     os_reserve_gib: float = 6.0
+    os_reserve_fraction: float = 0.35  # the cap on a small module's reserve (8 GB Jetson: 2.8 GiB)
 
 
 @dataclass(frozen=True, slots=True)

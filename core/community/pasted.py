@@ -16,6 +16,8 @@ checking is `validate.py`'s job. Nothing here raises on odd input.
 
 from __future__ import annotations
 
+import csv
+import json
 import re
 from dataclasses import dataclass, replace
 from functools import cache
@@ -52,6 +54,7 @@ class PastedRun:
     kv_type: str | None = None
     context: int | None = None
     caveats: tuple[str, ...] = ()
+    gen_tokens: int | None = None  # tokens the decode number generated (llama-bench's tg128: 128)
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,6 +288,11 @@ def _llama_bench(text: str, ctx: _Context, catalog: Catalog) -> Pasted | None:
     if table is None:
         return None
     rows, start = table
+    return _bench_runs(rows, start, ctx, catalog)
+
+
+def _bench_runs(rows: list[dict[str, str]], start: int, ctx: _Context, catalog: Catalog) -> Pasted:
+    """llama-bench rows (column name -> cell, as the markdown table names them) as runs."""
     groups: dict[tuple[tuple[str, str], ...], dict[str, Any]] = {}
     for row in rows:
         test = _TEST.match(re.sub(r"\s+", "", row.get("test", "")))
@@ -318,6 +326,7 @@ def _llama_bench(text: str, ctx: _Context, catalog: Catalog) -> Pasted | None:
             PastedRun(
                 tool="llama-bench",
                 decode_tps=g["tg"][0] if "tg" in g else None,
+                gen_tokens=g["tg"][1] if "tg" in g else None,
                 prefill_tps=g["pp"][0] if "pp" in g else None,
                 prompt_tokens=g["pp"][1] if "pp" in g else None,
                 depth=g["depth"],
@@ -343,6 +352,134 @@ def _llama_bench(text: str, ctx: _Context, catalog: Catalog) -> Pasted | None:
         ctx.version,
         ctx.start(start),
     )
+
+
+# --- llama-bench -o csv / json / jsonl -----------------------------------------------------------
+
+# A record's fields about the test and its timing, not its settings: what the markdown table prints
+# as its "test" and "t/s" columns (the per-repetition sample lists are left out as lists).
+_RECORD_TIMING = frozenset(
+    {"n_prompt", "n_gen", "n_depth", "test_time", "avg_ns", "stddev_ns", "avg_ts", "stddev_ts"}
+)
+# Places a JSON value is tried from before giving up: a paste of many "{" lines that never close
+# would otherwise be decoded to its end once per line (quadratic).
+_JSON_ATTEMPTS = 4
+_JSON_START = re.compile(r"^[ \t]*[\[{]", re.M)
+_CSV_NAME = re.compile(r"\w+")
+
+
+def _csv_records(text: str) -> tuple[list[dict[str, Any]], int] | None:
+    """The records of llama-bench's CSV (a header naming model_type and avg_ts, one line a test)."""
+    lines = text.splitlines(keepends=True)
+    offset = 0
+    for i, line in enumerate(lines):
+        offset += len(line)
+        if "avg_ts" not in line or "model_type" not in line or "," not in line:
+            continue
+        header = [h.strip() for h in next(csv.reader([line]))]
+        if not all(_CSV_NAME.fullmatch(h) for h in header):
+            continue  # a JSONL record names them too: not a CSV header
+        records: list[dict[str, Any]] = []
+        for data in lines[i + 1 :]:
+            cells = next(csv.reader([data]), [])
+            if len(cells) != len(header):
+                break  # the CSV ended (a blank line, a build line, prose)
+            records.append(dict(zip(header, cells, strict=True)))
+        return (records, offset - len(line)) if records else None
+    return None
+
+
+def _json_records(text: str) -> tuple[list[dict[str, Any]], int] | None:
+    """The records of llama-bench's JSON (one array) or JSONL (one object a line)."""
+    decoder = json.JSONDecoder()
+    records: list[dict[str, Any]] = []
+    first, end, failures = len(text), 0, 0
+    for m in _JSON_START.finditer(text):
+        pos = m.end() - 1
+        if pos < end:
+            continue  # inside a value already read
+        try:
+            value, end = decoder.raw_decode(text, pos)
+        except (ValueError, RecursionError):
+            failures += 1
+            if failures >= _JSON_ATTEMPTS:
+                break
+            continue
+        values = value if isinstance(value, list) else [value]
+        found = [v for v in values if isinstance(v, dict) and "avg_ts" in v]
+        if found:
+            first = min(first, pos)
+            records += found
+    return (records, first) if records else None
+
+
+def _record_test(rec: dict[str, Any]) -> str:
+    """The markdown table's test name for a record: "pp512", "tg128", "pp512 @ d4096"."""
+    n_prompt, n_gen, depth = (int(float(rec.get(k) or 0)) for k in ("n_prompt", "n_gen", "n_depth"))
+    test = f"pp{n_prompt}" if n_gen == 0 else f"tg{n_gen}" if n_prompt == 0 else f"pp{n_prompt}+tg{n_gen}"
+    return f"{test} @ d{depth}" if depth else test
+
+
+def _flag(value: Any) -> str:
+    """A JSON boolean as the table prints it (1 / 0); numbers and text as they are."""
+    return ("1" if value else "0") if isinstance(value, bool) else str(value)
+
+
+def _record_row(rec: dict[str, Any]) -> dict[str, str] | None:
+    """One CSV / JSON record as the markdown table's row: the columns `_bench_runs` reads, and every
+    other setting as a column of its own (runs that differ in one are different runs)."""
+    try:
+        row = {
+            k: _flag(v) for k, v in rec.items() if k not in _RECORD_TIMING and not isinstance(v, list | dict)
+        }
+        row["test"], row["t/s"] = _record_test(rec), str(float(rec["avg_ts"]))
+        if rec.get("model_size"):
+            row["size"] = f"{float(rec['model_size']) / 1024**3:.2f} GiB"
+        if rec.get("model_n_params"):
+            row["params"] = f"{float(rec['model_n_params']) / 1e9:.2f} B"
+    except (KeyError, TypeError, ValueError):
+        return None
+    row["model"], row["backend"] = str(rec.get("model_type", "")), str(rec.get("backends", ""))
+    for key, column in (("n_gpu_layers", "ngl"), ("flash_attn", "fa")):
+        if key in rec:
+            row[column] = _flag(rec[key])
+    return row
+
+
+def _record_facts(pasted: Pasted, records: list[dict[str, Any]]) -> Pasted:
+    """The card(s) and build a record names, where no log line around it did."""
+    rec = records[0]
+    names = [n.strip() for n in str(rec.get("gpu_info") or "").split(",") if n.strip()]
+    build = str(rec.get("build_number") or "")
+    return replace(
+        pasted,
+        gpu=pasted.gpu or (names[0] if names else None),
+        gpu_count=pasted.gpu_count or (len(names) if names else None),
+        version=pasted.version or (f"b{build}" if build.isdigit() else None),
+    )
+
+
+def read_bench_records(text: str, catalog: Catalog) -> Pasted | None:
+    """llama-bench's `-o csv`, `-o json` and `-o jsonl` output as runs, read exactly as its markdown
+    table is (one run per settings and depth, pp and tg paired); None when there is none. Never raises.
+
+    Not one of `read_pasted`'s readers: /submit reads what it read before, and the console's paste
+    grouping (bot/cli/console_input.py) knows no CSV lines. The ask path reads both.
+    """
+    if "avg_ts" not in text:
+        return None  # every record has it: skip the walk over the lines
+    text = text.replace("\r\n", " \n").replace("\r", "\n")
+    try:
+        got = _csv_records(text) or _json_records(text)
+        if got is None:
+            return None
+        records, start = got
+        rows = [r for r in map(_record_row, records) if r is not None]
+        if not rows:
+            return None
+        return _record_facts(_bench_runs(rows, start, _context(text, catalog), catalog), records)
+    except (ValueError, IndexError, KeyError, ZeroDivisionError, RecursionError, csv.Error):
+        return None
 
 
 # --- llama.cpp timing lines ----------------------------------------------------------------------

@@ -22,6 +22,7 @@ from core.estimator import multi_gpu, speed
 from core.estimator.band import band_for
 from core.estimator.frameworks.kernels import kernels_run
 from core.estimator.frameworks.serving_setup import serving_quants
+from core.estimator.layer_packing import layer_status, worse
 from core.estimator.memory import (
     GIB,
     SERVING_ENGINES,
@@ -32,7 +33,15 @@ from core.estimator.memory import (
     serving_share,
     usable_memory,
 )
-from core.estimator.memory_fit import ForcedOffload, LayerPlan, cpu_band, forced_offload, layer_plan
+from core.estimator.memory_fit import (
+    ForcedOffload,
+    LayerPlan,
+    cpu_band,
+    forced_offload,
+    layer_plan,
+    split_usable,
+    whole_layers,
+)
 from core.estimator.plan import GGUF_FRAMEWORK, gguf_like, gguf_stand_in, pricing_framework, runs_here
 from core.estimator.pricing import Pricing
 from core.estimator.token_bytes import decode_bytes
@@ -318,6 +327,7 @@ def estimate(request: EstimateRequest, catalog: Catalog) -> Estimate:
     fixed = _fixed(request, usable, backend, engine, framework, cal, catalog)
     runtime = speed.Runtime(gpu, backend, cal, framework, setup.count, split, link)
     pricing = Pricing(request, usable, runtime, catalog)
+    fixed = _with_cards(fixed, pricing)
     rows = []
     for quant_id in quants:
         quant = catalog.quants[quant_id]
@@ -414,6 +424,19 @@ class _Fixed:
     smooth_fraction: float
     band: Band
     prefill_band: Band
+    # Each card's usable bytes when the rows run a llama.cpp layer split over several cards (whole
+    # layers per card, layer_packing); () otherwise.
+    card_usable: tuple[float, ...] = ()
+
+
+def _with_cards(fixed: _Fixed, pricing: Pricing) -> _Fixed:
+    """`fixed` with each card's usable bytes where the rows run a llama.cpp layer split over several
+    cards: whole layers per card, so each row packs them (layer_packing)."""
+    request = pricing.request
+    count = request.setup.count
+    if count < 2 or not whole_layers(pricing):
+        return fixed
+    return replace(fixed, card_usable=split_usable(request, fixed.usable_bytes, count))
 
 
 def _serving_reserve_bytes(setup: Setup, catalog: Catalog) -> float:
@@ -548,6 +571,7 @@ def _row(pricing: Pricing, fixed: _Fixed, quant_id: str, weights: WeightBreakdow
         status = "tight"
     else:
         status = "no_fit"
+    status = _packed(status, fixed, weights, kv, overhead / count)
 
     if quant_id in _low_bit_quants(catalog):
         notes.append(Note("row.low_bit", {"quant": quant_id}))
@@ -617,6 +641,16 @@ def _row(pricing: Pricing, fixed: _Fixed, quant_id: str, weights: WeightBreakdow
         deep_prefill_tps=deep,
         deep_ttft_s=deep_ttft,
     )
+
+
+def _packed(
+    status: FitStatus, fixed: _Fixed, weights: WeightBreakdown, kv: float, per_card: float
+) -> FitStatus:
+    """A verdict that the sum fits, on a llama.cpp layer split, checked card by card: whole layers
+    per card must fit too (a DeepSeek-V3 Q4_K_M MoE layer is 6-7 GiB; layer_packing)."""
+    if not fixed.card_usable or status == "no_fit":
+        return status
+    return worse(status, layer_status(weights, kv, fixed.card_usable, per_card, fixed.smooth_fraction))
 
 
 def _way_out(

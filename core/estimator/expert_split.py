@@ -6,7 +6,9 @@ split the first card gets the layers whose experts left, the last card every lay
 GLM-4.5-Air on 2x 3090 with --n-cpu-moe 20 -ts 1,1 puts ~31 GB on the second 24 GB card and the
 load fails (a known trap: lmstudio-bug-tracker #840, "rebalance the tensor split"). The split below
 gives each card a run of layers whose bytes (the weights it keeps plus its share of the KV cache)
-are in proportion to the card's memory, written as layer counts, which -ts takes as ratios.
+are in proportion to the card's memory, written as layer counts, which -ts takes as ratios: counts of
+llama.cpp's n_layer + 1 slots, the output layer the last card's extra one, so it places exactly these
+(layer_packing). A split whose cards can't each hold their run gives way to one that packs.
 """
 
 from __future__ import annotations
@@ -14,17 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import accumulate
 
-
-def layer_loads(
-    layer_bytes: Sequence[int], layer_expert_bytes: Sequence[int], n_cpu_moe: int, kv_bytes: float
-) -> tuple[float, ...]:
-    """Bytes each repeating layer puts on its card: the layer's weights, less its routed experts
-    when it is one of the first `n_cpu_moe`, plus its share of the KV cache."""
-    layers = len(layer_bytes)
-    kv_share = kv_bytes / layers if layers else 0.0
-    return tuple(
-        layer_bytes[i] - (layer_expert_bytes[i] if i < n_cpu_moe else 0) + kv_share for i in range(layers)
-    )
+from core.estimator.layer_packing import CardSplit, choose_split, layer_loads, slot_counts, with_output_slot
+from core.estimator.weights import WeightBreakdown
 
 
 def proportional_counts(
@@ -54,25 +47,26 @@ def proportional_counts(
 
 
 def card_split(
-    layer_bytes: Sequence[int],
-    layer_expert_bytes: Sequence[int],
-    n_cpu_moe: int,
+    weights: WeightBreakdown,
     kv_bytes: float,
+    n_cpu_moe: int,
     shares: Sequence[float],
-    output_bytes: float,
-) -> tuple[tuple[int, ...], tuple[float, ...]]:
-    """(layers per card, bytes each card then holds) of a layer split with the first `n_cpu_moe`
-    layers' experts in RAM: the command's -ts and what the way out checks against each card."""
-    loads = layer_loads(layer_bytes, layer_expert_bytes, n_cpu_moe, kv_bytes)
-    counts = proportional_counts(loads, shares, output_bytes)
-    held: list[float] = []
-    start = 0
-    for count in counts:
-        held.append(sum(loads[start : start + count]))
-        start += count
-    if held:
-        held[-1] += output_bytes
-    return counts, tuple(held)
+    usable: Sequence[float],
+    per_card: float,
+    smooth: float,
+) -> CardSplit:
+    """The layer split a command writes (-ts in slots: layer_packing), the first `n_cpu_moe` layers'
+    experts in RAM. Preferred: with some experts in RAM, the split whose bytes follow `shares` (the
+    even -ts would send every layer that kept its experts to the last card); otherwise the -ts of
+    `shares` itself (even, or each card's memory), as llama.cpp places it. Either stands where every
+    card holds it; else the balanced packing that does (layer_packing.choose_split)."""
+    layers = layer_loads(weights, kv_bytes, n_cpu_moe)
+    n = layers.n_layers
+    if 0 < n_cpu_moe < n:
+        preferred = with_output_slot(proportional_counts(layers.loads, shares, layers.output))
+    else:
+        preferred = slot_counts(shares, n + 1)
+    return choose_split(layers, usable, per_card, smooth, preferred)
 
 
 # `--n-cpu-moe N` counts layers from the first, the dense ones with no experts too (DeepSeek V3's

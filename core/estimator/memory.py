@@ -37,6 +37,7 @@ class EstimatorConstants:
     mac_fraction_large: float
     mac_small_limit_gib: float
     unified_os_reserve_gib: float
+    unified_os_reserve_fraction: float
     vllm_activation_gib: tuple[float, float]
     vllm_cuda_graph_gib: float
     vllm_nccl_per_gpu_gib: float
@@ -59,6 +60,7 @@ def constants(catalog: Catalog) -> EstimatorConstants:
         mac_fraction_large=oses["macos"].gpu_fraction_large,
         mac_small_limit_gib=oses["macos"].small_limit_gib,
         unified_os_reserve_gib=table.unified.os_reserve_gib,
+        unified_os_reserve_fraction=table.unified.os_reserve_fraction,
         vllm_activation_gib=vllm.activation_gib,
         vllm_cuda_graph_gib=vllm.cuda_graph_gib,
         vllm_nccl_per_gpu_gib=vllm.nccl_per_gpu_gib,
@@ -246,8 +248,10 @@ def usable_memory(gpu: Gpu, memory_gib: float, count: int, os_name: str, catalog
         notes.append(Note("assume.macos_wired", {"fraction": round(fraction * 100), "gib": per_card}))
         return Usable(per_card, 1, memory_gib, tuple(notes))
     if gpu.unified_memory:
-        per_card = memory_gib - const.unified_os_reserve_gib
-        notes.append(Note("assume.unified_reserve", {"gib": const.unified_os_reserve_gib}))
+        # A headless 8 GB Jetson keeps ~2.8 GB for JetPack, not the 6 GiB a 128 GB desktop SoC keeps.
+        reserve = round(min(const.unified_os_reserve_gib, memory_gib * const.unified_os_reserve_fraction), 1)
+        per_card = memory_gib - reserve
+        notes.append(Note("assume.unified_reserve", {"gib": reserve}))
         return Usable(per_card, count, memory_gib, tuple(notes))
     reserve = const.os_reserve_gib.get(os_name, 0.0)
     if reserve:

@@ -26,7 +26,8 @@ from core.catalog.pricing_sections import Band
 from core.catalog.sections import sections
 from core.estimator import multi_gpu, speed
 from core.estimator.band import band_for
-from core.estimator.expert_split import moe_layer_count, moe_layers_within
+from core.estimator.expert_split import first_layers_holding, moe_layer_count, moe_layers_within
+from core.estimator.layer_packing import card_usable, layer_fits, layer_status, worse
 from core.estimator.memory import (
     GIB,
     Usable,
@@ -139,6 +140,11 @@ class NoFitRow(NamedTuple):
     # compute buffer of one card when weights sit in RAM: its command's larger -ub (offload_ubatch)
     offload_buffer: float = 0.0
     offload_ub: int = 512  # that -ub (offload_ubatch), the one its prefill is priced with
+    # A llama.cpp-family layer split: whole layers per card (layer_packing), so a way out must pack
+    # them as well as fit their sum. `layer_split`: the engine splits by layers on several cards (a
+    # way out adding cards packs too); `card_usable`: each of the row's cards' usable bytes, () on one.
+    layer_split: bool = False
+    card_usable: tuple[float, ...] = ()
 
 
 def no_fit_row(pricing: Pricing, quant_id: str, weights: WeightBreakdown, ctx: int, depth: int) -> NoFitRow:
@@ -164,6 +170,7 @@ def no_fit_row(pricing: Pricing, quant_id: str, weights: WeightBreakdown, ctx: i
     )
     usable_bytes = _engine_room(pricing, buffer)
     offload_ub = offload_ubatch(request, ctx, usable_bytes, catalog)
+    split, card_bytes = _split_cards(pricing, usable_bytes)
     return NoFitRow(
         request,
         rt,
@@ -183,7 +190,71 @@ def no_fit_row(pricing: Pricing, quant_id: str, weights: WeightBreakdown, ctx: i
         cpu is not None,
         compute_buffer_bytes(model, ctx, catalog, const.flash_attention, offload_ub),
         offload_ub,
+        split,
+        card_bytes,
     )
+
+
+def _split_cards(pricing: Pricing, usable_bytes: float) -> tuple[bool, tuple[float, ...]]:
+    """(`whole_layers`, each card's usable bytes when several cards split so) of a no-fit row; every
+    no-fit row of one estimate shares its pricing and room, so the last answer is kept."""
+    last = _SPLIT_CARDS.get("last")
+    if last is not None and last[0] is pricing and last[1] == usable_bytes:
+        return last[2]
+    split, count = whole_layers(pricing), pricing.request.setup.count
+    found = (split, split_usable(pricing.request, usable_bytes, count) if split and count > 1 else ())
+    _SPLIT_CARDS["last"] = (pricing, usable_bytes, found)
+    return found
+
+
+_SPLIT_CARDS: dict[str, tuple[Pricing, float, tuple[bool, tuple[float, ...]]]] = {}
+
+
+def whole_layers(pricing: Pricing) -> bool:
+    """Whether the row's engine places whole layers per card: the llama.cpp family (llama.cpp,
+    ik_llama.cpp, Ollama, LM Studio) on a layer split, its default on several cards
+    (split_modes.toml); on one card, whether more of them would be split so."""
+    fw = pricing.catalog.frameworks.get(pricing.runtime.framework)
+    if fw is None or fw.engine != "llama.cpp":
+        return False
+    if pricing.request.setup.count > 1:
+        return pricing.runtime.split == "layer"
+    return pricing.request.split_mode in (None, "layer")
+
+
+def split_usable(request: EstimateRequest, usable_bytes: float, cards: int) -> tuple[float, ...]:
+    """Each card's usable bytes in llama.cpp's order: mixed cards' own memory each, else equal shares."""
+    mix = request.setup.mix
+    return card_usable(tuple(memory for _, memory in mix) if len(mix) == cards else (), usable_bytes, cards)
+
+
+def packs(
+    row: NoFitRow,
+    weights: WeightBreakdown,
+    kv_bytes: float,
+    buffer: float,
+    n_cpu_moe: int = 0,
+    usable: tuple[float, ...] | None = None,
+) -> bool:
+    """Whether a layer split holds these weights (the routed experts of the first `n_cpu_moe` layers
+    in RAM) and KV whole layers per card, `buffer` on every card: what a way out checks beside the
+    pooled sum (`fits`). True on one card or an engine that splits each layer over the cards.
+    `usable`: the cards' usable bytes where a way out changes them (more cards), else the row's."""
+    cards = row.card_usable if usable is None else usable
+    if not cards:
+        return True
+    return layer_fits(weights, kv_bytes, cards, buffer, n_cpu_moe)
+
+
+def packs_at(row: NoFitRow, weights: WeightBreakdown, ctx: int) -> bool:
+    """`packs` at another context (a shorter-context or smaller-file way out), the KV cache and the
+    default-ubatch buffer priced there as `ladder.on_card_bytes` prices them."""
+    if not row.card_usable:
+        return True
+    request, catalog = row.request, row.catalog
+    kv = kv_cache_bytes(request.model, ctx, request.kv_type, catalog)
+    buffer = compute_buffer_bytes(request.model, ctx, catalog, constants(catalog).flash_attention)
+    return packs(row, weights, kv, buffer)
 
 
 def _engine_room(pricing: Pricing, buffer: float) -> float:
@@ -380,6 +451,8 @@ def forced_offload(
     gpu_total = weights_gpu + kv_gpu + buffers
     room = host_room(request, catalog)
     status = _forced_status(gpu_total, host, row, room, check_gpu=mode != "cpu")
+    if kind == WayOutKind.EXPERT_OFFLOAD:
+        status = _experts_split(status, row, extra["cpu_moe_layers"])
     if host > room:
         # The box has too little RAM for what this run keeps there: said as that, with the speed it
         # would reach with enough, never offered as a way out that runs.
@@ -401,6 +474,21 @@ def forced_offload(
     prefill = _forced_prefill(row, mode, host_weights, rules, p_depth)
     deep = prefill if p_depth == depth else _forced_prefill(row, mode, host_weights, rules, depth)
     return ForcedOffload(status, plan, gpu_total, weights_gpu, kv_gpu, prefill, host, deep)
+
+
+def _experts_split(
+    status: Literal["smooth", "tight", "no_fit"], row: NoFitRow, moe_layers: int
+) -> Literal["smooth", "tight", "no_fit"]:
+    """Experts in RAM on several cards: the layers left go whole to each card (layer_packing), as the
+    command's -ts splits them, each card with its offload-sized buffer."""
+    if not row.card_usable or status == "no_fit":
+        return status
+    weights = row.weights
+    first = first_layers_holding(weights.layer_expert_bytes, moe_layers)
+    split = layer_status(
+        weights, row.kv_bytes, row.card_usable, row.offload_buffer, row.smooth_fraction, first
+    )
+    return worse(status, split)
 
 
 def _forced_status(

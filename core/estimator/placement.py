@@ -13,7 +13,8 @@ from core.catalog.platforms import framework_os
 from core.catalog.sections import sections
 from core.estimator.expert_split import card_split, first_layers_holding, moe_layer_count
 from core.estimator.frameworks import FrameworkQuery
-from core.estimator.memory import GIB, constants, kv_cache_bytes, usable_memory
+from core.estimator.layer_packing import card_usable, slot_counts
+from core.estimator.memory import GIB, compute_buffer_bytes, constants, kv_cache_bytes, usable_memory
 from core.estimator.memory_fit import offload_ubatch
 from core.estimator.multi_gpu import mode_flag
 from core.estimator.ways_out.base import Placed
@@ -83,24 +84,37 @@ def _first_layers(request: EstimateRequest, at: Placed, catalog: Catalog) -> int
 def _tensor_split(
     request: EstimateRequest, at: Placed, first: int | None, catalog: Catalog
 ) -> tuple[float, ...]:
-    """-ts ratios. Mixed cards: layers by each card's memory (a way out that changes the cards: even
-    again). With the first N layers' experts in RAM on a layer split, layer counts that give each
-    card its share of the bytes (expert_split: an even split would send every layer that kept its
-    experts to the last card)."""
-    setup = request.setup
+    """-ts ratios of a layer split with every layer on the cards. llama.cpp puts whole layers on each
+    card (layer_packing), so the -ts must be a split each card holds: the even one, or mixed cards'
+    memory ("24,12"), where it does; with the first N layers' experts in RAM, layer counts that give
+    each card its share of the bytes (expert_split: an even split would send every layer that kept its
+    experts to the last card); else the balanced packing that fits, in layer counts. Mixed cards under
+    a way out that changes the cards: even again."""
+    setup, model = request.setup, request.model
     memories = tuple(memory for _, memory in setup.mix) if at.cards == len(setup.mix) else ()
-    model = request.model
-    n_cpu_moe = first or 0
-    layer_split = request.split_mode in (None, "layer")
-    if at.cards < 2 or not model.is_moe or not 0 < n_cpu_moe < model.layers or not layer_split:
+    layer_split = request.split_mode in (None, "layer") and request.offload != "cpu"
+    if at.cards < 2 or not layer_split or at.n_gpu_layers != "all":
         return memories
     weights = weight_breakdown(model, catalog.quants[at.quant], catalog)
     kv = kv_cache_bytes(model, at.context, at.kv_type, catalog, max(request.users or 1, 1))
-    shares = memories or (1.0,) * at.cards
-    counts, _ = card_split(
-        weights.layer_bytes, weights.layer_expert_bytes, n_cpu_moe, kv, shares, weights.output_bytes
+    usable = usable_memory(setup.gpu, setup.memory_gib, at.cards, setup.os, catalog).total_gib * GIB
+    buffer = compute_buffer_bytes(
+        model, at.context, catalog, constants(catalog).flash_attention, _ubatch(request, at, False, catalog)
     )
-    return tuple(float(c) for c in counts) or memories
+    shares = memories or (1.0,) * at.cards
+    n_cpu_moe = min(first or 0, model.layers) if model.is_moe else 0
+    split = card_split(
+        weights,
+        kv,
+        n_cpu_moe,
+        shares,
+        card_usable(memories, usable, at.cards),
+        buffer,
+        constants(catalog).smooth_fraction,
+    )
+    if not split.counts or split.counts == slot_counts(shares, model.layers + 1):
+        return memories  # the even or memory-proportional -ts packs as it is written
+    return tuple(float(c) for c in split.counts)
 
 
 def _ubatch(request: EstimateRequest, at: Placed, cpu_only: bool, catalog: Catalog) -> int:

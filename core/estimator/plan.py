@@ -9,12 +9,14 @@ the framework, quant and placement for an answer belong here (issue 20 refines t
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from core.catalog.loader import Catalog
 from core.catalog.sections import sections
 from core.estimator.frameworks import FrameworkOption, FrameworkQuery, evaluate, framework_options, recommend
+from core.estimator.frameworks.commands.sources import listed_checkpoints
 from core.estimator.frameworks.serving_setup import serving_pick
 from core.estimator.memory import GIB
 from core.estimator.placement import framework_query
@@ -268,7 +270,7 @@ def _pick(s: _Subject) -> Plan:
     command, why = _launch(s, option)
     if not command and any(n.code == "fw.vllm.no_checkpoint" for n in why):
         # A serving setup (T4, A100) whose engine has nothing listed to serve: llama.cpp's GGUF plan.
-        reason = Note("plan.nothing_to_serve", _serving_params(s, option.framework))
+        reason = _nothing_to_serve(s, option.framework)
         instead = _gguf_instead(s, option.framework)
         if instead is not None:
             return replace(instead, notes=(reason, *instead.notes))
@@ -316,13 +318,9 @@ def _asked(s: _Subject, asked: str) -> Plan:
     option = s.option(asked)
     if option.runnable:
         command, why = _launch(s, option)
-        if not command and any(n.code == "fw.vllm.no_checkpoint" for n in why):
-            # vLLM / SGLang run the model, but nothing they could serve is listed, fits and runs on
-            # this card (T4 and gemma-2-9b: no AWQ / GPTQ listed, BF16 too big, no FP8 kernels).
-            reason = Note("plan.nothing_to_serve", _serving_params(s, asked))
-            instead = _gguf_instead(s, asked)
-            if instead is not None:
-                return _instead_of(instead, asked, reason)
+        instead = None if command else _nothing_to_download(s, asked, why)
+        if instead is not None:
+            return instead
         return s.plan(asked, command, why, "asked" if command else "asked_no_fit", asked)
     why_not = option.notes[0] if option.notes else None
     blocked = option.notes[:2]
@@ -367,6 +365,58 @@ def _serving_params(s: _Subject, asked: str) -> dict[str, object]:
     }
 
 
+def _nothing_to_serve(s: _Subject, asked: str) -> Note:
+    """Why the serving engine has nothing to serve here, said as it is: no checkpoint of the row's
+    quant is listed, and either none of the model's that this card's kernels run is listed either
+    (plan.nothing_to_serve: a V100 is never pointed at an AWQ), or the one that is (the smallest
+    first) doesn't fit with room for its KV cache at the row's context (plan.listed_does_not_fit),
+    or it fits: asking for that quant serves it (plan.listed_fits)."""
+    params = _serving_params(s, asked)
+    fw = s.catalog.frameworks[asked]
+    listed = [
+        (q, r)
+        for q, r in listed_checkpoints(str(params["repo"]), s.catalog)
+        if q != s.query.quant.id and evaluate(fw, replace(s.query, quant=s.catalog.quants[q])).runnable
+    ]
+    if not listed or s.request is None or _PROBING.get():
+        return Note("plan.nothing_to_serve", params)
+    from core.estimator.estimate import estimate  # estimate.py imports this module
+
+    quant, repo = listed[0]
+    said = {**params, "listed": repo, "listed_quant": quant, "ctx": f"{s.row.context // 1024}K"}
+    request = replace(s.request, framework=asked, quants=(quant,), contexts=(s.row.context,))
+    token = _PROBING.set(True)  # the probe's own plan may find nothing to serve: it says so plainly
+    try:
+        row = estimate(request, s.catalog).rows[0]
+    finally:
+        _PROBING.reset(token)
+    return Note("plan.listed_does_not_fit" if row.status == "no_fit" else "plan.listed_fits", said)
+
+
+# Set while `_nothing_to_serve` prices a listed checkpoint: that estimate plans its own row, and a
+# plan with nothing to serve there must not price another checkpoint in turn (it would never end).
+_PROBING: ContextVar[bool] = ContextVar("_PROBING", default=False)
+
+
+def _nothing_to_download(s: _Subject, asked: str, why: tuple[Note, ...]) -> Plan | None:
+    """The asked framework runs the model but has no files to point at: llama.cpp's GGUF plan in
+    its stead, under the reason; None when llama.cpp has none either."""
+    if any(n.code == "fw.vllm.no_checkpoint" for n in why):
+        # vLLM / SGLang run the model, but nothing they could serve is listed, fits and runs on
+        # this card (T4 and gemma-2-9b: no AWQ / GPTQ listed, BF16 too big, no FP8 kernels).
+        instead = _gguf_instead(s, asked)
+        if instead is not None:
+            return _instead_of(instead, asked, _nothing_to_serve(s, asked))
+    if s.query.quant.format == "gguf" and runs_here(s.row):
+        # It runs the GGUF, but no repo of its files is known to download for it (KTransformers'
+        # --gguf_path, DeepSeek-V3.2): llama.cpp's plan of the same file, not "doesn't fit here".
+        instead = _gguf_instead(s, asked, any_engine=True)
+        if instead is not None:
+            fw_name = s.catalog.frameworks[asked].name
+            return _instead_of(instead, asked, Note("plan.no_gguf_repo", {"framework": fw_name}))
+    return None
+
+
 def _instead_of(inner: Plan, asked: str, reason: Note) -> Plan:
     """llama.cpp's plan in place of the framework the user named, under the reason it isn't that one."""
     return replace(
@@ -374,12 +424,13 @@ def _instead_of(inner: Plan, asked: str, reason: Note) -> Plan:
     )
 
 
-def _gguf_instead(s: _Subject, serving: str) -> Plan | None:
+def _gguf_instead(s: _Subject, serving: str, any_engine: bool = False) -> Plan | None:
     """The serving engine has nothing to run here: llama.cpp's own plan at the row's context (its GGUF
     table priced and chosen by the same rule, at the bits the user asked for); None when the engine
-    isn't a serving one or llama.cpp has no command either (the caller keeps its own plan)."""
+    isn't a serving one (unless `any_engine`) or llama.cpp has no command either (the caller keeps its
+    own plan)."""
     fw = s.catalog.frameworks[serving]
-    if not fw.gpu_only or s.request is None or GGUF_FRAMEWORK not in s.catalog.frameworks:
+    if not (fw.gpu_only or any_engine) or s.request is None or GGUF_FRAMEWORK not in s.catalog.frameworks:
         return None
     # estimate.py imports this module, and choice.py imports estimate.py: both only when needed.
     from core.estimator.choice import choose
@@ -398,7 +449,15 @@ def _gguf_instead(s: _Subject, serving: str) -> Plan | None:
 GGUF_FRAMEWORK = "llama.cpp"  # what a serving engine's plan falls back to (also estimate.py)
 
 # The notes a fallback plan leads with: why not the serving engine (see _pick / _asked).
-_FALLBACK_REASONS = frozenset({"plan.nothing_to_serve", "plan.quant_not_on_card", *_CARD_TOO_OLD})
+_FALLBACK_REASONS = frozenset(
+    {
+        "plan.nothing_to_serve",
+        "plan.listed_does_not_fit",
+        "plan.listed_fits",
+        "plan.quant_not_on_card",
+        *_CARD_TOO_OLD,
+    }
+)
 
 
 def gguf_stand_in(est: Estimate, catalog: Catalog) -> tuple[EstimateRequest, Note] | None:

@@ -22,6 +22,7 @@ from core.render.assumptions import gpu_memory_line, os_assumed, uses_host_ram
 from core.render.doc import NARROW, Cmd, Doc, Para, Part, Pre, fits, render, truncate
 from core.render.fmt import NO_FIT, OVER, ROPE, TIGHT, ctx_label, gib, num, speed_range, table, table_width
 from core.render.kv_worth import kv_worth, kv_worth_line
+from core.render.max_context import longest, max_context_line
 from core.understanding.query import AskQuery
 
 T = TypeVar("T")
@@ -379,6 +380,12 @@ def compact_doc(
         parts += _ways_out(est, row, shown_q, shown_c, lang)
         if query.kv_worth:
             parts += _kv_worth(est, choice, plan, catalog, lang)
+        parts += [Para(translate(f"reply.topic.{topic}", lang)) for topic in query.topics]
+        if query.max_context:
+            line = max_context_line(
+                longest(est, plan, catalog), plan.quant, est.request.model.max_context, lang
+            )
+            parts += [Para(line)] if line else []
     if query.intent == "cards_needed":
         parts.append(Para(_cards_needed(row, est.request.setup.count, lang)))
     parts += _said_plainly(choice, lang)

@@ -77,10 +77,26 @@ def compare_doc(a: Side, b: Side, pairs: tuple[Pair, ...], what: str, ctx: int, 
         Para(translate("intent.compare.setup", lang, what=what, ctx=ctx_label(ctx))),
         Pre(table(header, rows)),
     ]
-    both = [p for p in pairs if runs(p.a) or runs(p.b)]
-    if both:
-        parts.append(Para(_verdict(both[0], lang)))
+    pair = verdict_pair(pairs)
+    if pair is not None:
+        parts.append(Para(_verdict(pair, lang)))
     return tuple(parts)
+
+
+VERDICT_QUANT = "Q4_K_M"  # what people compare at: the default download of most GGUF questions
+
+
+def verdict_pair(pairs: tuple[Pair, ...]) -> Pair | None:
+    """The row the verdict is said at: Q4_K_M where both sides run it, else the first row both
+    run, else the first either runs. Not simply the first row: a Q8_0 row of gpt-oss is its MXFP4
+    file again, so "At Q8_0: gpt-oss 3.7x faster than GLM-4.5-Air" set MXFP4 against an 8-bit file."""
+    both = [p for p in pairs if runs(p.a) and runs(p.b)]
+    usual = next((p for p in both if p.quant == VERDICT_QUANT), None)
+    if usual is not None:
+        return usual
+    if both:
+        return both[0]
+    return next((p for p in pairs if runs(p.a) or runs(p.b)), None)
 
 
 def compare_json(pairs: tuple[Pair, ...]) -> list[dict[str, Any]]:

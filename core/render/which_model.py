@@ -1,10 +1,16 @@
 """Which models run on a card ("what can I run on a 3090", "能跑多少B的模型"): the most popular
-catalog models, each at the best quant that fits at a usable context, the largest and newest first,
-and why the next size up doesn't fit. The lists and limits are data (catalogs/intents.toml).
+catalog models, each at the quant a practitioner would run it at (core/estimator/usable_pick.py:
+Q4_K_M, a bigger one only while it stays fast, a 3-bit file only when nothing of 4 bits fits), by
+size weighed by pace (a MoE streaming at ~35 tok/s before a dense 32B crawling at ~10), every 3-bit
+pick after every 4-bit one; a model that would only crawl is named in one line instead of a row;
+why the next size up doesn't fit; the top pick's `$` command (core/ask/which_model_run.py). The
+lists and limits are data (catalogs/intents.toml [which_model]).
 
 A question that names a task ("best model for coding on a 4090") puts the models tuned for it
-first (catalogs/models.toml `uses`; every one of them is tried, not only the most popular), then the
-general ones; the experts-in-RAM line and the next size up look at the tuned ones first too."""
+first (catalogs/models.toml `uses`; every one of them is tried, not only the most popular), marked
+"+", then the general ones; a task's own context (RAG: 32K) sizes the list, and its `task_last`
+tags go last (a reasoning model for roleplay). The experts-in-RAM line and the next size up look at
+the tuned ones first too."""
 
 from __future__ import annotations
 
@@ -17,21 +23,25 @@ from core.catalog.loader import Catalog
 from core.catalog.model import Model
 from core.catalog.sections import sections
 from core.estimator.estimate import Row, Setup
+from core.estimator.usable_pick import PickRules, QuantRun, Tier, pick, pick_rules, worth
 from core.estimator.ways_out.kind import WayOutKind
 from core.estimator.ways_out.registry import facts
-from core.i18n import Lang, translate
+from core.i18n import Lang, messages, translate
 from core.render.doc import NARROW, Doc, Para, Pre
-from core.render.fmt import ROPE, TIGHT, ctx_label, gib, num, table, table_width
+from core.render.fmt import ROPE, TIGHT, ctx_label, gib, num, table
 from core.render.intent_rows import (
     RowAsk,
     config,
-    model_label,
     one_row,
     prose_label,
     rough_weights_gib,
     runs,
     supported_context,
 )
+from core.render.model_names import is_whole, short_name
+
+TASK_MARK = "+"  # a row tuned for the task the question named
+PROSE_WIDTH = 24  # a model named in a line of text (experts in RAM, too slow): room for its short name
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +55,8 @@ class ModelFit:
     # (YaRN), which llama.cpp / vLLM don't turn on by themselves; marked "^" as in the single-model table.
     beyond_native: bool = False
     for_task: bool = False  # tuned for the task the question named ("for coding"): listed first
+    tier: Tier = Tier.USABLE  # how high the pick ranks (usable_pick): ~4-bit, 3-bit, crawl
+    last: bool = False  # a kind the task puts after every other (a reasoning model for roleplay)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -77,6 +89,10 @@ class WhichModel:
     experts: tuple[ModelFit, ...] = ()
     ram_gib: float = 0.0
     task: str | None = None  # the task the list was made for ("code"), None for the plain list
+    # Models that run here only below the crawl pace ([which_model.pick] crawl_tps): one line, no row.
+    crawl: tuple[ModelFit, ...] = ()
+    crawl_tps: float = 0.0
+    tagged: bool = False  # some catalog model is tagged for `task` (else no "none of them fits" line)
 
 
 def _ladder(model: Model, quants: list[str], catalog: Catalog) -> list[str]:
@@ -86,36 +102,55 @@ def _ladder(model: Model, quants: list[str], catalog: Catalog) -> list[str]:
     return ladder
 
 
-def _best_fit(
-    setup: Setup,
-    usable: float,
-    model: Model,
-    ladder: list[str],
-    ctx: int,
-    min_tps: float,
-    catalog: Catalog,
-    ask: RowAsk,
-) -> ModelFit | None:
-    """The best quant of the ladder that runs. The lowest is estimated first: if even it doesn't
-    fit, that is the answer; if it does, its KV cache and buffers (the same at every quant) pick the
-    best quant whose weights leave room for them, and only that one is estimated."""
-    lowest = ladder[-1]
+def _rows_that_run(pricing: _Pricing, model: Model, ladder: list[str]) -> dict[str, Row]:
+    """Every quant of the ladder that runs, by quant. The lowest is estimated first: if even it
+    doesn't run, none does; if it does, its KV cache and buffers (the same at every quant) rule out
+    the quants whose weights leave no room for them without an estimate."""
+    catalog, usable = pricing.catalog, pricing.usable
+    lowest = min(ladder, key=lambda q: catalog.quants[q].bpw)
     if rough_weights_gib(model, catalog.quants[lowest].bpw) > usable:
-        return None  # weights alone are too big: no estimate needed
-    row = one_row(catalog, setup, model.id, lowest, ctx, ask)
-    if not runs(row, min_tps):
-        return None
+        return {}  # weights alone are too big: no estimate needed
+    row = one_row(catalog, pricing.setup, model.id, lowest, pricing.ctx, pricing.ask)
+    if not runs(row, pricing.min_tps):
+        return {}
     extra = row.total_gib - row.weights_gib
-    best = row
-    for quant in ladder[:-1]:
-        if rough_weights_gib(model, catalog.quants[quant].bpw) + extra > usable:
+    out = {lowest: row}
+    for quant in ladder:
+        if quant == lowest or rough_weights_gib(model, catalog.quants[quant].bpw) + extra > usable:
             continue
-        candidate = one_row(catalog, setup, model.id, quant, ctx, ask)
-        if runs(candidate, min_tps):
-            best = candidate
-            break
-    speed = best.decode_tps.mid if best.decode_tps else 0.0
-    return ModelFit(model.id, best.quant, best.total_gib, speed, best.status == "tight", best.beyond_native)
+        candidate = one_row(catalog, pricing.setup, model.id, quant, pricing.ctx, pricing.ask)
+        if runs(candidate, pricing.min_tps):
+            out[quant] = candidate
+    return out
+
+
+def _best_fit(pricing: _Pricing, model: Model, ladder: list[str]) -> ModelFit | None:
+    """The quant a practitioner would run the model at here (usable_pick), with its tier."""
+    rows = _rows_that_run(pricing, model, ladder)
+    catalog = pricing.catalog
+    quant_runs = [
+        QuantRun(
+            q,
+            catalog.quants[q].bpw,
+            r.decode_tps.mid if r.decode_tps else 0.0,
+            r.status == "tight",
+            native=q == model.native_quant,
+        )
+        for q, r in rows.items()
+    ]
+    chosen = pick(quant_runs, pricing.rules, catalog.quants[pricing.rules.baseline].bpw)
+    if chosen is None:
+        return None
+    best = rows[chosen.run.quant]
+    return ModelFit(
+        model.id,
+        best.quant,
+        best.total_gib,
+        chosen.run.tps,
+        best.status == "tight",
+        best.beyond_native,
+        tier=chosen.tier,
+    )
 
 
 def _candidates(catalog: Catalog, n: int, ctx: int) -> list[Model]:
@@ -197,10 +232,18 @@ def _experts_in_ram(
 
 @dataclass(frozen=True, slots=True)
 class _Group:
-    """One list's models that run on the card (one per size, largest first) and those that don't."""
+    """One list's models that run on the card at a usable pace (one per size), those that run only
+    at a crawl, and those that don't run."""
 
     fits: list[ModelFit]
     misses: list[Model]
+    crawl: list[ModelFit]
+
+    @property
+    def running(self) -> list[ModelFit]:
+        """Every model that runs, crawls included: the next size up and the experts-in-RAM line
+        start above the largest of them."""
+        return self.fits + self.crawl
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,25 +257,70 @@ class _Pricing:
     quants: list[str]
     min_tps: float
     catalog: Catalog
+    rules: PickRules
+    last_tags: frozenset[str] = frozenset()  # `uses` tags the task puts last ([which_model] task_last)
 
 
 def _group(models: list[Model], pricing: _Pricing, fold_sizes: bool = True) -> _Group:
     catalog = pricing.catalog
     fits: list[ModelFit] = []
     misses: list[Model] = []
+    crawl: list[ModelFit] = []
     for model in models:
-        ladder = _ladder(model, pricing.quants, catalog)
-        fit = _best_fit(
-            pricing.setup, pricing.usable, model, ladder, pricing.ctx, pricing.min_tps, catalog, pricing.ask
-        )
+        fit = _best_fit(pricing, model, _ladder(model, pricing.quants, catalog))
         if fit is None:
             misses.append(model)
-        else:
-            fits.append(fit)
+            continue
+        fit = replace(fit, last=bool(pricing.last_tags & set(model.uses)))
+        (crawl if fit.tier == Tier.CRAWL else fits).append(fit)
     if fold_sizes:  # one model per family and size (a family's own sizes list keeps them all)
-        fits = _one_per_size(fits, catalog)
-    fits.sort(key=lambda f: (-catalog.models[f.model_id].params_b, _newest_first(catalog.models[f.model_id])))
-    return _Group(fits, misses)
+        # Folded tier by tier: a family's largest at 3 bits (Qwen3-32B IQ3_XXS on 16 GB) hides
+        # none of its sizes that run at 4 bits (Qwen3-14B Q4_K_M), which lead the list.
+        fits = [f for tier in (Tier.USABLE, Tier.LOW_BIT) for f in _one_per_size(_in(fits, tier), catalog)]
+        crawl = _one_per_size(crawl, catalog)
+    fits.sort(key=lambda f: _rank(f, catalog, pricing.rules))
+    crawl.sort(key=lambda f: _largest_first(f, catalog))
+    return _Group(fits, misses, crawl)
+
+
+def _in(fits: list[ModelFit], tier: Tier) -> list[ModelFit]:
+    return [f for f in fits if f.tier == tier]
+
+
+def _largest_first(fit: ModelFit, catalog: Catalog) -> tuple[float, str]:
+    model = catalog.models[fit.model_id]
+    return -model.params_b, _newest_first(model)
+
+
+def _rank(fit: ModelFit, catalog: Catalog, rules: PickRules) -> tuple[int, bool, bool, float, str]:
+    """Where a pick stands in the list: every ~4-bit pick before every 3-bit one; then the models
+    tuned for the task; then those the task puts last after the rest; then by size weighed by pace
+    (usable_pick `worth`), the newest first of equal worth."""
+    model = catalog.models[fit.model_id]
+    value = worth(model.params_b, model.active_params_b, fit.decode_tps, rules, fit.tight)
+    return (int(fit.tier), not fit.for_task, fit.last, -round(value, 3), _newest_first(model))
+
+
+def _pricing(
+    catalog: Catalog, setup: Setup, ctx: int, kv_type: KvCacheType, probe_id: str, task: str | None
+) -> tuple[_Pricing, dict[str, Any]]:
+    cfg = config(catalog, "which_model")
+    ask = RowAsk(kv_type=kv_type)
+    quants = [str(q) for q in cfg.get("quants", ("Q4_K_M",))]
+    probe = one_row(catalog, setup, probe_id, quants[-1], ctx, ask)
+    last = cfg.get("task_last", {}).get(task or "", ())
+    pricing = _Pricing(
+        setup,
+        ctx,
+        ask,
+        probe.usable_gib,
+        quants,
+        float(cfg.get("min_decode_tps", 0.0)),
+        catalog,
+        pick_rules(cfg.get("pick", {})),
+        frozenset(str(t) for t in last),
+    )
+    return pricing, cfg
 
 
 @lru_cache(maxsize=256)
@@ -243,31 +331,41 @@ def which_models(
     kv_type: KvCacheType = FULL_PRECISION_KV,
     task: str | None = None,
 ) -> WhichModel:
-    """The models that run on `setup` at `ctx`, each at its best quant. `kv_type`: the cache the
-    question asked for ("q8 kv cache"): every row is priced with it, as the header says it is.
+    """The models that run on `setup` at `ctx`, each at the quant to run it at. `kv_type`: the cache
+    the question asked for ("q8 kv cache"): every row is priced with it, as the header says it is.
     `task`: what the models are wanted for ("code"): the models tuned for it lead the list."""
-    cfg = config(catalog, "which_model")
-    ask = RowAsk(kv_type=kv_type)
-    quants = [str(q) for q in cfg.get("quants", ("Q4_K_M",))]
-    min_tps = float(cfg.get("min_decode_tps", 0.0))
-    probe = one_row(catalog, setup, _candidates(catalog, 1, 0)[0].id, quants[-1], ctx, ask)
-    pricing = _Pricing(setup, ctx, ask, probe.usable_gib, quants, min_tps, catalog)
+    pricing, cfg = _pricing(catalog, setup, ctx, kv_type, _candidates(catalog, 1, 0)[0].id, task)
+    quants, ask = pricing.quants, pricing.ask
     tuned_models = _tuned(catalog, task, ctx) if task is not None else []
     tuned_ids = {m.id for m in tuned_models}
     popular = _candidates(catalog, int(cfg.get("candidates", 40)), ctx)
     general = _group([m for m in popular if m.id not in tuned_ids], pricing)
-    experts = _experts_in_ram(setup, general.misses, general.fits, cfg, ctx, catalog, ask)
-    nxt = _next_up(setup, general.fits, general.misses, quants, ctx, catalog, ask)
-    fits = general.fits
+    experts = _experts_in_ram(setup, general.misses, general.running, cfg, ctx, catalog, ask)
+    nxt = _next_up(setup, general.running, general.misses, quants, ctx, catalog, ask)
+    fits, crawl = general.fits, general.crawl
     if task is not None:
         tuned = _group(tuned_models, pricing)
         lead = [replace(f, for_task=True) for f in tuned.fits[: int(cfg.get("task_rows", 5))]]
-        fits = lead + fits
-        tuned_experts = _experts_in_ram(setup, tuned.misses, tuned.fits, cfg, ctx, catalog, ask)
+        fits = sorted(lead + fits, key=lambda f: _rank(f, catalog, pricing.rules))
+        crawl = sorted(crawl + tuned.crawl, key=lambda f: _largest_first(f, catalog))
+        tuned_experts = _experts_in_ram(setup, tuned.misses, tuned.running, cfg, ctx, catalog, ask)
         shown = int(cfg.get("experts_shown", 3))
         experts = (*(replace(f, for_task=True) for f in tuned_experts), *experts)[:shown]
-        nxt = _next_up(setup, tuned.fits, tuned.misses, quants, ctx, catalog, ask) or nxt
-    return WhichModel(ctx, probe.usable_gib, tuple(fits), nxt, quants[-1], experts, setup.host.ram_gib, task)
+        nxt = _next_up(setup, tuned.running, tuned.misses, quants, ctx, catalog, ask) or nxt
+    tagged = task is not None and any(task in m.uses for m in catalog.models.values())
+    return WhichModel(
+        ctx,
+        pricing.usable,
+        tuple(fits),
+        nxt,
+        quants[-1],
+        experts,
+        setup.host.ram_gib,
+        task,
+        tuple(crawl[: int(cfg.get("crawl_shown", 2))]),
+        pricing.rules.crawl_tps,
+        tagged,
+    )
 
 
 def _newest_first(model: Model) -> str:
@@ -277,7 +375,9 @@ def _newest_first(model: Model) -> str:
 
 def _one_per_size(fits: list[ModelFit], catalog: Catalog) -> list[ModelFit]:
     """One model per family and per size (within 4 %): the most popular of Qwen3-32B,
-    a 32B distill and a 32B coder stands for all three, and the largest of a family for the family."""
+    a 32B distill and a 32B coder stands for all three, and the largest of a family for the family.
+    A MoE and a dense model are not one kind: Qwen3-30B-A3B at ~120 tok/s and the dense gemma-4-31B
+    at ~35, or Gemma 4's 26B-A4B and its 31B, are different picks, each kept."""
     kept: list[ModelFit] = []
     by_popularity = sorted(fits, key=lambda f: (-catalog.models[f.model_id].popularity, f.model_id))
     for fit in by_popularity:
@@ -285,9 +385,10 @@ def _one_per_size(fits: list[ModelFit], catalog: Catalog) -> list[ModelFit]:
         clash = False
         for other in kept:
             o = catalog.models[other.model_id]
-            if abs(o.params_b - model.params_b) <= 0.04 * max(o.params_b, model.params_b):
+            same_kind = o.is_moe == model.is_moe
+            if same_kind and abs(o.params_b - model.params_b) <= 0.04 * max(o.params_b, model.params_b):
                 clash = True
-            elif o.family == model.family and o.params_b > model.params_b:
+            elif same_kind and o.family == model.family and o.params_b > model.params_b:
                 clash = True
         if not clash:
             kept = [k for k in kept if not _smaller_same_family(catalog.models[k.model_id], model)]
@@ -296,29 +397,44 @@ def _one_per_size(fits: list[ModelFit], catalog: Catalog) -> list[ModelFit]:
 
 
 def _smaller_same_family(kept: Model, new: Model) -> bool:
-    return kept.family == new.family and kept.params_b < new.params_b
+    return kept.family == new.family and kept.is_moe == new.is_moe and kept.params_b < new.params_b
 
 
-def _table(fits: tuple[ModelFit, ...], catalog: Catalog) -> tuple[str, ...]:
-    for width in (16, 15, 14, 13, 11):
-        header = ["model", "quant", "GiB", "tok/s"]
-        rows = [
-            [
-                model_label(catalog.models[f.model_id], width),
-                f.quant,
-                gib(f.total_gib),
-                num(f.decode_tps) + (TIGHT if f.tight else "") + (ROPE if f.beyond_native else ""),
-            ]
-            for f in fits
-        ]
-        if table_width(header, rows) <= NARROW:
-            return table(header, rows)
-    return table(header[:2] + header[3:], [r[:2] + r[3:] for r in rows])
+def _label(fit: ModelFit, catalog: Catalog, width: int) -> str:
+    mark = TASK_MARK if fit.for_task else ""
+    return short_name(catalog.models[fit.model_id], catalog, width - len(mark)) + mark
+
+
+def _cells(fit: ModelFit) -> tuple[str, str, str]:
+    speed = num(fit.decode_tps) + (TIGHT if fit.tight else "") + (ROPE if fit.beyond_native else "")
+    return fit.quant, gib(fit.total_gib), speed
+
+
+def _table(fits: tuple[ModelFit, ...], catalog: Catalog) -> tuple[tuple[str, ...], bool]:
+    """The table, and whether it kept its GiB column. The model column gets what the other columns
+    leave of a phone's width; where that would cut a name past its own short forms (only the last
+    resort cut is ambiguous), the GiB column goes and the names get its room."""
+    cells = [_cells(f) for f in fits]
+    quant_w = max(len("quant"), *(len(c[0]) for c in cells))
+    gib_w = max(len("GiB"), *(len(c[1]) for c in cells))
+    speed_w = max(len("tok/s"), *(len(c[2]) for c in cells))
+    with_gib = NARROW - (quant_w + gib_w + speed_w + 3)
+    whole = all(
+        is_whole(catalog.models[f.model_id], catalog, with_gib - (len(TASK_MARK) if f.for_task else 0))
+        for f in fits
+    )
+    if whole:
+        rows = [[_label(f, catalog, with_gib), *c] for f, c in zip(fits, cells, strict=True)]
+        return table(["model", "quant", "GiB", "tok/s"], rows), True
+    width = NARROW - (quant_w + speed_w + 2)
+    rows = [[_label(f, catalog, width), c[0], c[2]] for f, c in zip(fits, cells, strict=True)]
+    return table(["model", "quant", "tok/s"], rows), False
 
 
 def _title_and_task(result: WhichModel, title: str, lang: Lang, shown: int) -> list[Para | Pre]:
-    """The title ("… for coding" when a task was asked) and, for a task no tuned model of which
-    fits, the line that says so before the general ones."""
+    """The title ("… for coding" when a task was asked); the task's own line (RAG: the context it is
+    sized at; translation while no model is tagged for it: what to run instead); and, for a task
+    whose tuned models don't fit, the line that says so before the general ones."""
     ctx = ctx_label(result.ctx)
     if result.task is None:
         return [Para(translate("intent.which_model.title", lang, setup=title, ctx=ctx))]
@@ -326,21 +442,53 @@ def _title_and_task(result: WhichModel, title: str, lang: Lang, shown: int) -> l
     parts: list[Para | Pre] = [
         Para(translate("intent.which_model.title_task", lang, setup=title, ctx=ctx, task=task))
     ]
-    if result.fits and not any(f.for_task for f in result.fits[:shown]):
+    known = messages()
+    note = f"intent.task.{result.task}.note"
+    untagged = f"intent.task.{result.task}.untagged"
+    if note in known:
+        parts.append(Para(translate(note, lang, ctx=ctx)))
+    if not result.tagged and untagged in known:
+        parts.append(Para(translate(untagged, lang)))
+    if result.tagged and result.fits and not any(f.for_task for f in result.fits[:shown]):
         tuned = translate(f"intent.task.{result.task}.tuned", lang)
         parts.append(Para(translate("intent.which_model.task_none", lang, tuned=tuned, ctx=ctx)))
     return parts
 
 
-def _legend(result: WhichModel, lang: Lang, shown: int) -> str:
-    legend = translate("intent.which_model.legend", lang)
-    tuned = sum(1 for f in result.fits[:shown] if f.for_task)
-    if result.task is not None and tuned:
+def _legend(result: WhichModel, lang: Lang, shown: int, with_gib: bool) -> str:
+    legend = translate("intent.which_model.legend" if with_gib else "intent.which_model.legend_narrow", lang)
+    if result.task is not None and any(f.for_task for f in result.fits[:shown]):
         label = translate(f"intent.task.{result.task}.tuned", lang)
-        legend += " · " + translate("intent.which_model.task_first", lang, n=tuned, tuned=label)
+        legend += " · " + translate("intent.which_model.task_mark", lang, tuned=label)
     if any(f.beyond_native for f in result.fits[:shown]):
         legend += " · " + translate("reply.mark.rope", lang)
     return legend
+
+
+def _picks(fits: tuple[ModelFit, ...], catalog: Catalog) -> str:
+    """Models named in a line of text: "Qwen3-Coder-30B-A3B Q4_K_M ~33 tok/s · ..."."""
+    return " · ".join(
+        f"{short_name(catalog.models[f.model_id], catalog, PROSE_WIDTH)}{ROPE if f.beyond_native else ''}"
+        f" {f.quant} ~{num(f.decode_tps)} tok/s"
+        for f in fits
+    )
+
+
+def _next_line(result: WhichModel, catalog: Catalog, lang: Lang) -> list[Para]:
+    nxt = result.next_up
+    if nxt is None:
+        return []
+    line = translate(
+        "intent.which_model.next",
+        lang,
+        model=catalog.models[nxt.model_id].name,
+        need=nxt.need_gib,
+        quant=nxt.quant,
+        usable=result.usable_gib,
+    )
+    if nxt.offload_tps:
+        line += translate("intent.which_model.next_offload", lang, tps=num(nxt.offload_tps))
+    return [Para(line)]
 
 
 def which_model_doc(result: WhichModel, title: str, catalog: Catalog, lang: Lang, shown: int = 8) -> Doc:
@@ -359,30 +507,18 @@ def which_model_doc(result: WhichModel, title: str, catalog: Catalog, lang: Lang
             )
         )
     else:
-        parts.append(Para(_legend(result, lang, shown)))
-        parts.append(Pre(_table(result.fits[:shown], catalog)))
+        block, with_gib = _table(result.fits[:shown], catalog)
+        parts.append(Para(_legend(result, lang, shown, with_gib)))
+        parts.append(Pre(block))
         rope = _rope_line(result.fits[:shown] + result.experts, result.ctx, catalog, lang)
         if rope is not None:
             parts.append(Para(rope))
-    nxt = result.next_up
-    if nxt is not None:
-        line = translate(
-            "intent.which_model.next",
-            lang,
-            model=catalog.models[nxt.model_id].name,
-            need=nxt.need_gib,
-            quant=nxt.quant,
-            usable=result.usable_gib,
-        )
-        if nxt.offload_tps:
-            line += translate("intent.which_model.next_offload", lang, tps=num(nxt.offload_tps))
-        parts.append(Para(line))
+    if result.crawl:
+        slow = _picks(result.crawl, catalog)
+        parts.append(Para(translate("intent.which_model.crawl", lang, tps=num(result.crawl_tps), picks=slow)))
+    parts += _next_line(result, catalog, lang)
     if result.experts:
-        picks = " · ".join(
-            f"{prose_label(catalog.models[f.model_id])}{ROPE if f.beyond_native else ''} {f.quant}"
-            f" ~{num(f.decode_tps)} tok/s"
-            for f in result.experts
-        )
+        picks = _picks(result.experts, catalog)
         parts.append(
             Para(translate("intent.which_model.experts", lang, ram=num(result.ram_gib), picks=picks))
         )
@@ -425,19 +561,24 @@ def family_models(
     catalog: Catalog, setup: Setup, ctx: int, ids: tuple[str, ...], kv_type: KvCacheType = FULL_PRECISION_KV
 ) -> WhichModel:
     """Which of one family's sizes run on `setup` ("4060ti 16g 跑 gemma-4 哪个版本合适"): every
-    member in `ids` at its best quant, none folded into a larger sibling as the general list does,
-    the MoE ones too big for the card with their experts in RAM."""
-    cfg = config(catalog, "which_model")
-    ask = RowAsk(kv_type=kv_type)
-    quants = [str(q) for q in cfg.get("quants", ("Q4_K_M",))]
-    min_tps = float(cfg.get("min_decode_tps", 0.0))
+    member in `ids` at the quant to run it at (a crawl named in one line), none folded into a larger
+    sibling as the general list does, the MoE ones too big for the card with their experts in RAM."""
     models = [
         catalog.models[i] for i in ids if i in catalog.models and supported_context(catalog.models[i]) >= ctx
     ]
-    probe = one_row(catalog, setup, models[0].id if models else ids[0], quants[-1], ctx, ask)
-    pricing = _Pricing(setup, ctx, ask, probe.usable_gib, quants, min_tps, catalog)
+    pricing, cfg = _pricing(catalog, setup, ctx, kv_type, models[0].id if models else ids[0], None)
+    quants, ask = pricing.quants, pricing.ask
     members = _group(models, pricing, fold_sizes=False)
-    fits, misses = members.fits, members.misses
-    experts = _experts_in_ram(setup, misses, [], cfg, ctx, catalog, ask)
-    nxt = _next_up(setup, fits, misses, quants, ctx, catalog, ask)
-    return WhichModel(ctx, probe.usable_gib, tuple(fits), nxt, quants[-1], experts, setup.host.ram_gib)
+    experts = _experts_in_ram(setup, members.misses, [], cfg, ctx, catalog, ask)
+    nxt = _next_up(setup, members.running, members.misses, quants, ctx, catalog, ask)
+    return WhichModel(
+        ctx,
+        pricing.usable,
+        tuple(members.fits),
+        nxt,
+        quants[-1],
+        experts,
+        setup.host.ram_gib,
+        crawl=tuple(members.crawl[: int(cfg.get("crawl_shown", 2))]),
+        crawl_tps=pricing.rules.crawl_tps,
+    )

@@ -293,6 +293,8 @@ def _cards_with_counts(
         if count is None and k == 0 and spare:
             count = spare.pop(0).n
         counts.append(count)
+    if adjacent.get(0) is None:
+        counts = _said_once_for_both(found, counts, classified)
     found, counts = _said_again(said, ps, found, counts, pats.index)
     return found, [
         ParsedCard(res, count or 1, joiner) for (res, _span, joiner), count in zip(found, counts, strict=True)
@@ -300,6 +302,16 @@ def _cards_with_counts(
 
 
 _Found = list[tuple[Resolution, tuple[int, int], str]]
+
+
+def _said_once_for_both(
+    found: _Found, counts: list[int | None], classified: list[_Classified]
+) -> list[int | None]:
+    """ "is 7900xtx or 3090 faster ... 2 cards": a classifier count said after two cards set against
+    each other (not added together) is each side's, not the first card's alone."""
+    if len(found) != 2 or found[1][2] not in ("vs", "/") or counts[0] is None or counts[1] is not None:
+        return counts
+    return [counts[0], counts[0]] if any(c.n == counts[0] for c in classified) else counts
 
 
 def _said_again(

@@ -221,6 +221,15 @@ def _plain_framework_pattern(catalog: Catalog) -> re.Pattern[str]:
 
 
 @lru_cache(maxsize=4)
+def _context_phrase_pattern(catalog: Catalog) -> re.Pattern[str]:
+    """The context words of more than one word ("max context", "max ctx"): blanked as the parse
+    blanks them, so "4090 qwen3 14b max context" looks up no "qwen3 14b max" (Qwen3-Max is a name)."""
+    phrases = sorted((w for w in vocab_for(catalog).context_words if " " in w), key=len, reverse=True)
+    words = "|".join(re.escape(w) for w in phrases) or "(?!)"
+    return re.compile(rf"(?<![a-z0-9])(?:{words})(?![a-z0-9])", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4)
 def card_like_pattern(catalog: Catalog) -> re.Pattern[str] | None:
     """A card-like name ("RTX 9999", "RX 9090 XT"): understanding.toml [unknown_card]."""
     pattern = vocab_for(catalog).unknown_card_pattern
@@ -237,6 +246,7 @@ def typed_model_names(raw: str, catalog: Catalog) -> tuple[str, ...]:
         raw = card_like.sub(lambda m: " " * len(m.group(0)), raw[:500])
     raw = _tools_pattern(catalog).sub(lambda m: " " * len(m.group(0)), raw)
     raw = _plain_framework_pattern(catalog).sub(lambda m: " " * len(m.group(0)), raw)
+    raw = _context_phrase_pattern(catalog).sub(lambda m: " " * len(m.group(0)), raw)
     # "猎鹰3 10b": a Chinese family name is its family word here too, as `clean` folds it for the parse.
     raw = _fold_model_words(unicodedata.normalize("NFKC", raw[:500]))
     index = index_for(catalog)

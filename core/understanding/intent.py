@@ -94,6 +94,11 @@ class _Patterns:
     editors: Gated | None = None  # "vs code": an editor, blanked before "vs" can read as a comparison
     # [kv_worth]: "worth it", "值得" ... asked with one of the KV cache words (understanding.toml [kv])
     kv_worth: Gated | None = None
+    # [max_context]: "how much context can I fit", "能开多长上下文"
+    max_context: Gated | None = None
+    # [topics]: side questions answered by one sourced line each ("nvlink有用吗", "-ot or --n-cpu-moe"):
+    # (topic, the word groups that must all be in the question)
+    topics: tuple[tuple[str, tuple[Gated, ...]], ...] = ()
     kv_words: Gated | None = None
 
 
@@ -117,6 +122,19 @@ def _tasks(section: dict[str, Any]) -> tuple[tuple[str, Gated, tuple[Gated, ...]
     return tuple(out)
 
 
+def _topics(section: dict[str, Any]) -> tuple[tuple[str, tuple[Gated, ...]], ...]:
+    """[topics]: each topic's word groups (a list of words is one group; a list of lists, all of
+    them), in `order`."""
+    out: list[tuple[str, tuple[Gated, ...]]] = []
+    for name in section.get("order", ()):
+        words = section.get(name, ())
+        groups = words if words and isinstance(words[0], list) else [words]
+        compiled = tuple(g for g in (_words_re(tuple(group)) for group in groups) if g is not None)
+        if compiled:
+            out.append((str(name), compiled))
+    return tuple(out)
+
+
 def _build(table: dict[str, Any], vocab: Vocab) -> _Patterns:
     words = table.get("words", {})
     phrases = table.get("patterns", {})
@@ -135,6 +153,8 @@ def _build(table: dict[str, Any], vocab: Vocab) -> _Patterns:
         tasks=_tasks(task),
         editors=_words_re(tuple(task.get("editors", ()))),
         kv_worth=_words_re(tuple(table.get("kv_worth", {}).get("words", ()))),
+        max_context=_words_re(tuple(table.get("max_context", {}).get("words", ()))),
+        topics=_topics(table.get("topics", {})),
         kv_words=_words_re(vocab.kv_words),
     )
 
@@ -226,6 +246,8 @@ class IntentDetails:
     io_tokens: tuple[int, ...] = ()
     task: str | None = None  # what a model is wanted for ("for coding": "code"; read_task)
     kv_worth: bool = False  # "is q4 KV cache worth it", "q8 kv cache 值得吗" (asks_kv_worth)
+    max_context: bool = False  # "how long a context can I fit", "能开多长上下文" ([max_context])
+    topics: tuple[str, ...] = ()  # side questions named ([topics]): "nvlink", "ot_vs_n_cpu_moe"
 
 
 def _first_number(patterns: tuple[Gated, ...], t: str) -> re.Match[str] | None:
@@ -273,6 +295,8 @@ def intent_details(raw: str, catalog: Catalog) -> IntentDetails:
         io_tokens=tuple(n for n in (said, written, output) if n is not None) if output else (),
         task=_task(pats, t),
         kv_worth=_kv_worth(pats, t),
+        max_context=bool(pats.max_context and pats.max_context.search(t)),
+        topics=tuple(name for name, groups in pats.topics if all(g.search(t) for g in groups)),
     )
 
 

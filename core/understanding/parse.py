@@ -14,6 +14,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from core.catalog.loader import Catalog
+from core.catalog.platforms import OsFamily
 from core.understanding.asked_setup import asked_cards, without_server_names
 from core.understanding.backend_words import read_backends
 from core.understanding.card_reading import (
@@ -37,10 +38,11 @@ from core.understanding.normalize import (
     clean,
     pieces,
 )
-from core.understanding.parse_fields import _read_classified_counts, _read_os, _read_setup
-from core.understanding.parse_patterns import _patterns_for, _piece, _without_cpu_models
+from core.understanding.parse_fields import _oses_compared, _read_classified_counts, _read_os, _read_setup
+from core.understanding.parse_patterns import _Patterns, _patterns_for, _piece, _without_cpu_models
 from core.understanding.question import ParsedCard, ParsedQuestion
 from core.understanding.resolution import TEXTS_REMEMBERED
+from core.understanding.setup_words import Note
 
 __all__ = ["ParsedCard", "ParsedQuestion", "parse_question"]
 
@@ -82,6 +84,15 @@ def _with_cpu(parsed: ParsedQuestion, catalog: Catalog) -> ParsedQuestion:
     return replace(parsed, cpu=got.cpu_id, cpu_sockets=got.sockets, host_ram_gib=ram, notes=notes)
 
 
+def _os_compared(t: str, pats: _Patterns, os_name: OsFamily | None, notes: list[Note]) -> OsFamily | None:
+    """Windows and Linux both named: priced on Linux, where it runs best, with a note saying what
+    Windows changes (reply.note.os_compare)."""
+    if not _oses_compared(t, pats):
+        return os_name
+    notes.append(("os_compare", ""))
+    return "linux"
+
+
 def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
     pats = _patterns_for(catalog)
     index = pats.index
@@ -99,6 +110,7 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
     ps = [_piece(w, s, e, index) for w, s, e in pieces(t) if w not in vocab.card_words]
     found = without_server_names(setup.unblanked, ps, _find_cards(setup.unblanked, ps, pats, catalog), vocab)
     notes = [*setup.notes, *(c.note for c in classified if c.note)]
+    os_name = _os_compared(t, pats, os_name, notes)
     found, cards = _cards_with_counts(t, ps, found, classified, pats, notes, setup.unblanked)
     cards, other_setup = asked_cards(setup.unblanked, ps, found, cards, vocab)
     if other_setup is not None:

@@ -149,6 +149,7 @@ def _read_framework_and_quants(
             if qid:
                 found.append((qid, _QAT if word == _QAT else bits.group(1) if bits else None))
             spans.append(m.span())
+    framework = _exl_listed_as_quant(t, framework, said, named, found)
     for start, end in spans:
         t = _blank(t, start, end)
     # "exl2 … 4.0bpw": the family word is the member at that bpw, not a second quant asked for.
@@ -156,6 +157,27 @@ def _read_framework_and_quants(
     members = {q.family for q in made if q is not None and q.family and q.family != q.id}
     found = [(qid, bits) for qid, bits in found if qid not in members]
     return t, framework, _named_quants(found, catalog), _unpriced_notes(unpriced, framework, pats, catalog)
+
+
+def _exl_listed_as_quant(
+    t: str,
+    framework: str | None,
+    said: tuple[tuple[int, int], ...],
+    named: tuple[str, ...] | list[str],
+    found: list[tuple[str, str | None]],
+) -> str | None:
+    """ "Q4_K_M vs Q8 vs AWQ vs EXL3 which quant": "exl3" set beside quants of other formats is one
+    more quant weighed (each row on its own framework), not ExLlamaV3 named for all of them (the
+    reply dismissed EXL3 as "ExLlamaV3 loads safetensors only, and Q4_K_M here is a GGUF file")."""
+    family = _EXL_FAMILY.get(framework or "")
+    # Another format said beside it ("exl3 vs q4_k_m"): a member of its own family ("exl3 4.0bpw")
+    # or a bare width ("exl3 4bit") is the engine's quant, not a second one.
+    if family is None or len(named) != 1 or not any(not (q.startswith(family) or bits) for q, bits in found):
+        return framework
+    if not any(t[a:b].strip().lower() == family.lower() for a, b in said):
+        return framework  # "exllamav3" / "tabbyapi" name the engine, not its format
+    found.append((family, None))
+    return None
 
 
 def _within(span: tuple[int, int], spans: tuple[tuple[int, int], ...]) -> bool:
@@ -226,6 +248,15 @@ def _read_os(t: str, pats: _Patterns) -> OsFamily | None:
             if named is not None:
                 return named
     return None
+
+
+def _oses_compared(t: str, pats: _Patterns) -> bool:
+    """Windows and Linux both named ("Windows vs Linux 4090 ... worth switching", "win还是linux"):
+    the question weighs the two, so the reply prices Linux and says what Windows changes."""
+    if not pats.os:
+        return False
+    named = {family_from_word(m.group(1), pats.index.vocab.os_words) for m in pats.os.finditer(t)}
+    return {"windows", "linux"} <= named
 
 
 @dataclass(frozen=True, slots=True)

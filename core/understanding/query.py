@@ -135,6 +135,11 @@ class AskQuery:
     # "Is q4 KV cache worth it", "q8 kv cache 值得吗": the full answer adds the line with the cache's
     # size per type and the trade-off (core/render/kv_worth.py).
     kv_worth: bool = False
+    # "How long a context can I fit", "能开多长上下文": the full answer adds the longest context per KV
+    # cache type at the plan's quant (core/render/max_context.py).
+    max_context: bool = False
+    # Side questions the full answer adds one sourced line for (catalogs/intents.toml [topics]).
+    topics: tuple[str, ...] = ()
 
     @property
     def gpu_id(self) -> str | None:

@@ -11,7 +11,7 @@ from core.catalog.framework import Framework
 from core.catalog.kv_cache import FULL_PRECISION_KV, QUANTIZED_KV_CACHE_TYPES, KvCacheType
 from core.estimator.frameworks.kv_flag import serving_kv_flag
 from core.estimator.memory import GIB, kv_cache_bytes
-from core.estimator.memory_fit import decode_range, fits
+from core.estimator.memory_fit import decode_range, fits, packs
 from core.estimator.token_bytes import decode_bytes
 from core.estimator.ways_out.base import Facts, Placed, WayOut
 from core.estimator.ways_out.cases import CardCase, CpuCase, cpu_option
@@ -45,12 +45,10 @@ class KvQuant(WayOut):
         weights, model, cards = row.weights, row.request.model, row.request.setup.count
         fw = row.catalog.frameworks.get(row.rt.framework)
         for kv_type in _cache_types(fw):
-            total = (
-                weights.gpu_bytes_full_offload
-                + kv_cache_bytes(model, row.ctx, kv_type, row.catalog)
-                + row.buffer * cards
-            )
-            if fits(total, row.usable_bytes, row.smooth_fraction):
+            kv = kv_cache_bytes(model, row.ctx, kv_type, row.catalog)
+            total = weights.gpu_bytes_full_offload + kv + row.buffer * cards
+            # A smaller cache shrinks every layer a little: whole layers per card must still pack.
+            if fits(total, row.usable_bytes, row.smooth_fraction) and packs(row, weights, kv, row.buffer):
                 lo, mid, hi = decode_range(row, decode_bytes(model, weights, row.depth, kv_type, row.catalog))
                 flag = serving_kv_flag(fw)  # the words name the engine's cache, not llama.cpp's
                 return Remedy(self.kind, mid, lo, hi, round(total / GIB, 2), kv_type=kv_type, kv_flag=flag)

@@ -11,7 +11,7 @@ from core.catalog.pricing_sections import RemedyRules
 from core.estimator.frameworks.kernels import kernels_run
 from core.estimator.frameworks.quant_match import quant_in
 from core.estimator.memory import GIB
-from core.estimator.memory_fit import NoFitRow, decode_range, fits
+from core.estimator.memory_fit import NoFitRow, decode_range, fits, packs, packs_at
 from core.estimator.token_bytes import bytes_per_token, decode_bytes
 from core.estimator.ways_out.base import WIRED_LOWER_QUANT_TIER, Facts, Placed, WayOut, remedy_rules, swapped
 from core.estimator.ways_out.cases import CardCase, CpuCase, cpu_option
@@ -44,7 +44,7 @@ def _best_fitting(row: NoFitRow, fw: Framework | None, contexts: list[int]) -> R
             continue
         for ctx in contexts:
             total = on_card_bytes(model, w, ctx, row.request.kv_type, catalog, cards)
-            if fits(total, row.usable_bytes, row.smooth_fraction):
+            if fits(total, row.usable_bytes, row.smooth_fraction) and packs_at(row, w, ctx):
                 reads = decode_bytes(model, w, min(row.depth, ctx), row.request.kv_type, catalog)
                 lo, mid, hi = decode_range(row, reads, quant_id=q.id)
                 return Remedy(
@@ -74,7 +74,8 @@ class LowerQuant(WayOut):
             if fw is not None and fw.quants and not quant_in(q, fw.quants):
                 continue  # weights the framework doesn't load (ExLlamaV2 and AWQ): no way out
             total = w.gpu_bytes_full_offload + kv_bytes + buffers
-            if total <= smooth_bytes or total <= usable_bytes:
+            # ... and whole layers per card on a layer split (a 7 GiB MoE layer doesn't halve).
+            if (total <= smooth_bytes or total <= usable_bytes) and packs(row, w, kv_bytes, row.buffer):
                 reads = bytes_per_token(w.active_bytes_per_token, row.active_kv)
                 lo, mid, hi = decode_range(row, reads, quant_id=q.id)
                 low_bit = q.bpw < remedy_rules(row.catalog).low_bit_bpw

@@ -4,19 +4,15 @@ command, and after every way out that runs on this box."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
-from core.catalog.loader import Catalog
 from core.estimator.frameworks.serving_setup import is_serving_setup, serving_rules
 from core.estimator.memory import GIB, constants, discrete_per_card_gib
-from core.estimator.memory_fit import decode_range, fits
+from core.estimator.memory_fit import NoFitRow, decode_range, fits, packs
 from core.estimator.ways_out.base import Facts, Placed, WayOut, swapped
 from core.estimator.ways_out.cases import CardCase
 from core.estimator.ways_out.kind import WayOutKind
 from core.estimator.ways_out.remedy import Remedy
-
-if TYPE_CHECKING:  # estimate.py reads the registry: only its types are needed here
-    from core.estimator.estimate import Setup
 
 MAX_CARDS = 16
 
@@ -32,7 +28,7 @@ class MoreCards(WayOut):
     def propose(self, case: CardCase) -> Remedy | None:
         row = case.row
         weights_and_kv = row.weights.gpu_bytes_full_offload + row.kv_bytes
-        cards = _cards_that_fit(row.request.setup, weights_and_kv, row.buffer, row.catalog)
+        cards = _cards_that_fit(row, weights_and_kv)
         if not cards:
             return None
         total = weights_and_kv + row.buffer * cards
@@ -43,9 +39,11 @@ class MoreCards(WayOut):
         return swapped(remedy, at)
 
 
-def _cards_that_fit(setup: Setup, fixed: float, buffer: float, catalog: Catalog) -> int:
+def _cards_that_fit(row: NoFitRow, fixed: float) -> int:
     """The fewest discrete cards above the setup's count (up to MAX_CARDS) that fit `fixed` bytes
-    (weights + KV) plus one compute buffer per card; 0 when even MAX_CARDS don't."""
+    (weights + KV) plus one compute buffer per card, whole layers per card on a llama.cpp layer split;
+    0 when even MAX_CARDS don't."""
+    setup, buffer, catalog = row.request.setup, row.buffer, row.catalog
     const = constants(catalog)
     served = is_serving_setup(setup.gpu, setup.count, None, catalog)
     tp_sizes = serving_rules(catalog).tp_sizes
@@ -53,6 +51,9 @@ def _cards_that_fit(setup: Setup, fixed: float, buffer: float, catalog: Catalog)
         if served and cards not in tp_sizes and cards % max(tp_sizes):
             continue  # vLLM / SGLang split over 1/2/4/8 cards a node (6 H100 are bought as 8)
         per_card = discrete_per_card_gib(setup.memory_gib, cards, setup.os, const)
-        if fits(fixed + buffer * cards, per_card * cards * GIB, const.smooth_fraction):
+        if not fits(fixed + buffer * cards, per_card * cards * GIB, const.smooth_fraction):
+            continue
+        usable = (per_card * GIB,) * cards if row.layer_split else ()
+        if packs(row, row.weights, row.kv_bytes, buffer, usable=usable):
             return cards
     return 0

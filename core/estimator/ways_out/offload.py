@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from core.catalog.pricing_sections import RemedyRules
-from core.estimator.expert_split import card_split, first_layers_holding, moe_layer_count
+from core.estimator.expert_split import first_layers_holding, moe_layer_count
 from core.estimator.memory import GIB
-from core.estimator.memory_fit import NoFitRow, decode_range, host_rules
+from core.estimator.memory_fit import NoFitRow, decode_range, host_rules, packs
 from core.estimator.token_bytes import expert_offload_bytes, layer_offload_bytes
 from core.estimator.ways_out.base import Facts, Placed, WayOut, offload_tier
 from core.estimator.ways_out.cases import CardCase
@@ -21,23 +21,31 @@ from core.estimator.ways_out.remedy import Remedy
 
 
 def _packs(row: NoFitRow, k: int) -> bool:
-    """Whether the layers left on several cards, with the experts of `k` MoE layers in RAM, split
-    into whole runs of layers (the command's -ts, expert_split) that each card holds with its buffer;
-    one card always does when the pooled count fits."""
-    cards = row.request.setup.count
-    if cards < 2:
-        return True
-    weights = row.weights
-    memories = tuple(memory for _, memory in row.request.setup.mix)
-    shares = memories if len(memories) == cards else (1.0,) * cards
-    first = first_layers_holding(weights.layer_expert_bytes, k)
-    _, held = card_split(
-        weights.layer_bytes, weights.layer_expert_bytes, first, row.kv_bytes, shares, weights.output_bytes
-    )
-    room = row.usable_bytes / sum(shares)
-    return all(
-        bytes_ + row.offload_buffer <= room * share for bytes_, share in zip(held, shares, strict=True)
-    )
+    """Whether the layers left on several cards, with the experts of `k` MoE layers in RAM, go whole
+    to the cards, each with its (offload-sized) buffer (layer_packing: the command's -ts is the split
+    that does); one card always does when the pooled count fits."""
+    first = first_layers_holding(row.weights.layer_expert_bytes, k)
+    return packs(row, row.weights, row.kv_bytes, row.offload_buffer, first)
+
+
+def _fewest_that_pack(row: NoFitRow, k: int, moe_layers: int) -> int:
+    """The fewest MoE layers' experts in RAM, from `k` (the pooled count) on, whose split packs
+    (`_packs`; more in RAM never packs worse); moe_layers + 1 when none does. Galloping then halving:
+    a few checks, not one per layer, on a 5-card split that falls several layers short."""
+    if k > moe_layers or _packs(row, k):
+        return k
+    low, step = k, 1  # low never packs; the answer is in (low, high]
+    high = moe_layers + 1
+    while low + step < high and not _packs(row, low + step):
+        low, step = low + step, step * 2
+    high = min(high, low + step)
+    while high - low > 1:
+        mid = (low + high) // 2
+        if _packs(row, mid):
+            high = mid
+        else:
+            low = mid
+    return high
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,8 +72,7 @@ class ExpertOffload(WayOut):
         # Offloaded, the run takes a larger -ub (memory_fit.offload_ubatch): its buffer grows with it.
         need = row.total + (row.offload_buffer - row.buffer) * row.request.setup.count
         k = math.ceil(max(0.0, need - row.usable_bytes) / per_layer) if per_layer else moe_layers + 1
-        while k <= moe_layers and not _packs(row, k):
-            k += 1  # whole layers per card: the pooled count can leave one card a layer short
+        k = _fewest_that_pack(row, k, moe_layers)  # whole layers per card: the pooled k can fall short
         if k > moe_layers:
             return None
         share_read = (model.experts_active or 1) / (model.experts or 1)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from core.estimator.memory import GIB
-from core.estimator.memory_fit import decode_range, fits
+from core.estimator.memory_fit import decode_range, fits, packs_at
 from core.estimator.token_bytes import decode_bytes
 from core.estimator.ways_out.base import Facts, Placed, WayOut, swapped
 from core.estimator.ways_out.cases import CardCase, CpuCase, cpu_option
@@ -34,7 +34,7 @@ class ShorterContext(WayOut):
             if ctx >= row.ctx:
                 continue
             total = on_card_bytes(model, weights, ctx, request.kv_type, catalog, cards)
-            if fits(total, row.usable_bytes, row.smooth_fraction):
+            if fits(total, row.usable_bytes, row.smooth_fraction) and packs_at(row, weights, ctx):
                 depth = min(row.depth, ctx)
                 lo, mid, hi = decode_range(row, decode_bytes(model, weights, depth, request.kv_type, catalog))
                 return Remedy(self.kind, mid, lo, hi, round(total / GIB, 2), context=ctx)

@@ -41,7 +41,10 @@ class MacWiredLimit(WayOut):
             if total <= ceiling:
                 reads = bytes_per_token(w.active_bytes_per_token, row.active_kv)
                 lo, mid, hi = decode_range(row, reads, quant_id=q.id)
-                # Named as the quant it is (the reply says "IQ2_XXS -> ~N tok/s"), with the limit.
+                # Named as the quant it is (the reply says "IQ2_XXS -> ~N tok/s"), with the limit;
+                # a lower quant that fits under macOS's default share needs no limit raised (a value
+                # below the default would lower it: gpt-oss-120b 4-bit on a 128 GB Mac).
+                raise_to = _wired_mb(row, total) if total > row.usable_bytes else 0
                 return Remedy(
                     WayOutKind.LOWER_QUANT,
                     mid,
@@ -49,7 +52,7 @@ class MacWiredLimit(WayOut):
                     hi,
                     round(total / GIB, 2),
                     quant=q.id,
-                    wired_limit_mb=_wired_mb(row, total),
+                    wired_limit_mb=raise_to,
                     quality_warning=q.bpw < rules.low_bit_bpw,
                 )
         return None
@@ -60,8 +63,10 @@ class MacWiredLimit(WayOut):
 
 def _wired_mb(row: NoFitRow, total: float | None = None) -> int:
     """The `iogpu.wired_limit_mb` value: what the run needs plus headroom, in whole GiB, capped at
-    the share of memory the OS can spare."""
+    the share of memory the OS can spare, and never below macOS's default share (a smaller value
+    would lower the limit, not raise it)."""
     setup, rules = row.request.setup, remedy_rules(row.catalog)
     need_gib = (row.total if total is None else total) / GIB + rules.mac_wired_headroom_gib
     cap_gib = setup.memory_gib * rules.mac_wired_max_fraction
-    return int(min(math.ceil(need_gib), math.floor(cap_gib)) * 1024)
+    default_gib = math.ceil(row.usable_bytes / GIB)
+    return int(max(min(math.ceil(need_gib), math.floor(cap_gib)), default_gib) * 1024)

@@ -102,3 +102,21 @@ def test_a_database_behind_on_migrations_is_migrated_once_then_read(tmp_path: Pa
             await storage.close()
 
     asyncio.run(check())
+
+
+def test_anchors_newer_than_the_database_still_answer_and_exit(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An upgrade ships published anchors the database lacks: `ask` (read-only) can't store them; it
+    answers from what is stored and exits (the failed write once left the storage thread alive and
+    the process hung)."""
+    import bot.app as app_module
+
+    async def not_current(self: SqliteStorage, items: object) -> bool:
+        return False
+
+    monkeypatch.setattr(SqliteStorage, "published_current", not_current)
+    assert app_module  # the module whose load_anchors is under test
+    code, text = ask(QUESTION, "--db", db)
+    assert code == 0, text
+    assert "RTX 4090" in text

@@ -12,11 +12,11 @@ from core.ask.answer import answer
 from core.catalog.loader import default_catalog
 from core.estimator.expert_split import (
     first_layers_holding,
-    layer_loads,
     moe_layer_count,
     moe_layers_within,
     proportional_counts,
 )
+from core.estimator.layer_packing import layer_loads
 from core.estimator.memory import kv_cache_bytes
 from core.estimator.weights import weight_breakdown
 
@@ -60,15 +60,18 @@ def _per_card_gib(command: str, model_id: str) -> list[float]:
     ctx = int(re.search(r"-c (\d+)", command).group(1))  # type: ignore[union-attr]
     n = int(re.search(r"--n-cpu-moe (\d+)", command).group(1))  # type: ignore[union-attr]
     counts = [int(c) for c in re.search(r"-ts (\S+)", command).group(1).split(",")]  # type: ignore[union-attr]
-    assert sum(counts) == model.layers, command
-    loads = layer_loads(
-        weights.layer_bytes, weights.layer_expert_bytes, n, kv_cache_bytes(model, ctx, "f16", CATALOG)
-    )
+    # llama.cpp divides n_layer + 1 slots by the -ts ratios, the output layer last (layer_packing):
+    # counts summing to n_layer would shift a layer onto the first card.
+    assert sum(counts) == model.layers + 1, command
+    layers = layer_loads(weights, kv_cache_bytes(model, ctx, "f16", CATALOG), n)
     out, start = [], 0
     for count in counts:
-        out.append(sum(loads[start : start + count]) / GIB)
-        start += count
-    out[-1] += weights.output_bytes / GIB
+        end = start + count
+        held = sum(layers.loads[start : min(end, model.layers)]) + (
+            layers.output if end > model.layers else 0.0
+        )
+        out.append(held / GIB)
+        start = end
     return out
 
 

@@ -50,7 +50,9 @@ MIXED = [
     ("3090 + 3060 12g 跑 qwen2.5 32b q4_k_m 32k 上下文", "24,12", True),
 ]
 MIXED_HELD_OUT = [
-    ("2x 3090 + 3060 qwen2.5 72b q4", "24,24,12", None),
+    # Not "24,24,12": llama.cpp places whole layers (layer_packing), and by memory the 3060 would get
+    # 15 layers + the output head, 11.5 GiB of the 11.2 it has on Windows; 14 slots hold 10.2.
+    ("2x 3090 + 3060 qwen2.5 72b q4", "33,34,14", None),
 ]
 
 

@@ -7,7 +7,7 @@ import re
 import shlex
 from functools import cache
 
-from core.catalog.loader import default_catalog
+from core.catalog.loader import Catalog, default_catalog
 from core.catalog.model import Model
 from core.catalog.published_files import PublishedFile, published_file
 from core.catalog.quant import Quant
@@ -45,14 +45,30 @@ def shell_word(text: str) -> str:
 
 @cache
 def _checkpoints() -> dict[str, dict[str, str]]:
-    """Published quantized checkpoints by base repo and quant (catalogs/estimator.toml [checkpoints])."""
-    table = sections(default_catalog()).estimator.checkpoints
-    return {repo: {k: v for k, v in row.items() if k != "source"} for repo, row in table.items()}
+    """Published quantized checkpoints by base repo and quant: catalogs/estimator.toml [checkpoints]
+    and catalogs/quant_repos.toml [checkpoints] (where the newer rows live; a test keeps each
+    (repo, quant) in one file, so the merge order never decides)."""
+    catalog = default_catalog()
+    newer = catalog.tables.get("quant_repos", {}).get("checkpoints", {})
+    merged: dict[str, dict[str, str]] = {}
+    for table in (sections(catalog).estimator.checkpoints, newer):
+        for repo, row in table.items():
+            listed = {k: str(v) for k, v in row.items() if k != "source"}
+            merged[repo] = {**merged.get(repo, {}), **listed}
+    return merged
 
 
 def published_checkpoint(repo: str, quant_id: str) -> str:
     """The listed checkpoint of `repo` in this quant, "" when none is listed."""
     return _checkpoints().get(repo, {}).get(quant_id, "")
+
+
+def listed_checkpoints(repo: str, catalog: Catalog) -> tuple[tuple[str, str], ...]:
+    """Every (quant id, checkpoint) listed for `repo`, the smallest quant first (the one most likely
+    to fit a card the others don't)."""
+    row = _checkpoints().get(repo, {})
+    bpw = {q: catalog.quants[q].bpw for q in row if q in catalog.quants}
+    return tuple((q, row[q]) for q in sorted(bpw, key=lambda q: bpw[q]))
 
 
 def base_repo_name(model: Model) -> str:
