@@ -234,3 +234,12 @@ def test_hybrids_cache_kv_in_their_attention_layers_only(catalog: Catalog) -> No
     nano = catalog.models["nemotron-nano-9b-v2"]
     assert len(nano.layer_pattern) == 56 and nano.layer_pattern.count("*") == 4
     assert nano.layer_pattern.count("M") == 27 and nano.layer_pattern.count("-") == 25
+
+
+def test_glm_4_7_serves_its_own_repo() -> None:
+    """GLM-4.7's hf_repo pointed at GLM-4.5: its vLLM command and listed checkpoints were GLM-4.5's."""
+    from core.ask.answer import answer
+
+    for question in ("8x h100 glm 4.7 vllm", "glm-4.7 on 8 h200 with vllm"):
+        command = next(x for x in answer(question, default_catalog()).text.split("\n") if x.startswith("$ "))
+        assert "zai-org/GLM-4.7" in command and "GLM-4.5" not in command
