@@ -19,6 +19,7 @@ from core.understanding.name_index import (
     _compact_simple,
     gpu_full_key,
     gpu_key,
+    Index,
     index_for,
 )
 from core.understanding.normalize import ACTIVE_TOKEN, SIZE_TOKEN, _fold_model_words, clean
@@ -119,7 +120,7 @@ def _model_has(
         return _close(float(m.group(1)), params_b, 0.06)
     if m := ACTIVE_TOKEN.match(part):
         return _close(float(m.group(1)), active_b, 0.12)
-    if _HAS_DIGIT.search(part) or part in variant:
+    if _HAS_DIGIT.search(part) or part in variant or _variant_glued(part, have, variant):
         return False
     # A family word: a misspelling of one of the model's words is still that model.
     if len(part) >= 4 and part in compact:
@@ -165,7 +166,7 @@ def _lacking(name: str, model: Model, catalog: Catalog) -> tuple[str, ...]:
     for token, part in ((t, p) for t in name.split() for p in name_parts(t)):
         if part in have or part in ignore:
             named = named or (part in have and not _HAS_DIGIT.search(part))
-        elif _misspelt_word(part, have):
+        elif _misspelt_word(part, have) and not _variant_glued(part, have, variant):
             named = True  # "Lllama 3 8b": the model's own word, a letter off
         elif not _HAS_DIGIT.search(part) and part not in variant and len(name_parts(token)) < 2:
             # A lone word beside the name ("deploy DeepSeek-V3") may be any word; one joined to the
@@ -173,9 +174,10 @@ def _lacking(name: str, model: Model, catalog: Catalog) -> tuple[str, ...]:
             lone.append(part)
         elif not _model_has(part, model.params_b, model.active_params_b, have, compact, variant):
             missing.append(part)
-    if not named and not missing:
+    if not named:
         # Only a size or active count matched ("zorblax a13b" vs Hunyuan-A13B): a word beside it is
-        # the name of some other model, not filler, when none of this model's words was typed.
+        # the name of some other model, not filler, when none of this model's words was typed; so
+        # too beside a version the model lacks ("olmo 2 32b", "exaone 4 32b" are no Qwen3-32B).
         missing.extend(w for w in lone if len(w) >= 3)
     return tuple(missing)
 
@@ -257,20 +259,8 @@ def typed_model_names(raw: str, catalog: Catalog) -> tuple[str, ...]:
     for m in _RUN.finditer(raw[:500]):
         word = m.group(0).strip(".:/-")
         low = word.lower()
-        card = gpu_key(word, vocab)
         gap, end = raw[end : m.start()], m.end()
-        skip = (
-            not low
-            or low in ignore
-            or low in vocab.quant_synonyms
-            or _NOT_NAME.match(low)
-            # a count or a length; 4 digits: a date ("2507"); a version digit after a family word
-            # ("Qwen 3 coder next", llama.cpp#19366) stays in the name
-            or (low.isdigit() and len(low) != 4 and not _version_after(low, runs[-1], gap))
-            or not card.base
-            or card.base in index.gpu_exact
-            or gpu_full_key(card) in index.gpu_exact
-        )
+        skip = low in ignore or _not_a_name_word(low, word, runs[-1], gap, index)
         if skip:
             if runs[-1]:
                 runs.append([])
@@ -281,6 +271,29 @@ def typed_model_names(raw: str, catalog: Catalog) -> tuple[str, ...]:
     runs = [r for r in runs if r]
     runs.sort(key=lambda r: (sum(len(w) for w in r if not _HAS_DIGIT.fullmatch(w)), len(r)), reverse=True)
     return tuple(" ".join(r) for r in runs)
+
+
+def _not_a_name_word(low: str, word: str, run: list[str], gap: str, index: Index) -> bool:
+    """A typed word that is no part of a model name: a quant, a count or unit, a card."""
+    vocab = index.vocab
+    card = gpu_key(word, vocab)
+    return bool(
+        not low
+        or low in vocab.quant_synonyms
+        or _NOT_NAME.match(low)
+        # a count or a length; 4 digits: a date ("2507"); a version digit after a family word
+        # ("Qwen 3 coder next", llama.cpp#19366) stays in the name
+        or (low.isdigit() and len(low) != 4 and not _version_after(low, run, gap))
+        or (not card.base and not _name_word_after(low, run, gap, index.model_words))
+        or card.base in index.gpu_exact
+        or gpu_full_key(card) in index.gpu_exact
+    )
+
+
+def _name_word_after(low: str, run: list[str], gap: str, words: frozenset[str]) -> bool:
+    """ "mini" in "phi-4 mini": a device word that is a model's name word, right after a name word of
+    the run, is the name's (the parse reads it so: parse_patterns.name_words_kept)."""
+    return bool(run) and not gap.strip() and low in words and run[-1].lower().split("-")[-1] in words
 
 
 def _version_after(digits: str, run: list[str], gap: str) -> bool:
@@ -321,6 +334,15 @@ def _catalog_repo(repo: str, catalog: Catalog) -> str | None:
 
 def _has_model_word(name: str, words: frozenset[str]) -> bool:
     return any(p in words or _misspelt_word(p, words) for p in name_parts(name) if p.isalpha())
+
+
+def _variant_glued(part: str, have: frozenset[str], variant: frozenset[str]) -> bool:
+    """ "internvl": a family word ending in a variant ("vl") the model's words lack is that variant's
+    family (InternVL), not InternLM a letter off."""
+    return any(
+        part.endswith(v) and len(part) > len(v) + 2 and not any(w.endswith(v) for w in have)
+        for v in variant
+    )
 
 
 def _misspelt_word(part: str, words: frozenset[str]) -> bool:

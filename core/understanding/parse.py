@@ -39,7 +39,13 @@ from core.understanding.normalize import (
     pieces,
 )
 from core.understanding.parse_fields import _oses_compared, _read_classified_counts, _read_os, _read_setup
-from core.understanding.parse_patterns import _Patterns, _patterns_for, _piece, _without_cpu_models
+from core.understanding.parse_patterns import (
+    _Patterns,
+    _patterns_for,
+    _piece,
+    _without_cpu_models,
+    name_words_kept,
+)
 from core.understanding.question import ParsedCard, ParsedQuestion
 from core.understanding.resolution import TEXTS_REMEMBERED
 from core.understanding.setup_words import Note
@@ -107,7 +113,7 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
     t, classified = _read_classified_counts(t, pats)
     t = without_negated_variants(_without_cpu_models(t, index))
 
-    ps = [_piece(w, s, e, index) for w, s, e in pieces(t) if w not in vocab.card_words]
+    ps = name_words_kept([_piece(w, s, e, index) for w, s, e in pieces(t) if w not in vocab.card_words], index)
     found = without_server_names(setup.unblanked, ps, _find_cards(setup.unblanked, ps, pats, catalog), vocab)
     notes = [*setup.notes, *(c.note for c in classified if c.note)]
     os_name = _os_compared(t, pats, os_name, notes)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core.cache.warm import per_catalog
 from core.catalog.loader import Catalog
@@ -188,6 +188,19 @@ def _piece(w: str, start: int, end: int, index: Index) -> _Piece:
     ):
         return _Piece(w[:-1], start, end - 1, False, None)
     return _Piece(w, start, end, w in index.vocab.vendor_words, memory_of(w))
+
+
+def name_words_kept(ps: list[_Piece], index: Index) -> list[_Piece]:
+    """A device word that is also a model's name word ("mini") is the model's right after one of the
+    model's words: "phi-4 mini", "Phi-4-mini-instruct" name Phi-4-mini, where "mac mini" stays the
+    Mac (read as phi-4, the 14B, or refused as not in the catalog while it is)."""
+    words = index.model_words
+    return [
+        replace(p, vendor=False)
+        if k and p.vendor and p.text in words and not ps[k - 1].vendor and ps[k - 1].text in words
+        else p
+        for k, p in enumerate(ps)
+    ]
 
 
 # Chat questions repeat ("4090 qwen3 32b"), and a reading is a pure function of the text and the

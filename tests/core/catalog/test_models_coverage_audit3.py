@@ -4,7 +4,8 @@
 ("devstral small 2" answered as Devstral-Small-2505, "magistral small" as Mistral-Small-3.1, "minimax
 m2.1" as MiniMax-M2, "kimi k2 0905" as Kimi-K2-Instruct, "granite 4.0 h tiny" as granite-4.0-h-small)
 stay fixed, the older rows keep their names, and the new rows' weights land on the published GGUF
-files. The swaps models.toml cannot fix are kept as strict xfails (`_open`)."""
+files. The swaps models.toml could not fix (the reading dropped "mini", or read "olmo 2 32b" as
+Qwen3-32B and "internvl3" as InternLM3) were strict xfails until audit 4 fixed the reading."""
 
 from __future__ import annotations
 
@@ -20,12 +21,6 @@ from core.understanding.resolve import resolve_model
 @pytest.fixture(scope="module")
 def catalog() -> Catalog:
     return default_catalog()
-
-
-def _open(*values: object) -> object:
-    """A swap or gap found by the audit and not fixable in models.toml (the reading drops a word, or the
-    model's config was not found). Strict: it fails the day the gap closes."""
-    return pytest.param(*values, marks=pytest.mark.xfail(strict=True, reason="audit 3 gap still open"))
 
 
 def _asked(name: str, catalog: Catalog) -> str | None:
@@ -82,10 +77,9 @@ def _asked(name: str, catalog: Catalog) -> str | None:
         ("nemotron 3 nano", "nemotron-3-nano-30b-a3b"),
         ("glm 4.5 air", "glm-4.5-air"),
         ("qwen3 235b", "qwen3-235b-a22b"),
-        # "mini" is a card word ("Mac mini") and never reaches the model reading: Phi-4-mini names are
-        # read as Phi-4 (core/understanding/model_reading.py _free_pieces drops vendor words)
-        _open("phi-4 mini", "phi-4-mini"),
-        _open("phi-4-mini-reasoning", "phi-4-mini-reasoning"),
+        # "mini" after a model word is the name's, not the Mac's (parse_patterns.name_words_kept)
+        ("phi-4 mini", "phi-4-mini"),
+        ("phi-4-mini-reasoning", "phi-4-mini-reasoning"),
     ],
 )
 def test_typed_names_resolve_as_bot_ask_reads_them(catalog: Catalog, typed: str, expected: str) -> None:
@@ -107,10 +101,10 @@ def test_typed_names_resolve_as_bot_ask_reads_them(catalog: Catalog, typed: str,
         ("magistral medium", "magistral-small-2509"),
         ("nemotron nano 12b v2", "nemotron-nano-9b-v2"),
         ("glm 4.6v", "glm-4.5v"),
-        # "olmo" names no catalog model and the bare "32b" is read against Qwen3-32B although the
-        # reading lacks the typed "2" (core/understanding/hub_rule.py model_need keeps it)
-        _open("olmo 2 32b", "qwen3-32b"),
-        _open("internvl3", "internlm3-8b"),  # InternVL3 (a VL model on Qwen2.5) has no row yet
+        # a family the catalog lacks beside a version is no catalog model of that size, and "internvl"
+        # (InternVL) is no InternLM a letter off (hub_rule._lacking, _variant_glued)
+        ("olmo 2 32b", "qwen3-32b"),
+        ("internvl3", "internlm3-8b"),
     ],
 )
 def test_no_silent_swap(catalog: Catalog, typed: str, not_this: str) -> None:
