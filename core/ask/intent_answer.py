@@ -200,7 +200,7 @@ def _memory_only(
         return query
     if details.memory_only_gib == parsed.host_ram_gib:
         return query  # "内存 64g 能跑吗": the size is the host's RAM, read as such
-    gpu_id = typical_card(details.memory_only_gib, catalog)
+    gpu_id = typical_card(details.memory_only_gib, catalog, parsed.laptop)
     if gpu_id is None:
         return query
     card = CardSpec(gpu_id, details.memory_only_count, details.memory_only_gib, assumed=True)

@@ -349,10 +349,10 @@ def _memory_cards(pats: _Patterns, t: str) -> tuple[int, float | None]:
     return count, float(m.group("g"))
 
 
-def typical_card(memory_gib: float, catalog: Catalog) -> str | None:
+def typical_card(memory_gib: float, catalog: Catalog, laptop: bool = False) -> str | None:
     """The catalog card a question naming only a memory size is answered for: intents.toml
-    [typical_card], the largest key not above the size."""
-    table = intents_table(catalog).get("typical_card", {})
+    [typical_card] ([typical_laptop_card] when a laptop was said), the largest key not above the size."""
+    table = intents_table(catalog).get("typical_laptop_card" if laptop else "typical_card", {})
     sizes = sorted((float(k), str(v)) for k, v in table.items() if str(v) in catalog.gpus)
     below = [gid for size, gid in sizes if size <= memory_gib]
     if below:
