@@ -22,6 +22,7 @@ from core.estimator.memory import GIB
 from core.estimator.placement import framework_query
 from core.estimator.ways_out.kind import WayOutKind
 from core.estimator.ways_out.registry import facts
+from core.estimator.ways_out.wired_limit import tight_wired_mb
 from core.estimator.ways_out.remedy import Remedy
 from core.estimator.weights import bpw_bytes
 from core.i18n import Note
@@ -221,10 +222,25 @@ def _launch(s: _Subject, option: FrameworkOption) -> tuple[str, tuple[Note, ...]
     # What the command serves in place of what was priced (a GPTQ-Int4 for an unpublished AWQ) is
     # said beside it, never left for the user to notice in the repo name.
     caveats = tuple(n for n in option.notes if n.code in COMMAND_CAVEATS)
-    if remedy is not None and remedy.wired_limit_mb:
+    raise_to = remedy.wired_limit_mb if remedy is not None else 0
+    raise_to = raise_to or _tight_on_a_mac(s)
+    if raise_to:
         # macOS resets the limit at reboot; the run needs it raised first.
-        return f"sudo sysctl iogpu.wired_limit_mb={remedy.wired_limit_mb} && {option.command}", caveats
+        return f"sudo sysctl iogpu.wired_limit_mb={raise_to} && {option.command}", caveats
     return option.command, caveats
+
+
+def _tight_on_a_mac(s: _Subject) -> int:
+    """The wired limit a tight row on an Apple machine loads under (`tight_wired_mb`), else 0."""
+    row, request = s.row, s.request
+    if row.status != "tight" or request is None:
+        return 0
+    setup = request.setup
+    if not (setup.gpu.unified_memory and setup.gpu.vendor == "Apple"):
+        return 0
+    rules = sections(s.catalog).estimator
+    smooth = rules.verdict.smooth_fraction
+    return tight_wired_mb(row.total_gib, row.usable_gib, setup.memory_gib, rules.remedy, smooth)
 
 
 def plan_for(est: Estimate, row: Row, catalog: Catalog, asked: str | None = None) -> Plan:

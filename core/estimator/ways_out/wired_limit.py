@@ -11,6 +11,7 @@ from typing import ClassVar
 from core.estimator.memory import GIB
 from core.estimator.memory_fit import NoFitRow, decode_range
 from core.estimator.token_bytes import bytes_per_token
+from core.catalog.pricing_sections import RemedyRules
 from core.estimator.ways_out.base import Facts, Placed, WayOut, remedy_rules, swapped
 from core.estimator.ways_out.cases import CardCase
 from core.estimator.ways_out.kind import WayOutKind
@@ -62,11 +63,26 @@ class MacWiredLimit(WayOut):
 
 
 def _wired_mb(row: NoFitRow, total: float | None = None) -> int:
+    """The `iogpu.wired_limit_mb` value for a no-fit row (`wired_mb`)."""
+    need = (row.total if total is None else total) / GIB
+    return wired_mb(need, row.usable_bytes / GIB, row.request.setup.memory_gib, remedy_rules(row.catalog))
+
+
+def wired_mb(need_gib: float, usable_gib: float, memory_gib: float, rules: RemedyRules) -> int:
     """The `iogpu.wired_limit_mb` value: what the run needs plus headroom, in whole GiB, capped at
     the share of memory the OS can spare, and never below macOS's default share (a smaller value
     would lower the limit, not raise it)."""
-    setup, rules = row.request.setup, remedy_rules(row.catalog)
-    need_gib = (row.total if total is None else total) / GIB + rules.mac_wired_headroom_gib
-    cap_gib = setup.memory_gib * rules.mac_wired_max_fraction
-    default_gib = math.ceil(row.usable_bytes / GIB)
-    return int(max(min(math.ceil(need_gib), math.floor(cap_gib)), default_gib) * 1024)
+    need = math.ceil(need_gib + rules.mac_wired_headroom_gib)
+    cap_gib = memory_gib * rules.mac_wired_max_fraction
+    return int(max(min(need, math.floor(cap_gib)), math.ceil(usable_gib)) * 1024)
+
+
+def tight_wired_mb(
+    total_gib: float, usable_gib: float, memory_gib: float, rules: RemedyRules, smooth_fraction: float
+) -> int:
+    """A run that fits tight under macOS's default GPU share (DeepSeek-R1 Q4_K_M, 379 of 384 GiB on a
+    512 GB M3 Ultra) loads, but with no room for the compute graph's growth or another app: the
+    limit raised first to what makes it smooth (its need over the smooth share, plus headroom), when
+    that raises it; 0 when it would not."""
+    mb = wired_mb(total_gib / smooth_fraction, usable_gib, memory_gib, rules)
+    return mb if mb > math.ceil(usable_gib) * 1024 else 0
