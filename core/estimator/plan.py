@@ -231,16 +231,21 @@ def _launch(s: _Subject, option: FrameworkOption) -> tuple[str, tuple[Note, ...]
 
 
 def _tight_on_a_mac(s: _Subject) -> int:
-    """The wired limit a tight row on an Apple machine loads under (`tight_wired_mb`), else 0."""
+    """The wired limit a tight run on an Apple machine loads under (`tight_wired_mb`), else 0: the
+    row's own, or the way out's it runs as (8-bit R1 doesn't fit a 512 GB M3 Ultra, the 4-bit it
+    falls back to fits tight)."""
     row, request = s.row, s.request
-    if row.status != "tight" or request is None:
+    if request is None:
         return 0
+    total = row.total_gib if row.status == "tight" else None
+    if row.status == "no_fit" and row.remedy is not None:
+        total = row.remedy.total_gib
     setup = request.setup
-    if not (setup.gpu.unified_memory and setup.gpu.vendor == "Apple"):
+    if not total or not (setup.gpu.unified_memory and setup.gpu.vendor == "Apple"):
         return 0
     rules = sections(s.catalog).estimator
     smooth = rules.verdict.smooth_fraction
-    return tight_wired_mb(row.total_gib, row.usable_gib, setup.memory_gib, rules.remedy, smooth)
+    return tight_wired_mb(total, row.usable_gib, setup.memory_gib, rules.remedy, smooth)
 
 
 def plan_for(est: Estimate, row: Row, catalog: Catalog, asked: str | None = None) -> Plan:

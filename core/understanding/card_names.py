@@ -75,7 +75,69 @@ def _find_gpu(
     res, span = _exact_gpu(ps, index, catalog)
     if res is not None:
         return res, span
+    res, span = _mac_by_product(ps, index, catalog)
+    if res is not None:
+        return res, span
     return _fuzzy_gpu(ps, index, catalog)
+
+
+MAC_SIZE_REACH = 3  # "Mac Studio (512 GB unified memory)", "Mac Mini with 32GB": the size a few words on
+
+
+def _mac_by_product(
+    ps: list[_Piece], index: Index, catalog: Catalog
+) -> tuple[Resolution | None, tuple[int, int] | None]:
+    """ "512gb mac studio", "mac mini 64gb": a Mac named by product and memory, no chip, is the newest
+    chip that product is sold with at that size (`mac_chip`)."""
+    found = mac_product(ps, index)
+    if found is None:
+        return None, None
+    i, width, name = found
+    size = _mac_size(ps, i, i + width)
+    res = mac_chip(name, ps[size].memory or 0.0, index, catalog) if size is not None else None
+    if res is None or size is None:
+        return None, None
+    for p in (*ps[i : i + width], ps[size]):
+        p.used = True
+    return res, (min(i, size), max(i + width, size + 1))
+
+
+def mac_product(ps: list[_Piece], index: Index) -> tuple[int, int, str] | None:
+    """(first piece, pieces, name) of the first free Mac product name ("mac studio", "imac")."""
+    products = index.vocab.mac_products
+    for i in range(len(ps)):
+        for width in (2, 1):
+            window = ps[i : i + width]
+            name = " ".join(p.text for p in window)
+            if len(window) == width and name in products and not any(p.used for p in window):
+                return i, width, name
+    return None
+
+
+def mac_chip(product: str, memory: float, index: Index, catalog: Catalog) -> Resolution | None:
+    """The first chip of `product`'s list sold at `memory`, the other chips sold so as its "also";
+    None when no chip of that product comes in that size."""
+    ids = index.vocab.mac_products.get(product, ())
+    chips = [c for c in ids if c in catalog.gpus and memory in catalog.gpus[c].memory_options_gib]
+    if not chips:
+        return None
+    also = tuple(dict.fromkeys(c for c in chips[1:] if _chip_of(c) != _chip_of(chips[0])))[:2]
+    return Resolution(chips[0], ((chips[0], 100.0),), True, memory, also)
+
+
+def _mac_size(ps: list[_Piece], start: int, end: int) -> int | None:
+    """The piece of the memory size said with a Mac product: right before it, or a few words on."""
+    if start > 0 and ps[start - 1].memory is not None and not ps[start - 1].used:
+        return start - 1
+    for j in range(end, min(len(ps), end + MAC_SIZE_REACH)):
+        if ps[j].memory is not None and not ps[j].used:
+            return j
+    return None
+
+
+def _chip_of(gpu_id: str) -> str:
+    """ "apple-m4-max-40c" -> "apple-m4-max": one chip's GPU-core bins are one chip to name beside."""
+    return re.sub(r"-\d+c$", "", gpu_id)
 
 
 def _exact_gpu(

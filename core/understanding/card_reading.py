@@ -6,7 +6,7 @@ import re
 from dataclasses import replace
 
 from core.catalog.loader import Catalog
-from core.understanding.card_names import _count_near, _exact_gpu, _find_gpu
+from core.understanding.card_names import _count_near, _exact_gpu, _find_gpu, mac_chip, mac_product
 from core.understanding.name_index import Index, index_for
 from core.understanding.normalize import (
     SIZE_TOKEN,
@@ -37,6 +37,21 @@ def _unified_ram(
     if sized.best_id == card.res.best_id and host_gib not in {float(m) for m in gpu.memory_options_gib}:
         return cards, host_gib
     return [ParsedCard(sized, card.count, card.joiner)], None
+
+
+def _mac_by_its_ram(
+    cards: list[ParsedCard], ps: list[_Piece], host_gib: float | None, catalog: Catalog
+) -> tuple[list[ParsedCard], float | None]:
+    """ "mac studio 512gb ram": no card read, a Mac product named and the size said as its RAM is
+    the chip sold with that memory (`mac_chip`), not a host beside no card."""
+    if cards or host_gib is None:
+        return cards, host_gib
+    index = index_for(catalog)
+    found = mac_product(ps, index)
+    res = mac_chip(found[2], host_gib, index, catalog) if found is not None else None
+    if res is None:
+        return cards, host_gib
+    return [ParsedCard(res, 1, "")], None
 
 
 MAX_MOD_FACTOR = 4.0  # the largest memory mod sold doubles a card ("2080 Ti 22G", "4090 48G"); 4x is none

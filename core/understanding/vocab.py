@@ -68,6 +68,10 @@ class Vocab:
     device_suffixes: MappingProxyType[str, frozenset[str]] = field(
         default_factory=lambda: MappingProxyType({})
     )
+    # "mac studio" -> its chips' ids, newest first: a Mac named by product and memory, no chip
+    mac_products: MappingProxyType[str, tuple[str, ...]] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
 
 
 def _invert(table: dict[str, list[str]]) -> MappingProxyType[str, str]:
@@ -119,13 +123,18 @@ def vocab_from_table(doc: dict[str, Any]) -> Vocab:
         card_memory_joiners=frozenset(doc.get("cards", {}).get("memory_joiners", ())),
         card_together_words=tuple(str(w).lower() for w in doc.get("cards", {}).get("together", ())),
         **_setup_choice_words(doc.get("cards", {})),
-        device_suffixes=MappingProxyType(
-            {
-                str(k).lower(): frozenset(w.lower() for w in v)
-                for k, v in doc.get("gpu", {}).get("device_suffixes", {}).items()
-            }
-        ),
+        **_device_words(doc.get("gpu", {})),
     )
+
+
+def _device_words(gpu: dict[str, Any]) -> dict[str, Any]:
+    """[gpu] words that finish a device's name ("macbook" -> "pro") and Macs named by product."""
+    return {
+        "device_suffixes": MappingProxyType(
+            {str(k).lower(): frozenset(w.lower() for w in v) for k, v in gpu.get("device_suffixes", {}).items()}
+        ),
+        "mac_products": MappingProxyType({str(k).lower(): tuple(v) for k, v in gpu.get("mac_products", {}).items()}),
+    }
 
 
 def _setup_choice_words(cards: dict[str, Any]) -> dict[str, Any]:

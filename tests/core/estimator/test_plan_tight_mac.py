@@ -35,6 +35,10 @@ def _command(question: str) -> str:
         ("M3 Ultra 512GB deepseek-r1 Q4_K_M how fast", 512),
         ("mac studio m2 ultra 192g 跑 qwen3-235b q4 速度", 192),
         ("m3 ultra 512gb can it run kimi k2 at q2", 512),
+        # a way out (8-bit doesn't fit, 4-bit does) that lands tight raises it too (session 2026-12-07)
+        ("512gb mac studio deepseek r1", 512),
+        ("mac studio 512g deepseek-r1 用 mlx 跑多快", 512),
+        ("m2 ultra 192gb qwen3 235b a22b mlx", 192),
     ],
 )
 def test_tight_on_a_mac_raises_the_limit_first(question: str, memory_gb: int) -> None:
