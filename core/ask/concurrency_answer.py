@@ -57,6 +57,10 @@ class ServingPlan:
     capacity: bool = False
     knee: ConcurrentSpeed | None = None
     capped: int = 0  # the scheduler's cap (vLLM --max-num-seqs 256) when it, not the KV, set the count
+    # The quant asked that doesn't fit the cards (R1 FP8 on 8x H100), this plan serving another,
+    # and that row's (need, usable) GiB, said before the headline.
+    instead_of: str = ""
+    instead_need: tuple[float, float] = (0.0, 0.0)
 
     @property
     def kv_type(self) -> KvCacheType:
@@ -108,7 +112,25 @@ def serving_plan(
     or None when nothing runs there."""
     if query.capacity:
         return _capacity_plan(query, setup, model, ctx, catalog)
-    return _users_plan(query, setup, model, ctx, catalog)
+    return _users_plan(query, setup, model, ctx, catalog) or _instead_of_asked(query, setup, model, ctx, catalog)
+
+
+def _instead_of_asked(
+    query: AskQuery, setup: Setup, model: Model, ctx: int, catalog: Catalog
+) -> ServingPlan | None:
+    """The asked quants don't fit even one user's cache beside their weights (R1 FP8 on 8x H100):
+    the plan for N users with none named (`_for_users`: the row holding the most of them, FP8 first
+    where native), said as taken instead; None when nothing smaller serves them either."""
+    if not query.quants:
+        return None
+    est = _priced(query, setup, model, ctx, catalog)
+    asked = choose(est, catalog).row
+    if runs(asked) and asked.remedy is None:
+        return None  # it runs: its own plan had no command for another reason, kept as it is
+    sp = _users_plan(replace(query, quants=()), setup, model, ctx, catalog)
+    if sp is None or sp.plan.quant in query.quants:
+        return None
+    return replace(sp, instead_of=asked.quant, instead_need=(asked.total_gib, asked.usable_gib))
 
 
 def _users_plan(
@@ -288,6 +310,10 @@ def serving_doc(sp: ServingPlan, query: AskQuery, title: str, catalog: Catalog) 
         )
     else:
         head = (ttft.serving_headline(serving, title, model.name, lang),)
+    if sp.instead_of:
+        need, usable = sp.instead_need
+        said = {"asked": sp.instead_of, "quant": sp.plan.quant, "need": need, "usable": usable}
+        head = (*head, Para(translate("intent.concurrency.instead_of_asked", lang, **said)))
     return (
         *head,
         ttft.serving_ttft(serving, lang),
