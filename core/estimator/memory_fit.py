@@ -264,22 +264,32 @@ def _engine_room(pricing: Pricing, buffer: float) -> float:
     640 GiB, not DeepSeek-R1 FP8's 627), and vLLM keeps activations + CUDA graphs (+ NCCL across
     cards) besides; the ways out add a llama.cpp compute buffer per card, counted against that."""
     request, catalog = pricing.request, pricing.catalog
-    setup, count = request.setup, request.setup.count
     usable = pricing.usable.total_gib * GIB
     fw = catalog.frameworks.get(pricing.runtime.framework)
     engine = fw.engine if fw is not None else pricing.runtime.framework
+    room = engine_card_room(engine, request, request.setup.count, buffer, catalog)
+    return usable if room is None else min(usable, room * request.setup.count)
+
+
+def engine_card_room(
+    engine: str, request: EstimateRequest, cards: int, buffer: float, catalog: Catalog
+) -> float | None:
+    """Bytes of each of `cards` cards a vLLM / SGLang way out may fill with its share of weights + KV
+    + `buffer` (`_engine_room`'s rule, per card, at any count: more cards are judged as the row was);
+    None for an engine that fills what the card has free (llama.cpp and the rest)."""
     share = serving_share(engine, request.gpu_memory_utilization, catalog)
     if share is None:
-        return usable
-    usable = min(usable, setup.memory_gib * count * share * GIB)
+        return None
+    setup = request.setup
+    room = setup.memory_gib * share * GIB
     if engine != "vllm":
-        return usable
+        return room
     const, rules = constants(catalog), sections(catalog).estimator.vllm
     per_card = const.vllm_activation_gib[0] + const.vllm_cuda_graph_gib
-    if count > 1:
+    if cards > 1:
         pcie = setup.gpu.segment in rules.pcie_segments
         per_card += rules.nccl_pcie_per_gpu_gib if pcie else rules.nccl_per_gpu_gib
-    return usable - max(per_card * GIB - buffer, 0.0) * count
+    return room - max(per_card * GIB - buffer, 0.0)
 
 
 def cpu_band(request: EstimateRequest, catalog: Catalog, phase: str) -> Band | None:

@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from core.estimator.frameworks.serving_setup import is_serving_setup, serving_rules
 from core.estimator.memory import GIB, constants, discrete_per_card_gib
-from core.estimator.memory_fit import NoFitRow, decode_range, fits, packs
+from core.estimator.memory_fit import NoFitRow, decode_range, engine_card_room, fits, packs
 from core.estimator.ways_out.base import Facts, Placed, WayOut, swapped
 from core.estimator.ways_out.cases import CardCase
 from core.estimator.ways_out.kind import WayOutKind
@@ -47,10 +47,16 @@ def _cards_that_fit(row: NoFitRow, fixed: float) -> int:
     const = constants(catalog)
     served = is_serving_setup(setup.gpu, setup.count, None, catalog)
     tp_sizes = serving_rules(catalog).tp_sizes
+    fw = catalog.frameworks.get(row.rt.framework)
+    engine = fw.engine if fw is not None else row.rt.framework
     for cards in range(setup.count + 1, MAX_CARDS + 1):
         if served and cards not in tp_sizes and cards % max(tp_sizes):
             continue  # vLLM / SGLang split over 1/2/4/8 cards a node (6 H100 are bought as 8)
         per_card = discrete_per_card_gib(setup.memory_gib, cards, setup.os, const)
+        # vLLM / SGLang fill their share of each card, as the row itself was judged (8x H100 hold
+        # ~589 GiB under vLLM, not DeepSeek-V3 FP8's 631).
+        room = engine_card_room(engine, row.request, cards, buffer, catalog)
+        per_card = per_card if room is None else min(per_card, room / GIB)
         if not fits(fixed + buffer * cards, per_card * cards * GIB, const.smooth_fraction):
             continue
         usable = (per_card * GIB,) * cards if row.layer_split else ()
