@@ -20,6 +20,7 @@ from core.i18n import Lang, translate
 from core.render.advice import Advice, advise, method_line, note_texts, remedy_text, spec_line, ways_out
 from core.render.assumptions import gpu_memory_line, os_assumed, uses_host_ram
 from core.render.doc import NARROW, Cmd, Doc, Para, Part, Pre, fits, render, truncate
+from core.render.family_fallback import family_fallback_parts
 from core.render.fmt import NO_FIT, OVER, ROPE, TIGHT, ctx_label, gib, num, speed_range, table, table_width
 from core.render.kv_worth import kv_worth, kv_worth_line
 from core.render.max_context import longest, max_context_line
@@ -328,13 +329,21 @@ def _said_plainly(choice: Choice, lang: Lang) -> list[Part]:
 
 
 def _advice(
-    est: Estimate, advice: Advice, catalog: Catalog, lang: Lang, level: _Level, choice: Choice | None = None
+    est: Estimate,
+    advice: Advice,
+    catalog: Catalog,
+    lang: Lang,
+    level: _Level,
+    choice: Choice | None = None,
+    instead: list[Part] | None = None,
 ) -> list[Part]:
-    """The framework line, its launch command and (at the richest level) the speculative line: a
-    draft only when its weights and KV cache fit in what the chosen row leaves free."""
+    """The framework line, its launch command, what runs well `instead` of a poor pick
+    (family_fallback.py), then (at the richest level) the speculative line: a draft only when its
+    weights and KV cache fit in what the chosen row leaves free."""
     parts: list[Part] = [Para(advice.line)]
     if advice.command:
         parts.append(Cmd(advice.command))
+    parts += instead or []
     if level.extras and advice.framework:
         room = room_beside(choice) if choice is not None else None
         ctx = choice.context if choice is not None else 0
@@ -389,7 +398,7 @@ def compact_doc(
     if query.intent == "cards_needed":
         parts.append(Para(_cards_needed(row, est.request.setup.count, lang)))
     parts += _said_plainly(choice, lang)
-    parts += _advice(est, advice, catalog, lang, level, choice)
+    parts += _advice(est, advice, catalog, lang, level, choice, family_fallback_parts(est, choice, catalog, lang))
     if level.method:
         parts.append(Para(method_line(est, catalog, lang)))
     if anchors is None:

@@ -19,7 +19,13 @@ CAT = default_catalog()
 
 
 def _chat_command(text: str) -> str:
-    lines = [line[2:] for line in text.splitlines() if line.startswith("$ ")]
+    """The plan's own command: not the one under "runs well here instead" (family_fallback.py)."""
+    said = text.splitlines()
+    lines = [
+        line[2:]
+        for i, line in enumerate(said)
+        if line.startswith("$ ") and not (i and "instead of the quant asked" in said[i - 1])
+    ]
     assert len(lines) <= 1, text
     return lines[0] if lines else ""
 
