@@ -116,6 +116,11 @@ class RemedyRules:
     min_usable_tps: float = 3.0
     mac_wired_max_fraction: float = 0.9
     mac_wired_headroom_gib: float = 2.0
+    mac_wired_min_free_gib: float = 4.0  # memory left to macOS whatever the fraction
+
+    def mac_wired_cap_gib(self, memory_gib: float) -> float:
+        """The most GiB the GPU may wire on a Mac with `memory_gib` of unified memory."""
+        return min(memory_gib * self.mac_wired_max_fraction, memory_gib - self.mac_wired_min_free_gib)
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,7 @@ class MacWiredLimit(WayOut):
         row = case.row
         setup = row.request.setup
         rules = remedy_rules(row.catalog)
-        ceiling = setup.memory_gib * GIB * rules.mac_wired_max_fraction
+        ceiling = rules.mac_wired_cap_gib(setup.memory_gib) * GIB
         if row.total <= ceiling:
             lo, mid, hi = decode_range(row, row.full_read)
             return Remedy(self.kind, mid, lo, hi, round(row.total / GIB, 2), wired_limit_mb=_wired_mb(row))
@@ -73,7 +73,7 @@ def wired_mb(need_gib: float, usable_gib: float, memory_gib: float, rules: Remed
     the share of memory the OS can spare, and never below macOS's default share (a smaller value
     would lower the limit, not raise it)."""
     need = math.ceil(need_gib + rules.mac_wired_headroom_gib)
-    cap_gib = memory_gib * rules.mac_wired_max_fraction
+    cap_gib = rules.mac_wired_cap_gib(memory_gib)
     return int(max(min(need, math.floor(cap_gib)), math.ceil(usable_gib)) * 1024)
 
 

@@ -45,3 +45,8 @@ def test_more_cards_at_the_engine_share(question: str, cards: int) -> None:
 def test_llama_cpp_keeps_the_whole_card() -> None:
     # 2x 3090 hold Llama 3.3 70B Q8_0 (70 GiB) only as three: llama.cpp fills each card
     assert _cards("3090 llama 3.3 70b q8_0 32k llama.cpp") == 4
+
+
+def test_vllm_more_cards_are_a_tensor_parallel_size() -> None:
+    # vLLM splits over 1/2/4/8 cards (or whole nodes of 8): never 5 V100s
+    assert _cards("v100 16g qwen2.5 72b gptq int4 vllm") in (2, 4, 8, 16)

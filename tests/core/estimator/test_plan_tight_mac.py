@@ -60,3 +60,13 @@ def test_tight_on_a_mac_raises_the_limit_first(question: str, memory_gb: int) ->
 )
 def test_others_keep_their_command(question: str) -> None:
     assert "sysctl" not in _command(question)
+
+
+@pytest.mark.parametrize(
+    ("question", "memory_gb"),
+    [("mac mini m4 16g 跑 qwen3 8b 能跑吗", 16), ("qwen3 1.7b on an 8gb m1 macbook air", 8)],
+)
+def test_a_small_mac_keeps_4_gib_for_macos(question: str, memory_gb: int) -> None:
+    # A tenth of 16 GB is no room for macOS and its apps: the limit leaves it 4 GiB at least.
+    m = _SYSCTL.match(_command(question)[2:])
+    assert m is None or int(m.group(1)) <= (memory_gb - 4) * 1024
