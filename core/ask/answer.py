@@ -122,14 +122,18 @@ def query_of(
         cpu=parsed.cpu or _assumed_cpu(parsed, cards, catalog),
         cpu_sockets=parsed.cpu_sockets,
     )
+    model_id = _sure_id(parsed.model)
+    # Only Ollama names models "deepseek-r1:671b": a typed tag with no framework named is Ollama's,
+    # and a bare "int4" beside it its file's quant, not a GPTQ checkpoint (`_tag_quants`).
+    tag = typed_ollama_tag(parsed.raw, model_id, catalog) if parsed.framework in ("ollama", None) else None
+    if tag is not None and parsed.framework is None:
+        parsed = replace(parsed, framework="ollama", quants=_tag_quants(parsed.quants, tag[1], catalog))
     framework = parsed.framework or _framework_for(parsed.quants, None, catalog)
     backend, backend_note = _asked_backend(parsed.backend, cards[0].gpu_id, os_name, framework, catalog)
     other_backend = _other_backend(parsed, backend, cards[0].gpu_id, os_name, framework, catalog)
     if other_backend is not None:
         backend_note = None  # the comparison's title names both backends
     notes = _notes(parsed, hardware, catalog)
-    model_id = _sure_id(parsed.model)
-    tag = typed_ollama_tag(parsed.raw, model_id, catalog) if parsed.framework == "ollama" else None
     quants = parsed.quants or ((tag[1],) if tag else ())  # the quant the typed tag downloads
     return AskQuery(
         hardware=hardware,
@@ -152,6 +156,13 @@ def query_of(
         link=parsed.link,
         ubatch=parsed.ubatch,
     )
+
+
+def _tag_quants(quants: tuple[str, ...], tag_quant: str, catalog: Catalog) -> tuple[str, ...]:
+    """The quants asked beside an Ollama tag: those Ollama loads (GGUF files); one it doesn't (a bare
+    "int4" read as GPTQ-INT4) is the tag's own."""
+    kept = tuple(q for q in quants if q in catalog.quants and catalog.quants[q].format == "gguf")
+    return kept if kept or not quants else (tag_quant,)
 
 
 def _other_backend(

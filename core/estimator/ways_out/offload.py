@@ -115,12 +115,15 @@ class LayerOffload(WayOut):
             return None
         model, plan = row.request.model, host.plan
         # All layers "fitting" here means only the output head or buffers overflow: not an offload.
-        if not (0 < plan.layers_on_gpu < model.layers and 0 < plan.host_bytes <= host.room):
+        if not (0 < plan.layers_on_gpu < model.layers and 0 < plan.host_bytes):
+            return None
+        kind = self.kind if plan.host_bytes <= host.room else _short_of_ram(row)
+        if kind is None:
             return None
         reads = layer_offload_bytes(row.weights, row.active_kv, plan.layers_on_gpu / model.layers)
         lo, mid, hi = decode_range(row, *reads, host_scale=host_rules(row.catalog).layers)
         return Remedy(
-            self.kind,
+            kind,
             mid,
             lo,
             hi,
@@ -136,3 +139,14 @@ class LayerOffload(WayOut):
 
     def tier(self, remedy: Remedy, rules: RemedyRules) -> float:
         return offload_tier(self.facts, remedy, rules)
+
+
+def _short_of_ram(row: NoFitRow) -> WayOutKind | None:
+    """A layer offload the box has too little RAM for, said as the RAM it needs (`host_short`) where
+    layers in RAM is how the engine runs a MoE that size: Ollama, which has no experts-in-RAM placement
+    (DeepSeek-R1 Q4_K_M on a 4090 needs ~360 GiB of it, and people run it so at ~4 tok/s). Elsewhere
+    the experts-in-RAM way out says it, and a dense model's layers in RAM crawl: no way out."""
+    fw = row.catalog.frameworks.get(row.rt.framework)
+    if fw is None or fw.expert_offload or not row.request.model.is_moe:
+        return None
+    return WayOutKind.HOST_SHORT
