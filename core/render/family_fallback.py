@@ -36,12 +36,12 @@ FASTER = 1.5
 
 def _runs_well(pick: Choice, poor: Choice, catalog: Catalog) -> bool:
     """Worth naming instead of `poor`: not poor itself, at a comfortable pace (`comfortable_tps`,
-    10 tok/s) unless wholly on the GPU (a 3-bit file with layers in RAM at 6 tok/s is no answer to a
-    crawl), and `FASTER` than the poor pick."""
+    10 tok/s) when whole layers sit in RAM (a 3-bit file so at 6 tok/s is no answer to a crawl; a MoE's
+    experts in RAM at 8 is how people run GLM-4.5-Air on a 3090), and `FASTER` than the poor pick."""
     if _poor(pick):
         return False
     tps = pick.decode_mid or 0.0
-    if pick.place != "gpu" and tps < rules(catalog).comfortable_tps:
+    if pick.place == "layers" and tps < rules(catalog).comfortable_tps:
         return False
     return tps >= FASTER * (poor.decode_mid or 0.0)
 

@@ -31,6 +31,8 @@ def _line(text: str) -> str:
         ("一张3090 跑 llama 3.1 405b 能跑吗", "Llama-3.1-8B"),
         # the asked quant crawls and the model's own other quants only crawl less: the family's next
         ("4070 qwen3 32b q4_k_m", "Qwen3-14B"),
+        # experts in RAM below 10 tok/s is how a MoE of that size runs here: named (session 2026-12-07)
+        ("3090 + 128gb ddr4 glm-4.6 q2", "GLM-4.5-Air"),
     ],
 )
 def test_the_family_member_that_runs_well_is_named_with_its_command(question: str, member: str) -> None:
