@@ -70,11 +70,11 @@ def better_here(est: Estimate, choice: Choice, catalog: Catalog) -> tuple[str, E
     return None
 
 
-def family_fallback_parts(est: Estimate, choice: Choice, catalog: Catalog, lang: Lang) -> list[Part]:
-    """The line naming what runs well here and its command, or nothing."""
+def instead_line(est: Estimate, choice: Choice, catalog: Catalog, lang: Lang) -> tuple[str, str] | None:
+    """(line, command) naming what runs well here in the place of a poor pick, or None."""
     found = better_here(est, choice, catalog)
     if found is None:
-        return []
+        return None
     kind, other, pick = found
     plan = plan_for(other, pick.row, catalog, other.request.framework)
     command = advise(plan, catalog, lang).command
@@ -85,5 +85,14 @@ def family_fallback_parts(est: Estimate, choice: Choice, catalog: Catalog, lang:
         "tps": num(pick.decode_mid or 0.0),
     }
     key = "reply.unasked_quant_better" if kind == "quant" else "reply.family_smaller"
-    parts: list[Part] = [Para(translate(key, lang, **said))]
+    return translate(key, lang, **said), command
+
+
+def family_fallback_parts(est: Estimate, choice: Choice, catalog: Catalog, lang: Lang) -> list[Part]:
+    """The chat's line naming what runs well here, its command below it; nothing for a fine pick."""
+    found = instead_line(est, choice, catalog, lang)
+    if found is None:
+        return []
+    line, command = found
+    parts: list[Part] = [Para(line)]
     return [*parts, Cmd(command)] if command else parts

@@ -18,6 +18,7 @@ from core.ask.answer import estimate_for
 from core.catalog.kv_cache import KV_CACHE_TYPES
 from core.catalog.loader import Catalog
 from core.catalog.platforms import os_family
+from core.estimator.choice import choose
 from core.estimator.estimate import Estimate, Row, in_ram
 from core.estimator.memory import runs_one_os
 from core.estimator.serialize import estimate_dict
@@ -27,6 +28,7 @@ from core.render.advice import method_line, remedy_text
 from core.render.anchors import anchor_section
 from core.render.compact import framework_title, setup_title
 from core.render.doc import Doc
+from core.render.family_fallback import instead_line
 from core.render.fmt import ctx_label
 from core.render.sources import sources_view
 from core.understanding.query import AskQuery
@@ -73,6 +75,8 @@ class PlanView:
     prefill: Figure
     why: str
     notes: tuple[str, ...]
+    # What runs well here in the place of a poor pick (family_fallback.py): (line, command), or ("", "")
+    instead: tuple[str, str] = ("", "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +159,7 @@ def _rows(est: Estimate, data: dict[str, Any], lang: Lang) -> tuple[PageRow, ...
     return tuple(out)
 
 
-def _plan(plan: dict[str, Any]) -> PlanView:
+def _plan(plan: dict[str, Any], instead: tuple[str, str] | None = None) -> PlanView:
     return PlanView(
         framework=plan["framework"],
         quant=plan["quant"],
@@ -166,6 +170,7 @@ def _plan(plan: dict[str, Any]) -> PlanView:
         prefill=_fig(plan["prefill_tps"]["mid"] if plan["prefill_tps"] else None, "{:.0f}"),
         why=plan["why"],
         notes=tuple([*plan["said_plainly"], *plan["notes"]]),
+        instead=instead or ("", ""),
     )
 
 
@@ -255,7 +260,7 @@ def answer_page(query: AskQuery, catalog: Catalog, anchors: AnchorIndex | None =
         usable_gib=data["usable_gib"],
         memory_is_ram=in_ram(est),
         rows=_rows(est, data, lang),
-        plan=_plan(data["plan"]),
+        plan=_plan(data["plan"], instead_line(est, choose(est, catalog), catalog, lang)),
         method=method_line(est, catalog, lang),
         sections=_sections(est, query, catalog, anchors, info),
         switches=switches(est, query, catalog),

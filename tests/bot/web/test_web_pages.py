@@ -115,6 +115,13 @@ def test_answer_page_has_what_the_seed_page_has(client: TestClient) -> None:
     assert "Was this helpful?" in english and "Speculative decoding" in english
 
 
+def test_the_page_names_what_runs_well_instead_of_a_poor_pick(client: TestClient) -> None:
+    # as the chat does (core/render/family_fallback.py): Llama-3.1-70B beside IQ1_S at 0.8 tok/s
+    html = unescape(client.get("/ask", params={"q": "rtx 6000 ada llama 3.1 405b"}).text)
+    assert "A smaller model of the family runs well here: Llama-3.1-70B" in html
+    assert "Meta-Llama-3.1-70B-Instruct-Q4_K_M.gguf" in html
+
+
 def test_switch_links_keep_the_rest_of_the_question(client: TestClient) -> None:
     html = unescape(client.get("/ask", params={"q": "4090 qwen3 32b", "kv": "q8_0"}).text)
     links = dict(re.findall(r'href="(/ask\?[^"]+)" data-field="quant" data-value="([^"]+)"', html))
