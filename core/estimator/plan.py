@@ -323,6 +323,13 @@ def _quant_elsewhere(s: _Subject) -> tuple[Plan, Note] | None:
     instead = _gguf_instead(s, priced)
     if instead is None:
         return None
+    engine = s.catalog.frameworks[priced]
+    os_name = s.request.setup.os if s.request is not None else ""
+    wsl = os_name == "windows" and "linux" in engine.os  # runs under WSL2 there
+    if os_name and os_name not in engine.os and not wsl:
+        # vLLM on a Mac: not the quant but the engine is what doesn't run here (no macOS build).
+        said = {"framework": engine.name, "gpu": s.query.gpu.name}
+        return instead, Note("plan.framework_not_on_os", said)
     return instead, Note("plan.quant_not_on_card", {"quant": s.query.quant.id, "gpu": s.query.gpu.name})
 
 
@@ -476,6 +483,7 @@ _FALLBACK_REASONS = frozenset(
         "plan.listed_does_not_fit",
         "plan.listed_fits",
         "plan.quant_not_on_card",
+        "plan.framework_not_on_os",
         *_CARD_TOO_OLD,
     }
 )

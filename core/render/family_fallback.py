@@ -37,13 +37,16 @@ FASTER = 1.5
 def _runs_well(pick: Choice, poor: Choice, catalog: Catalog) -> bool:
     """Worth naming instead of `poor`: not poor itself, at a comfortable pace (`comfortable_tps`,
     10 tok/s) when whole layers sit in RAM (a 3-bit file so at 6 tok/s is no answer to a crawl; a MoE's
-    experts in RAM at 8 is how people run GLM-4.5-Air on a 3090), and `FASTER` than the poor pick."""
+    experts in RAM at 8 is how people run GLM-4.5-Air on a 3090), and `FASTER` than a poor pick that
+    crawls."""
     if _poor(pick):
         return False
     tps = pick.decode_mid or 0.0
     if pick.place == "layers" and tps < rules(catalog).comfortable_tps:
         return False
-    return tps >= FASTER * (poor.decode_mid or 0.0)
+    # Against a crawl it must be faster; against a 1-2-bit file (IQ1_S of a 72B at 28 tok/s) it is
+    # better for its quality, whatever its pace.
+    return not poor.slow or tps >= FASTER * (poor.decode_mid or 0.0)
 
 
 def better_here(est: Estimate, choice: Choice, catalog: Catalog) -> tuple[str, Estimate, Choice] | None:

@@ -4,8 +4,9 @@ the same command, because both read the same plan; a row that runs only on other
 from __future__ import annotations
 
 import re
-
 from typing import Any
+
+import pytest
 
 from bot.cli.estimate import answer as estimate_json
 from core.ask.answer import answer, estimate_for
@@ -82,3 +83,13 @@ def test_the_plan_keeps_the_estimates_framework_when_it_runs_the_row() -> None:
     plan = plan_for(est, est.rows[0], CAT)
     assert plan.framework == est.framework == "llama.cpp" and plan.kind == "pick"
     assert (plan.quant, plan.context) == ("Q4_K_M", 8192) and plan.command.startswith("llama-server")
+
+
+@pytest.mark.parametrize(
+    ("question", "engine"),
+    [("m2 ultra 192gb vllm llama 70b", "vLLM"), ("m4 max 128gb sglang qwen3 32b", "SGLang")],
+)
+def test_a_serving_engine_asked_on_a_mac_is_said_not_to_run_there(question: str, engine: str) -> None:
+    # Not "no framework runs AWQ on the M2 Ultra": the engine has no macOS build at all.
+    text = answer(question, CAT).text
+    assert f"{engine} doesn't run on the Apple" in text and "No framework runs" not in text, text
