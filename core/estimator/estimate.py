@@ -29,6 +29,7 @@ from core.estimator.memory import (
     Usable,
     compute_buffer_bytes,
     constants,
+    engine_of,
     kv_cache_bytes,
     serving_share,
     usable_memory,
@@ -284,8 +285,7 @@ def _low_bit_quants(catalog: Catalog) -> frozenset[str]:
 
 @cache
 def _engine(framework: str, catalog: Catalog) -> str:
-    fw = catalog.frameworks.get(framework)
-    return fw.engine if fw else framework
+    return engine_of(framework, catalog)
 
 
 def split_and_link(request: EstimateRequest, framework: str, count: int, catalog: Catalog) -> tuple[str, str]:

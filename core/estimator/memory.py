@@ -223,6 +223,13 @@ def server_os(catalog: Catalog) -> str:
 SERVING_ENGINES = frozenset({"vllm", "sglang"})  # engines that take a set share of each card at start
 
 
+def engine_of(framework: str, catalog: Catalog) -> str:
+    """The engine a framework runs on (frameworks.toml `engine`: LM Studio -> llama.cpp); an unknown
+    name is its own."""
+    fw = catalog.frameworks.get(framework)
+    return fw.engine if fw else framework
+
+
 def serving_share(engine: str, asked: float | None, catalog: Catalog) -> float | None:
     """The share of each card's memory the engine fills: the one the user set (`--gpu-memory-utilization
     0.7`, SGLang's `--mem-fraction-static`) for vLLM and SGLang, else the engine's default, the very

@@ -33,6 +33,7 @@ from core.estimator.memory import (
     Usable,
     compute_buffer_bytes,
     constants,
+    engine_of,
     kv_cache_bytes,
     kv_read_bytes,
     serving_share,
@@ -265,8 +266,7 @@ def _engine_room(pricing: Pricing, buffer: float) -> float:
     cards) besides; the ways out add a llama.cpp compute buffer per card, counted against that."""
     request, catalog = pricing.request, pricing.catalog
     usable = pricing.usable.total_gib * GIB
-    fw = catalog.frameworks.get(pricing.runtime.framework)
-    engine = fw.engine if fw is not None else pricing.runtime.framework
+    engine = engine_of(pricing.runtime.framework, catalog)
     room = engine_card_room(engine, request, request.setup.count, buffer, catalog)
     return usable if room is None else min(usable, room * request.setup.count)
 

@@ -360,9 +360,11 @@ def compact_doc(
     reading: Reading = Reading(),
     level: _Level = LEVELS[0],
     anchors: tuple[Part, ...] | None = None,
+    instead: list[Part] | None = None,
 ) -> Doc:
     """`anchors`: the measured-anchor lines (core/render/anchors.py) in place of the "none yet" line;
-    the tightest level keeps only the first of them."""
+    the tightest level keeps only the first of them. `instead`: what runs well in the place of a
+    poor pick (`family_fallback_parts`, a few estimates), when the caller has it already."""
     lang = query.lang
     quants, contexts, cells = _grid(est)
     choice = choose(est, catalog)
@@ -398,7 +400,9 @@ def compact_doc(
     if query.intent == "cards_needed":
         parts.append(Para(_cards_needed(row, est.request.setup.count, lang)))
     parts += _said_plainly(choice, lang)
-    parts += _advice(est, advice, catalog, lang, level, choice, family_fallback_parts(est, choice, catalog, lang))
+    if instead is None:
+        instead = family_fallback_parts(est, choice, catalog, lang)
+    parts += _advice(est, advice, catalog, lang, level, choice, instead)
     if level.method:
         parts.append(Para(method_line(est, catalog, lang)))
     if anchors is None:
@@ -418,8 +422,10 @@ def compact_reply(
     """The compact answer for `query.target`, at the richest level that fits one message."""
     target = query.target
     text = ""
+    # The same at every level: priced once (it may run an estimate per family member).
+    instead = family_fallback_parts(est, choose(est, catalog), catalog, query.lang)
     for level in LEVELS:
-        text = render(compact_doc(est, catalog, query, reading, level, anchors), target)
+        text = render(compact_doc(est, catalog, query, reading, level, anchors, instead), target)
         if fits(text, target):
             return text
-    return truncate(compact_doc(est, catalog, query, reading, LEVELS[-1], anchors), target)
+    return truncate(compact_doc(est, catalog, query, reading, LEVELS[-1], anchors, instead), target)

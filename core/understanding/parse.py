@@ -24,11 +24,11 @@ from core.understanding.card_reading import (
     _compared,
     _find_cards,
     _is_laptop,
+    _mac_by_its_ram,
     _mixed_total,
     _ram_read_as_card,
     _size_typed,
     _total_memory,
-    _mac_by_its_ram,
     _unified_ram,
 )
 from core.understanding.cpu_words import read_cpu
@@ -114,7 +114,9 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
     t, classified = _read_classified_counts(t, pats)
     t = without_negated_variants(_without_cpu_models(t, index))
 
-    ps = name_words_kept([_piece(w, s, e, index) for w, s, e in pieces(t) if w not in vocab.card_words], index)
+    ps = name_words_kept(
+        [_piece(w, s, e, index) for w, s, e in pieces(t) if w not in vocab.card_words], index
+    )
     found = without_server_names(setup.unblanked, ps, _find_cards(setup.unblanked, ps, pats, catalog), vocab)
     notes = [*setup.notes, *(c.note for c in classified if c.note)]
     os_name = _os_compared(t, pats, os_name, notes)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from core.estimator.frameworks.serving_setup import is_serving_setup, serving_rules
-from core.estimator.memory import GIB, SERVING_ENGINES, constants, discrete_per_card_gib
+from core.estimator.memory import GIB, SERVING_ENGINES, constants, discrete_per_card_gib, engine_of
 from core.estimator.memory_fit import NoFitRow, decode_range, engine_card_room, fits, packs
 from core.estimator.ways_out.base import Facts, Placed, WayOut, swapped
 from core.estimator.ways_out.cases import CardCase
@@ -45,8 +45,7 @@ def _cards_that_fit(row: NoFitRow, fixed: float) -> int:
     0 when even MAX_CARDS don't."""
     setup, buffer, catalog = row.request.setup, row.buffer, row.catalog
     const = constants(catalog)
-    fw = catalog.frameworks.get(row.rt.framework)
-    engine = fw.engine if fw is not None else row.rt.framework
+    engine = engine_of(row.rt.framework, catalog)
     # vLLM / SGLang split tensor parallel over 1/2/4/8 cards a node, whatever the setup asked
     served = engine in SERVING_ENGINES or is_serving_setup(setup.gpu, setup.count, None, catalog)
     tp_sizes = serving_rules(catalog).tp_sizes
