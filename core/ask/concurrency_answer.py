@@ -112,7 +112,9 @@ def serving_plan(
     or None when nothing runs there."""
     if query.capacity:
         return _capacity_plan(query, setup, model, ctx, catalog)
-    return _users_plan(query, setup, model, ctx, catalog) or _instead_of_asked(query, setup, model, ctx, catalog)
+    return _users_plan(query, setup, model, ctx, catalog) or _instead_of_asked(
+        query, setup, model, ctx, catalog
+    )
 
 
 def _instead_of_asked(

@@ -22,8 +22,8 @@ from core.estimator.memory import GIB
 from core.estimator.placement import framework_query
 from core.estimator.ways_out.kind import WayOutKind
 from core.estimator.ways_out.registry import facts
-from core.estimator.ways_out.wired_limit import tight_wired_mb
 from core.estimator.ways_out.remedy import Remedy
+from core.estimator.ways_out.wired_limit import tight_wired_mb
 from core.estimator.weights import bpw_bytes
 from core.i18n import Note
 

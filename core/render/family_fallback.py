@@ -62,7 +62,11 @@ def better_here(est: Estimate, choice: Choice, catalog: Catalog) -> tuple[str, E
             return "quant", unasked, pick
     model = est.request.model
     members = sorted(
-        (m for m in catalog.models.values() if m.family == model.family and m.params_b < model.params_b * SMALLER),
+        (
+            m
+            for m in catalog.models.values()
+            if m.family == model.family and m.params_b < model.params_b * SMALLER
+        ),
         key=lambda m: -m.params_b,
     )
     for member in members[:MAX_TRIED]:

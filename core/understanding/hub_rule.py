@@ -16,10 +16,10 @@ from core.catalog.model_source import RepoRef, parse_repo_ref
 from core.understanding import fuzzy
 from core.understanding.intent import read_intent
 from core.understanding.name_index import (
+    Index,
     _compact_simple,
     gpu_full_key,
     gpu_key,
-    Index,
     index_for,
 )
 from core.understanding.normalize import ACTIVE_TOKEN, SIZE_TOKEN, _fold_model_words, clean
@@ -340,8 +340,7 @@ def _variant_glued(part: str, have: frozenset[str], variant: frozenset[str]) -> 
     """ "internvl": a family word ending in a variant ("vl") the model's words lack is that variant's
     family (InternVL), not InternLM a letter off."""
     return any(
-        part.endswith(v) and len(part) > len(v) + 2 and not any(w.endswith(v) for w in have)
-        for v in variant
+        part.endswith(v) and len(part) > len(v) + 2 and not any(w.endswith(v) for w in have) for v in variant
     )
 
 

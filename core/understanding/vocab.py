@@ -69,9 +69,7 @@ class Vocab:
         default_factory=lambda: MappingProxyType({})
     )
     # "mac studio" -> its chips' ids, newest first: a Mac named by product and memory, no chip
-    mac_products: MappingProxyType[str, tuple[str, ...]] = field(
-        default_factory=lambda: MappingProxyType({})
-    )
+    mac_products: MappingProxyType[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
 
 
 def _invert(table: dict[str, list[str]]) -> MappingProxyType[str, str]:
@@ -131,9 +129,14 @@ def _device_words(gpu: dict[str, Any]) -> dict[str, Any]:
     """[gpu] words that finish a device's name ("macbook" -> "pro") and Macs named by product."""
     return {
         "device_suffixes": MappingProxyType(
-            {str(k).lower(): frozenset(w.lower() for w in v) for k, v in gpu.get("device_suffixes", {}).items()}
+            {
+                str(k).lower(): frozenset(w.lower() for w in v)
+                for k, v in gpu.get("device_suffixes", {}).items()
+            }
         ),
-        "mac_products": MappingProxyType({str(k).lower(): tuple(v) for k, v in gpu.get("mac_products", {}).items()}),
+        "mac_products": MappingProxyType(
+            {str(k).lower(): tuple(v) for k, v in gpu.get("mac_products", {}).items()}
+        ),
     }
 
 

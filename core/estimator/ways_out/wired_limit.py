@@ -8,10 +8,10 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
+from core.catalog.pricing_sections import RemedyRules
 from core.estimator.memory import GIB
 from core.estimator.memory_fit import NoFitRow, decode_range
 from core.estimator.token_bytes import bytes_per_token
-from core.catalog.pricing_sections import RemedyRules
 from core.estimator.ways_out.base import Facts, Placed, WayOut, remedy_rules, swapped
 from core.estimator.ways_out.cases import CardCase
 from core.estimator.ways_out.kind import WayOutKind

@@ -71,12 +71,17 @@ def test_a_model_that_runs_well_gets_no_such_line(question: str) -> None:
 def test_an_asked_quant_that_crawls_gets_the_models_own_pick_beside_it(question: str, quant: str) -> None:
     text = answer(question, CAT).text
     lines = text.splitlines()
-    said = next((i for i, line in enumerate(lines) if "instead of the quant asked" in line or "换成这个量化" in line), None)
+    said = next(
+        (i for i, line in enumerate(lines) if "instead of the quant asked" in line or "换成这个量化" in line),
+        None,
+    )
     assert said is not None, text
     assert quant in lines[said] and lines[said + 1].startswith("$ llama-server"), text
 
 
-@pytest.mark.parametrize("question", ["dgx spark llama 3.3 70b q4 tokens/s", "p40 24g x2 跑 qwen2.5 72b int4"])
+@pytest.mark.parametrize(
+    "question", ["dgx spark llama 3.3 70b q4 tokens/s", "p40 24g x2 跑 qwen2.5 72b int4"]
+)
 def test_the_same_crawl_at_another_quant_is_no_way_out(question: str) -> None:
     # IQ4_XS at 5.2 tok/s beside Q4_K_M at 4.5 is not "runs well instead"
     text = answer(question, CAT).text
