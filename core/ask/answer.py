@@ -48,6 +48,7 @@ from core.render.anchors import anchor_section
 from core.render.candidates import candidate_names
 from core.render.compact import Reading, card_reading_line, compact_reply, setup_title
 from core.render.doc import Doc, Para, Part, fits, render_first_fitting, truncate
+from core.render.mac_choices import mac_choices_line
 from core.render.overview import gpu_overview, model_overview
 from core.understanding.hub_rule import HubNeed, card_like_pattern, model_need
 from core.understanding.intent import intent_details
@@ -561,8 +562,26 @@ def _family_pick(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> t
     return tuple(m.id for m in members)
 
 
+def _which_mac(parsed: ParsedQuestion, lang: Lang, catalog: Catalog) -> Doc | None:
+    """A Mac named by its product alone ("mac studio qwen3 235b"): ask which chip and memory, with
+    the model's memory table under it when the model is clear (what each quant needs picks the size);
+    None for any other card."""
+    res = parsed.gpu
+    if res is None or not res.product or res.best_id is not None:
+        return None
+    asked = Para(mac_choices_line(res.product, catalog, lang))
+    model_id = _sure_id(parsed.model)
+    if model_id is None or model_id not in catalog.models:
+        return (asked,)
+    overview = model_overview(catalog.models[model_id], catalog, lang)
+    return (asked, *overview[:-1])  # its last line asks for a card: the line above already does
+
+
 def _ask_back(parsed: ParsedQuestion, lang: Lang, catalog: Catalog) -> tuple[ReplyStatus, Doc] | None:
     """Ask back when the card or model was named but not clearly; None when both are clear or absent."""
+    mac = _which_mac(parsed, lang, catalog)
+    if mac is not None:
+        return "clarify", mac
     lines: list[Para] = []
     unknown = False
     for res, kind, table in ((parsed.gpu, "gpu", catalog.gpus), (parsed.model, "model", catalog.models)):

@@ -96,10 +96,28 @@ def _mac_by_product(
     size = _mac_size(ps, i, i + width)
     res = mac_chip(name, ps[size].memory or 0.0, index, catalog) if size is not None else None
     if res is None or size is None:
-        return None, None
+        # No chip can be told: the product is still the card named (its words are no model's), read
+        # as no chip with the ones it ships with as candidates, and the reply asks which.
+        for p in ps[i : i + width]:
+            p.used = True
+        return mac_product_only(name, index, catalog), (i, i + width)
     for p in (*ps[i : i + width], ps[size]):
         p.used = True
     return res, (min(i, size), max(i + width, size + 1))
+
+
+MAC_PRODUCT_SCORE = 80.0  # a product's chips are candidates, none of them read: below CONFIDENT_SCORE
+
+
+def mac_product_only(product: str, index: Index, catalog: Catalog) -> Resolution:
+    """ "mac studio" and no size it comes in: no chip read, the chips it ships with (one per chip,
+    newest first) as candidates to ask between."""
+    chips: dict[str, str] = {}
+    for c in index.vocab.mac_products.get(product, ()):
+        if c in catalog.gpus:
+            chips.setdefault(_chip_of(c), c)
+    ranked = tuple((c, MAC_PRODUCT_SCORE) for c in chips.values())
+    return Resolution(None, ranked, False, None, product=product)
 
 
 def mac_product(ps: list[_Piece], index: Index) -> tuple[int, int, str] | None:

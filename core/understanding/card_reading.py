@@ -6,7 +6,7 @@ import re
 from dataclasses import replace
 
 from core.catalog.loader import Catalog
-from core.understanding.card_names import _count_near, _exact_gpu, _find_gpu, mac_chip, mac_product
+from core.understanding.card_names import _count_near, _exact_gpu, _find_gpu, mac_chip
 from core.understanding.name_index import Index, index_for
 from core.understanding.normalize import (
     SIZE_TOKEN,
@@ -40,15 +40,14 @@ def _unified_ram(
 
 
 def _mac_by_its_ram(
-    cards: list[ParsedCard], ps: list[_Piece], host_gib: float | None, catalog: Catalog
+    cards: list[ParsedCard], host_gib: float | None, catalog: Catalog
 ) -> tuple[list[ParsedCard], float | None]:
-    """ "mac studio 512gb ram": no card read, a Mac product named and the size said as its RAM is
-    the chip sold with that memory (`mac_chip`), not a host beside no card."""
-    if cards or host_gib is None:
+    """ "mac studio 512gb ram": a Mac product read with no chip and the size said as its RAM is the
+    chip sold with that memory (`mac_chip`), not a host beside no card."""
+    if host_gib is None or len(cards) != 1 or not cards[0].res.product:
         return cards, host_gib
-    index = index_for(catalog)
-    found = mac_product(ps, index)
-    res = mac_chip(found[2], host_gib, index, catalog) if found is not None else None
+    # The product was read with no chip (`mac_product_only`): its memory said as RAM names the chip.
+    res = mac_chip(cards[0].res.product, host_gib, index_for(catalog), catalog)
     if res is None:
         return cards, host_gib
     return [ParsedCard(res, 1, "")], None

@@ -209,6 +209,15 @@ def _tools_pattern(catalog: Catalog) -> re.Pattern[str]:
 
 
 @lru_cache(maxsize=4)
+def _mac_product_pattern(catalog: Catalog) -> re.Pattern[str]:
+    """A Mac's product name ("macbook pro", "mac mini") is the machine, never part of a model's name:
+    left in, "macbook pro llama 3.1 8b" typed a model "pro llama 3.1 8b" and went to the Hub."""
+    names = sorted(index_for(catalog).vocab.mac_products, key=len, reverse=True)
+    spelt = (r"\s*".join(re.escape(w) for w in n.split()) for n in names)
+    return re.compile(r"(?<![a-z0-9])(?:" + ("|".join(spelt) or "(?!)") + r")(?![a-z0-9])", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4)
 def _plain_framework_pattern(catalog: Catalog) -> re.Pattern[str]:
     """Every other framework word ("exllamav2", "tabbyapi", "exl3") standing as a word of its own: a
     framework is never part of a model name, and glued to it ("exllamav2 gemma 3 27b") the reading
@@ -247,6 +256,7 @@ def typed_model_names(raw: str, catalog: Catalog) -> tuple[str, ...]:
     if card_like is not None:
         raw = card_like.sub(lambda m: " " * len(m.group(0)), raw[:500])
     raw = _tools_pattern(catalog).sub(lambda m: " " * len(m.group(0)), raw)
+    raw = _mac_product_pattern(catalog).sub(lambda m: " " * len(m.group(0)), raw)
     raw = _plain_framework_pattern(catalog).sub(lambda m: " " * len(m.group(0)), raw)
     raw = _context_phrase_pattern(catalog).sub(lambda m: " " * len(m.group(0)), raw)
     # "猎鹰3 10b": a Chinese family name is its family word here too, as `clean` folds it for the parse.

@@ -127,7 +127,7 @@ def _parse(raw: str, catalog: Catalog) -> ParsedQuestion:
         intent = "fit" if intent in ("general", "speed") else intent  # "能不能行", "would X work"
     cards = _cards_read_fully(cards, ps, index, catalog, setup.laptop, notes)
     cards, host_gib = _unified_ram(cards, setup.host.gib, catalog)
-    cards, host_gib = _mac_by_its_ram(cards, ps, host_gib, catalog)
+    cards, host_gib = _mac_by_its_ram(cards, host_gib, catalog)
     cards = _total_memory(cards, ps, catalog)
     cards = _mixed_total(cards, catalog)
     cards, host_gib = _ram_read_as_card(cards, host_gib, catalog)

@@ -26,6 +26,9 @@ class Resolution:
     confident: bool = False  # one reading is clearly best: answer without asking back
     memory_gib: float | None = None  # GPU only: a memory size the text named ("V100 32G" -> 32)
     also: tuple[str, ...] = ()  # other plausible readings worth a mention ("also: Gemma 2 27B")
+    # GPU only: a Mac named by its product and no chip or no size it is sold in ("mac studio"): the
+    # candidates are the chips it ships with, and the reply asks which (`core.ask.answer._ask_back`).
+    product: str = ""
 
     @property
     def found(self) -> bool:

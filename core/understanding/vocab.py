@@ -70,6 +70,7 @@ class Vocab:
     )
     # "mac studio" -> its chips' ids, newest first: a Mac named by product and memory, no chip
     mac_products: MappingProxyType[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    mac_product_names: MappingProxyType[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
 def _invert(table: dict[str, list[str]]) -> MappingProxyType[str, str]:
@@ -136,6 +137,9 @@ def _device_words(gpu: dict[str, Any]) -> dict[str, Any]:
         ),
         "mac_products": MappingProxyType(
             {str(k).lower(): tuple(v) for k, v in gpu.get("mac_products", {}).items()}
+        ),
+        "mac_product_names": MappingProxyType(
+            {str(k).lower(): str(v) for k, v in gpu.get("mac_product_names", {}).items()}
         ),
     }
 
