@@ -125,7 +125,8 @@ def _placement(plan: Plan, choice: Choice) -> dict[str, Any]:
     return out
 
 
-def _decode(choice: Choice) -> dict[str, float] | None:
+def plan_decode(choice: Choice) -> dict[str, float] | None:
+    """The decode range the plan runs at: its row's, or its way out's when the row doesn't fit."""
     row, remedy = choice.row, choice.row.remedy
     if row.status != "no_fit" or remedy is None:
         return _range(row.decode_tps)
@@ -154,7 +155,7 @@ def plan_dict(
         "kv_type": plan.placement.kv_cache,
         "placement": _placement(plan, choice),
         "command": plan.command,
-        "decode_tps": _decode(choice),
+        "decode_tps": plan_decode(choice),
         "prefill_tps": _range(first.prefill_tps) if first is not None else None,
         "ttft_s": first.ttft_s if first is not None else None,
         "assumptions": [n.text(lang) for n in est.assumptions],
@@ -170,7 +171,7 @@ def plan_dict(
 def _plan_e2e(choice: Choice, first: Row | None, output: int) -> EndToEnd | None:
     """The plan's end-to-end figures: its decode (a way out's where the row needs one) after the
     time to first token of the row its prefill comes from."""
-    decode = _decode(choice)
+    decode = plan_decode(choice)
     if decode is None or first is None:
         return None
     return end_to_end(

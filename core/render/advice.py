@@ -5,14 +5,16 @@ speculative-decoding line. It decides nothing itself: it says what the estimate 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core.catalog.loader import Catalog
 from core.catalog.sections import sections
 from core.estimator import speed
 from core.estimator.band import band_for
+from core.estimator.choice import Choice
 from core.estimator.estimate import Estimate, Row, in_ram
 from core.estimator.plan import COMMAND_CAVEATS, Plan
+from core.estimator.serialize import plan_decode
 from core.estimator.speculative import SpecOption, option_fits, speculative_options
 from core.estimator.ways_out.kind import WayOutKind
 from core.estimator.ways_out.remedy import Remedy
@@ -157,13 +159,19 @@ def spec_line(
 # --- method --------------------------------------------------------------------------------------
 
 
-def method_line(est: Estimate, catalog: Catalog, lang: Lang) -> str:
-    """The seed page's methodology line, short: formula, calibration, what the range means."""
+def method_line(est: Estimate, catalog: Catalog, lang: Lang, choice: Choice | None = None) -> str:
+    """The seed page's methodology line, short: formula, calibration, what the range means. With
+    the `choice` the answer runs, the range said is its plan's: a serving engine, an MoE, several
+    cards or an offload price wider than the card's own llama.cpp band (vLLM on an H100 read
+    "×0.83–1.35" above a table of 82–255 around 179)."""
     cal = speed.calibration(catalog)
     gpu = est.request.setup.gpu
     seen = gpu.id in getattr(cal, "seen_decode_cards", ())
     seen = seen or f"{est.backend}/{gpu.arch_family}" in cal.seen_decode
     band = band_for(gpu, est.backend, cal)
+    tps = plan_decode(choice) if choice is not None else None
+    if tps is not None and tps["mid"] > 0 and tps["low"] > 0:
+        band = replace(band, low=tps["low"] / tps["mid"], high=tps["high"] / tps["mid"])
     if in_ram(est) and est.request.setup.host.cpu in catalog.cpus:
         # A named CPU is priced by the CPU fit, which has seen CPU-only runs: say that, not "no data".
         return translate("reply.method_cpu", lang, low=band.low, high=band.high)

@@ -404,7 +404,7 @@ def compact_doc(
         instead = family_fallback_parts(est, choice, catalog, lang)
     parts += _advice(est, advice, catalog, lang, level, choice, instead)
     if level.method:
-        parts.append(Para(method_line(est, catalog, lang)))
+        parts.append(Para(method_line(est, catalog, lang, choice)))
     if anchors is None:
         parts.append(Para(translate("reply.anchors.none", lang)))
     else:
