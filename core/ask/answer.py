@@ -771,8 +771,11 @@ def _read_query(
 
 def _with_output(parsed: ParsedQuestion, query: AskQuery, catalog: Catalog) -> AskQuery:
     """ "2000 in 500 out", "输出 500" (issue 23): the reply length asked about; the phrase's numbers are
-    one request's lengths, not contexts ("2k in" was also read as a 2K context: dropped)."""
-    details = intent_details(parsed.raw, catalog)
+    one request's lengths, not contexts ("2k in" was also read as a 2K context: dropped). Also the
+    decode speed wanted ("at least 20 tok/s")."""
+    details = intent_details(parsed.raw, catalog, query.intent)
+    if details.target_tps is not None:
+        query = replace(query, target_tps=details.target_tps)
     if details.output is None:
         return query
     contexts = tuple(c for c in query.contexts if c not in details.io_tokens)

@@ -285,9 +285,10 @@ def _which_hardware(query: AskQuery, catalog: Catalog) -> IntentReply:
     model = catalog.models[query.model_id]
     quant = which_hardware.pick_quant(model, query.quants, catalog)
     asked = bool(query.quants)
-    result = which_hardware.needs(catalog, query.model_id, quant, _ctx(query), asked)
+    target = query.target_tps or 0.0
+    result = which_hardware.needs(catalog, query.model_id, quant, _ctx(query), asked, target)
     return IntentReply(
-        which_hardware.needs_doc(result, catalog, query.lang),
+        which_hardware.needs_doc(result, catalog, query.lang, query.target_tps),
         tuple(which_hardware.needs_json(result)),
         "which_hardware",
     )

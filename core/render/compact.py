@@ -13,7 +13,7 @@ from core.catalog.loader import Catalog
 from core.estimator.choice import Choice, choose
 from core.estimator.estimate import Estimate, Row, in_ram
 from core.estimator.plan import Plan, plan_for
-from core.estimator.serialize import plan_end_to_end
+from core.estimator.serialize import plan_decode, plan_end_to_end
 from core.estimator.speculative import room_beside
 from core.estimator.ways_out.kind import WayOutKind
 from core.i18n import Lang, translate
@@ -322,6 +322,15 @@ def _kv_worth(est: Estimate, choice: Choice, plan: Plan, catalog: Catalog, lang:
     return [Para(kv_worth_line(worth, lang))] if worth is not None else []
 
 
+def _target_line(choice: Choice, target_tps: float | None, lang: Lang) -> list[Part]:
+    """A decode speed wanted: whether the plan's own figure reaches it."""
+    tps = plan_decode(choice) if target_tps else None
+    if tps is None or target_tps is None:
+        return []
+    code = "reply.target.reached" if tps["mid"] >= target_tps else "reply.target.short"
+    return [Para(translate(code, lang, tps=num(target_tps), got=num(tps["mid"])))]
+
+
 def _said_plainly(choice: Choice, lang: Lang) -> list[Part]:
     """A 1-2-bit or too-slow pick, said plainly above its command (core/estimator/choice.py)."""
     texts = note_texts(choice.notes, lang)
@@ -400,6 +409,7 @@ def compact_doc(
     if query.intent == "cards_needed":
         parts.append(Para(_cards_needed(row, est.request.setup.count, lang)))
     parts += _said_plainly(choice, lang)
+    parts += _target_line(choice, query.target_tps, lang)
     if instead is None:
         instead = family_fallback_parts(est, choice, catalog, lang)
     parts += _advice(est, advice, catalog, lang, level, choice, instead)

@@ -242,19 +242,42 @@ def _applies(catalog: Catalog, kind: dict[str, Any], model_id: str, quant: str) 
 
 
 def _kind_option(
-    catalog: Catalog, kind: dict[str, Any], model_id: str, quant: str, ctx: int, need: float, asked: bool
+    catalog: Catalog,
+    kind: dict[str, Any],
+    at: tuple[str, str, int, float],
+    asked: bool,
+    target_tps: float = 0.0,
 ) -> Option | None:
-    kid = str(kind.get("id", ""))
+    """The kind's option: its first card that holds the model; with a speed wanted, its first card
+    that reaches it (a 5090 where a 3090 holds Qwen3-32B at 32 tok/s and 60 were asked), else the
+    first that holds it."""
+    model_id, quant, _ctx, _need = at
     cards = [g for g in kind.get("cards", ()) if g in catalog.gpus]
     if not _applies(catalog, kind, model_id, quant):
         return None
+    if target_tps <= 0 or len(cards) < 2:
+        return _on_cards(catalog, kind, cards, at, asked)
+    first: Option | None = None
+    for gpu_id in cards:
+        option = _on_cards(catalog, kind, [gpu_id], at, asked)
+        if option is not None and option.decode_tps >= target_tps:
+            return option
+        first = first or option
+    return first
+
+
+def _on_cards(
+    catalog: Catalog, kind: dict[str, Any], cards: list[str], at: tuple[str, str, int, float], asked: bool
+) -> Option | None:
+    model_id, quant, ctx, need = at
+    kid = str(kind.get("id", ""))
     if kid == "offload":
         return _offload(catalog, {**kind, "cards": cards}, model_id, quant, ctx)
     if kind.get("server"):
         return _server(catalog, {**kind, "cards": cards}, model_id, quant, ctx)
     if kind.get("unified"):
-        return _unified_kind(catalog, kind, cards, (model_id, quant, ctx, need))
-    return _cards_kind(catalog, kind, cards, (model_id, quant, ctx, need), asked)
+        return _unified_kind(catalog, kind, cards, at)
+    return _cards_kind(catalog, kind, cards, at, asked)
 
 
 def _cards_kind(
@@ -290,9 +313,12 @@ def _same(a: Option, b: Option) -> bool:
 
 
 @lru_cache(maxsize=256)
-def needs(catalog: Catalog, model_id: str, quant: str, ctx: int, asked: bool = False) -> Needs:
+def needs(
+    catalog: Catalog, model_id: str, quant: str, ctx: int, asked: bool = False, target_tps: float = 0.0
+) -> Needs:
     """What runs `model_id` at `quant` (`asked`: the question named it, so every kind is priced at
-    it; else a datacenter kind at its own serving checkpoint)."""
+    it; else a datacenter kind at its own serving checkpoint). `target_tps`: a speed wanted, so a
+    consumer card holding it too slowly doesn't leave out the kinds after it."""
     cfg = config(catalog, "which_hardware")
     kinds = list(cfg.get("kind", ()))
     # The model's need, priced once on the largest card of the list (a need doesn't depend on the card).
@@ -300,9 +326,11 @@ def needs(catalog: Catalog, model_id: str, quant: str, ctx: int, asked: bool = F
     probe = _probe(catalog, setup_for(catalog, probe_gpu, 1, None, "linux", None), model_id, quant, ctx)
     options: list[Option] = []
     for kind in kinds:
-        if kind.get("id") in WORSE_BUYS and any(o.kind == "one_card" for o in options):
+        if kind.get("id") in WORSE_BUYS and any(
+            o.kind == "one_card" and o.decode_tps >= target_tps for o in options
+        ):
             continue  # one consumer card holds it: RAM offload, a second card or a pro card is a worse buy
-        option = _kind_option(catalog, kind, model_id, quant, ctx, probe.total_gib, asked)
+        option = _kind_option(catalog, kind, (model_id, quant, ctx, probe.total_gib), asked, target_tps)
         if option is not None and not any(_same(option, o) for o in options):
             options.append(option)
     release = release_of(catalog.models[model_id], catalog)
@@ -343,7 +371,25 @@ def _memory_cell(option: Option) -> str:
     return f"{total:g}"
 
 
-def needs_doc(result: Needs, catalog: Catalog, lang: Lang) -> Doc:
+def _target_line(result: Needs, target_tps: float | None, catalog: Catalog, lang: Lang) -> list[Para]:
+    """A speed wanted: the first (cheapest) option that reaches it and those that fall short, or the
+    fastest when none does."""
+    if not target_tps or not result.options:
+        return []
+    tps = num(target_tps)
+    reach = next((o for o in result.options if o.decode_tps >= target_tps), None)
+    if reach is None:
+        fastest = max(result.options, key=lambda o: o.decode_tps)
+        label = _option_label(fastest, catalog)
+        got = num(fastest.decode_tps)
+        return [Para(translate("intent.which_hardware.target_none", lang, tps=tps, option=label, got=got))]
+    short = [_option_label(o, catalog) for o in result.options[: result.options.index(reach)]]
+    code = "intent.which_hardware.target_short" if short else "intent.which_hardware.target_first"
+    params = {"tps": tps, "option": _option_label(reach, catalog), "got": num(reach.decode_tps)}
+    return [Para(translate(code, lang, **params, short=", ".join(short)))]
+
+
+def needs_doc(result: Needs, catalog: Catalog, lang: Lang, target_tps: float | None = None) -> Doc:
     model = catalog.models[result.model_id]
     ctx = ctx_label(result.ctx)
     quant = result.label or result.quant
@@ -368,6 +414,7 @@ def needs_doc(result: Needs, catalog: Catalog, lang: Lang) -> Doc:
     if table_width(header, rows) > NARROW:
         rows = [[_cut(r[0], NARROW - 12), *r[1:]] for r in rows]
     parts += [Para(translate("intent.which_hardware.legend", lang)), Pre(table(header, rows))]
+    parts += _target_line(result, target_tps, catalog, lang)
     if any(o.kind == "offload" for o in result.options):
         parts.append(Para(translate("intent.which_hardware.offload_note", lang)))
     server = next((o for o in result.options if o.kind == "cpu_server"), None)

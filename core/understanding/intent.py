@@ -86,6 +86,8 @@ class _Patterns:
     # by read_intent so none of their numbers is a card ("RTX 4000"), a count or a model size.
     input: tuple[Gated, ...]
     output: tuple[Gated, ...]
+    speed_target: tuple[Gated, ...]
+    speed_target_weak: tuple[Gated, ...]
     memory_card: tuple[Gated, ...]
     memory_cards: tuple[Gated, ...]  # several cards named by memory only: groups n and g
     count_words: dict[str, int]
@@ -147,6 +149,8 @@ def _build(table: dict[str, Any], vocab: Vocab) -> _Patterns:
         prompt=tuple(gated(re.compile(p)) for p in phrases.get("prompt_number", ())),
         input=tuple(gated(re.compile(p)) for p in phrases.get("input_number", ())),
         output=tuple(gated(re.compile(p)) for p in phrases.get("output_number", ())),
+        speed_target=tuple(gated(re.compile(p)) for p in phrases.get("speed_target_number", ())),
+        speed_target_weak=tuple(gated(re.compile(p)) for p in phrases.get("speed_target_weak", ())),
         memory_card=tuple(gated(re.compile(p)) for p in phrases.get("memory_only_card", ())),
         memory_cards=tuple(gated(re.compile(p)) for p in phrases.get("memory_only_cards", ())),
         count_words=dict(vocab.count_words),
@@ -248,6 +252,7 @@ class IntentDetails:
     kv_worth: bool = False  # "is q4 KV cache worth it", "q8 kv cache 值得吗" (asks_kv_worth)
     max_context: bool = False  # "how long a context can I fit", "能开多长上下文" ([max_context])
     topics: tuple[str, ...] = ()  # side questions named ([topics]): "nvlink", "ot_vs_n_cpu_moe"
+    target_tps: float | None = None  # a decode speed wanted ("at least 20 tok/s", "达到 30 token/s")
 
 
 def _first_number(patterns: tuple[Gated, ...], t: str) -> re.Match[str] | None:
@@ -276,7 +281,22 @@ def _io_lengths(pats: _Patterns, t: str) -> tuple[int | None, int | None, int | 
     return said, written, _tokens(_first_number(pats.output, t), 1, MAX_OUTPUT)
 
 
-def intent_details(raw: str, catalog: Catalog) -> IntentDetails:
+MAX_TARGET_TPS = 5000.0  # a wanted speed above this is no speed anyone asks a single stream for
+
+
+def _target_tps(pats: _Patterns, t: str, intent: str) -> float | None:
+    """The decode speed wanted; plain "at N tok/s" only when the question asks for hardware (beside
+    a card it reports a run: "my 3090 runs it at 5 tok/s")."""
+    found = _first_number(pats.speed_target, t)
+    if found is None and intent == "which_hardware":
+        found = _first_number(pats.speed_target_weak, t)
+    value = float(found.group(1)) if found else 0.0
+    return value if 0.0 < value <= MAX_TARGET_TPS else None
+
+
+def intent_details(raw: str, catalog: Catalog, intent: str = "general") -> IntentDetails:
+    """The numbers and side questions an intent's reply uses; `intent` (the parse's) decides what
+    a plain "at N tok/s" is."""
     pats = _patterns_for(catalog)
     t = clean(raw)
     users, capacity = _users(pats, t)
@@ -297,6 +317,7 @@ def intent_details(raw: str, catalog: Catalog) -> IntentDetails:
         kv_worth=_kv_worth(pats, t),
         max_context=bool(pats.max_context and pats.max_context.search(t)),
         topics=tuple(name for name, groups in pats.topics if all(g.search(t) for g in groups)),
+        target_tps=_target_tps(pats, t, intent),
     )
 
 

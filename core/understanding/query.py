@@ -124,6 +124,8 @@ class AskQuery:
     # "2000 in 500 out", "输出 500" (issue 23): tokens of reply asked about; the full answer adds the
     # end-to-end output rate (prefill included) beside pure decode (core/estimator/end_to_end.py).
     output: int | None = None
+    # "at least 20 tok/s", "达到 30 token/s": the decode speed wanted; the reply says what reaches it.
+    target_tps: float | None = None
     # "ollama or exllamav2", "llama.cpp vs vllm": every priced framework the question sets against each
     # other (two or more; `framework` is the first), answered as a comparison on this setup. Empty when
     # it compares none: the parse keeps the first framework said, this list the rest of them.
@@ -185,6 +187,7 @@ class AskQuery:
             "frameworks": list(self.frameworks),
             # Only when a task was read: every other question's JSON stays as it was.
             **({"task": self.task} if self.task is not None else {}),
+            **({"target_tps": self.target_tps} if self.target_tps is not None else {}),
         }
 
     def _intent_json(self) -> dict[str, Any]:
